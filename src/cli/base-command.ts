@@ -1,0 +1,108 @@
+/**
+ * The base of every kp command: the shared input flags, reading the state (files or live),
+ * and the single place where errors become exit codes (DESIGN §5).
+ */
+import {Command, Flags, Interfaces} from '@oclif/core'
+import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
+import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
+import {FORMAT_IDS} from '../readers/registry.js'
+import type {FormatId} from '../readers/types.js'
+import {escapeControl} from './escape.js'
+
+export const MODES = ['iptables', 'ipvs', 'nftables'] as const
+
+export type KpFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
+
+export abstract class KpCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    file: Flags.string({
+      char: 'f',
+      multiple: true,
+      helpGroup: 'INPUT',
+      description: 'Read this dump, bundle folder (from `kp collect`), saved state, or `-` for stdin. Repeat for several files of one node. Without it, kp reads this node live.',
+    }),
+    format: Flags.option({
+      options: FORMAT_IDS,
+      helpGroup: 'INPUT',
+      description: 'Force the input format instead of sniffing it.',
+    })(),
+    mode: Flags.option({
+      options: MODES,
+      helpGroup: 'INPUT',
+      description: 'Force the proxy mode instead of detecting it.',
+    })(),
+    cluster: Flags.string({
+      multiple: true,
+      helpGroup: 'INPUT',
+      description: 'Cluster objects (kubectl get svc,endpointslices -A -o yaml) used to name IPVS virtual servers.',
+    }),
+    node: Flags.string({
+      helpGroup: 'INPUT',
+      description: "The node whose point of view cluster objects are read from (default: this host's name).",
+    }),
+    'no-color': Flags.boolean({helpGroup: 'OUTPUT', description: 'Never colour the output (NO_COLOR is honoured too).'}),
+    verbose: Flags.boolean({helpGroup: 'OUTPUT', description: 'Also show info-level diagnostics on stderr.'}),
+  }
+
+  /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
+  protected async loadState(flags: {file?: string[]; format?: string; mode?: string; cluster?: string[]; node?: string; verbose?: boolean}): Promise<ProxyState> {
+    const {readState} = await import('../readers/read-state.js')
+    const {loadInputs} = await import('../readers/load.js')
+    const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
+    const opts = {mode: flags.mode as Mode | undefined, node: flags.node, cluster}
+    let state: ProxyState
+    if (flags.file && flags.file.length > 0) {
+      const inputs = await loadInputs(flags.file)
+      state = await readState({sources: inputs.sources, facts: inputs.facts, format: flags.format as FormatId | undefined}, opts)
+    } else {
+      const {collectLive} = await import('../live/collect-live.js')
+      const live = await collectLive({mode: opts.mode})
+      for (const w of live.warnings) this.warnLine(w)
+      state = await readState({sources: live.sources, facts: live.facts}, opts)
+    }
+    this.reportDiagnostics(state.diagnostics, Boolean(flags.verbose))
+    const firstError = state.diagnostics.find((d) => d.severity === 'error')
+    if (firstError) throw new InputError(formatDiagnostic(firstError), firstError.code, [], state.diagnostics)
+    return state
+  }
+
+  protected warnLine(message: string): void {
+    process.stderr.write(`kp: warning: ${escapeControl(message)}\n`)
+  }
+
+  protected reportDiagnostics(diagnostics: Diagnostic[], verbose: boolean): void {
+    let hiddenInfo = 0
+    for (const d of diagnostics) {
+      if (d.severity === 'error') continue // the first one is the exit-3 message; the rest follow it
+      if (d.severity === 'info' && !verbose) {
+        hiddenInfo++
+        continue
+      }
+      process.stderr.write(`kp: ${d.severity}: ${escapeControl(formatDiagnostic(d))} [${d.code}]\n`)
+    }
+    if (hiddenInfo > 0) process.stderr.write(`kp: ${hiddenInfo} info diagnostic(s) hidden; --verbose shows them\n`)
+  }
+
+  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    if (err instanceof KpError) {
+      if (err instanceof InputError) {
+        const rest = err.diagnostics.filter((d) => d.severity === 'error').slice(1, 20)
+        for (const d of rest) process.stderr.write(`kp: error: ${escapeControl(formatDiagnostic(d))}\n`)
+      }
+      if (this.jsonEnabled()) {
+        this.logJson({error: {code: err.code, message: err.message, exitCode: err.exitCode, hints: err.hints}})
+      }
+      process.stderr.write(`kp: ${escapeControl(err.message)}\n`)
+      for (const h of err.hints) process.stderr.write(`  hint: ${escapeControl(h)}\n`)
+      this.exit(err.exitCode)
+    }
+    // oclif's own errors (flag parsing: exit 2; this.exit()) keep their code.
+    if (err.oclif?.exit !== undefined) return super.catch(err)
+    process.stderr.write(`kp: internal error (a bug): ${err.message}\n`)
+    if (process.env.DEBUG) process.stderr.write(`${err.stack}\n`)
+    else process.stderr.write('  set DEBUG=1 to see the stack trace, and please report it\n')
+    this.exit(EXIT.internal.code)
+  }
+}

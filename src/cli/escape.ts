@@ -1,0 +1,13 @@
+/**
+ * Text that comes from a dump (comments, chain names) is shown with control characters
+ * escaped, so a crafted dump cannot drive the operator's terminal (DESIGN §4).
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0)
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+  })
+}

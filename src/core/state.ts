@@ -1,0 +1,98 @@
+/**
+ * Small operations on the common model that every reader and analysis shares: empty values,
+ * identity, display names and the deterministic order DESIGN §2 promises.
+ */
+import type {Diagnostic, Mode, NodeInfo, ProxyState, ServicePort, SourceRef} from '../model/types.js'
+
+export function emptyNodeInfo(): NodeInfo {
+  return {
+    name: null,
+    podCIDRs: [],
+    localDetector: null,
+    localInterface: null,
+    masqueradeMark: null,
+    masqueradeAll: null,
+    randomFully: null,
+    localhostNodePorts: null,
+    nodePortAddresses: null,
+    conntrackInvalidDrop: null,
+    kernel: null,
+    nftVersion: null,
+    iptablesBackends: null,
+  }
+}
+
+export function emptyState(mode: Mode): ProxyState {
+  return {schemaVersion: 1, kind: 'ProxyState', mode, sources: [], node: emptyNodeInfo(), services: [], foreign: [], diagnostics: []}
+}
+
+/** The ServicePortName string kube-proxy uses in comments: `ns/name:port`, or `ns/name` for an unnamed port. */
+export function servicePortName(sp: Pick<ServicePort, 'namespace' | 'name' | 'portName'>): string | null {
+  if (sp.namespace === null || sp.name === null) return null
+  return sp.portName ? `${sp.namespace}/${sp.name}:${sp.portName}` : `${sp.namespace}/${sp.name}`
+}
+
+function clusterIpKey(sp: ServicePort): string {
+  const fe = sp.frontends.find((f) => f.type === 'ClusterIP') ?? sp.frontends[0]
+  if (!fe) return `?/${sp.protocol}`
+  const ip = fe.ip === null ? '*' : sp.family === 'IPv6' ? `[${fe.ip}]` : fe.ip
+  return `${ip}:${fe.port ?? '?'}/${sp.protocol}`
+}
+
+/**
+ * The identity of a service port (DESIGN §2): names, protocol and family when known; otherwise
+ * the first ClusterIP frontend as `ip:port/proto`.
+ */
+export function serviceKey(sp: ServicePort): string {
+  const spn = servicePortName(sp)
+  if (spn === null) return `${sp.family} ${clusterIpKey(sp)}`
+  return `${sp.family} ${spn}/${sp.protocol}`
+}
+
+/** How a service port is shown to people: `ns/name:port/proto`, `ns/name/proto`, or `ip:port/proto`. */
+export function displayName(sp: ServicePort): string {
+  const spn = servicePortName(sp)
+  if (spn === null) return clusterIpKey(sp)
+  return `${spn}/${sp.protocol.toLowerCase()}`
+}
+
+const frontendOrder = {ClusterIP: 0, ExternalIP: 1, LoadBalancer: 2, External: 3, NodePort: 4} as const
+
+function cmp(a: string | number | null, b: string | number | null): number {
+  if (a === b) return 0
+  if (a === null) return -1
+  if (b === null) return 1
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  return String(a) < String(b) ? -1 : 1
+}
+
+function cmpRef(a: SourceRef, b: SourceRef): number {
+  return cmp(a.path, b.path) || a.line - b.line
+}
+
+/** Sorts everything a state holds into the stable order of DESIGN §2, in place, and returns it. */
+export function sortState(state: ProxyState): ProxyState {
+  for (const sp of state.services) {
+    sp.frontends.sort((a, b) => frontendOrder[a.type] - frontendOrder[b.type] || cmp(a.ip, b.ip) || cmp(a.port, b.port))
+    for (const fe of sp.frontends) fe.sourceRanges.sort()
+    sp.endpoints.sort((a, b) => cmp(a.ip, b.ip) || cmp(a.port, b.port))
+    sp.rules.sort(cmpRef)
+  }
+  state.services.sort(
+    (a, b) =>
+      cmp(a.namespace, b.namespace) ||
+      cmp(a.name, b.name) ||
+      cmp(a.portName, b.portName) ||
+      cmp(a.protocol, b.protocol) ||
+      cmp(a.family, b.family) ||
+      cmp(clusterIpKey(a), clusterIpKey(b)),
+  )
+  state.foreign.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.name, b.name) || cmp(a.source?.path ?? null, b.source?.path ?? null) || (a.source?.line ?? 0) - (b.source?.line ?? 0))
+  state.node.podCIDRs.sort()
+  state.node.nodePortAddresses?.sort()
+  return state
+}
+
+export function diag(severity: Diagnostic['severity'], code: string, message: string, source: SourceRef | null): Diagnostic {
+  return {severity, code, message, source}
+}

@@ -1,0 +1,124 @@
+/**
+ * The readers' front door: sniff each source's format, parse it, pick the mode, and build one
+ * ProxyState for the node. Never throws on bad input: problems are diagnostics in the state,
+ * and the command layer turns error-severity ones into exit 3.
+ */
+import type {Mode, ProxyState} from '../model/types.js'
+import {diag, emptyState, sortState} from '../core/state.js'
+import type {BundleFacts} from './bundle.js'
+import {formatEntry, sniffFormat} from './registry.js'
+import type {FormatId, ParsedSource, ReadOptions, SourceText, StateBuilder} from './types.js'
+
+const SNIFF_BYTES = 64 * 1024
+
+/** Generic checks every source gets before a format parser sees it. */
+function rejectUnreadable(src: SourceText): string | null {
+  if (src.text.trim() === '') return 'empty input'
+  const head = src.text.slice(0, SNIFF_BYTES)
+  if (head.includes('\u0000')) return 'binary data (NUL bytes), not a text dump'
+  return null
+}
+
+async function parseOne(src: SourceText, forced: FormatId | undefined): Promise<ParsedSource | ProxyState> {
+  const bad = rejectUnreadable(src)
+  const failed = (message: string, code: string): ProxyState => {
+    const s = emptyState('iptables')
+    s.sources.push({path: src.path, format: 'unknown', tool: src.tool ?? null})
+    s.diagnostics.push(diag('error', code, message, {path: src.path, line: 1}))
+    return s
+  }
+  if (bad) return failed(bad, bad.startsWith('empty') ? 'INPUT_EMPTY' : 'INPUT_BINARY')
+  const format = forced ?? src.format ?? sniffFormat(src.text.slice(0, SNIFF_BYTES))
+  if (!format) {
+    return failed(
+      'cannot tell the format of this input (expected iptables-save, nft, nft -j, ipvsadm -Ln/-Sn, ipset, ip addr, Kubernetes YAML/JSON, or kp JSON); use --format to force one',
+      'INPUT_UNKNOWN_FORMAT',
+    )
+  }
+  const mod = await formatEntry(format).load()
+  return mod.parse(src)
+}
+
+function isState(x: ParsedSource | ProxyState): x is ProxyState {
+  return (x as ProxyState).kind === 'ProxyState'
+}
+
+/** Which mode these sources describe, when --mode does not say. */
+function detectMode(parsed: ParsedSource[]): Mode {
+  const has = (f: FormatId) => parsed.some((p) => p.format === f)
+  if (has('ipvsadm') || has('ipset') || has('ip-addr')) return 'ipvs'
+  if (has('nft') || has('nft-json')) return 'nftables'
+  if (has('iptables-save')) return 'iptables'
+  return 'cluster'
+}
+
+async function builderFor(mode: Mode): Promise<StateBuilder> {
+  switch (mode) {
+    case 'iptables':
+      return (await import('./iptables/build.js')).buildIptablesState
+    case 'nftables':
+      return (await import('./nft/build.js')).buildNftablesState
+    case 'ipvs':
+      return (await import('./ipvsadm/build.js')).buildIpvsState
+    case 'cluster':
+      return (await import('./kube/build.js')).buildClusterState
+  }
+}
+
+export interface ReadStateInput {
+  sources: SourceText[]
+  facts?: BundleFacts | null
+  /** Forces every source's format (`--format`). */
+  format?: FormatId
+}
+
+/** Reads one node's sources into a ProxyState (sorted, with every diagnostic kept). */
+export async function readState(input: ReadStateInput, opts: ReadOptions = {}): Promise<ProxyState> {
+  const parsed: ParsedSource[] = []
+  const failed: ProxyState[] = []
+  const saved: ProxyState[] = []
+  for (const src of input.sources) {
+    const r = await parseOne(src, input.format)
+    if (isState(r)) failed.push(r)
+    else if (r.format === 'kp-json' && r.data) saved.push(r.data as ProxyState)
+    else if (r.format === 'kp-json') {
+      const s = emptyState('iptables')
+      s.sources.push(r.source)
+      s.diagnostics.push(...r.diagnostics)
+      failed.push(s)
+    }
+    else parsed.push(r)
+  }
+
+  let state: ProxyState
+  if (saved.length > 0 && parsed.length === 0) {
+    state = saved[0]!
+    if (saved.length > 1) {
+      state.diagnostics.push(diag('error', 'INPUT_SEVERAL_STATES', 'several saved ProxyStates given; kp reads one node at a time', {path: saved[1]!.sources[0]?.path ?? '-', line: 1}))
+    }
+  } else if (parsed.length > 0) {
+    const onlyCluster = parsed.every((p) => p.format === 'kube')
+    const mode = opts.mode && !onlyCluster ? opts.mode : detectMode(parsed)
+    state = await (await builderFor(mode))(parsed, opts)
+    // Parse diagnostics come first, in source order; the builder's follow.
+    state.diagnostics = [...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics]
+    state.sources = parsed.map((p) => p.source)
+    if (saved.length > 0) {
+      state.diagnostics.push(diag('warning', 'INPUT_MIXED', 'a saved ProxyState was given with other inputs; it was ignored', null))
+    }
+  } else {
+    state = emptyState(opts.mode ?? 'iptables')
+  }
+  for (const f of failed) {
+    state.sources.push(...f.sources)
+    state.diagnostics.push(...f.diagnostics)
+  }
+  const facts = input.facts
+  if (facts) {
+    state.node.name ??= facts.node
+    state.node.kernel ??= facts.kernel
+    state.node.nftVersion ??= facts.nftVersion
+    state.node.iptablesBackends ??= facts.iptablesBackends
+  }
+  return sortState(state)
+}

@@ -1,0 +1,39 @@
+import type {Diagnostic, Mode, ProxyState, SourceInfo} from '../model/types.js'
+
+/** One input, fully read: a file, stdin, a file of a bundle, or the output of a live command. */
+export interface SourceText {
+  /** A file path, "-" for stdin, or "live:<command>". */
+  path: string
+  text: string
+  /** Set when the caller knows the format (bundle manifest, live collection, --format). */
+  format?: FormatId
+  /** The tool that produced it, when known (live collection records the version). */
+  tool?: string | null
+}
+
+/** The result of the first, format-specific stage: what one source says, not yet a ProxyState. */
+export interface ParsedSource<T = unknown> {
+  format: FormatId
+  source: SourceInfo
+  data: T
+  diagnostics: Diagnostic[]
+}
+
+export interface FormatModule<T = unknown> {
+  /** Never throws on bad input: what it cannot read becomes a diagnostic. */
+  parse(src: SourceText): ParsedSource<T>
+}
+
+export interface ReadOptions {
+  /** Forces the mode the state is built for (`--mode`). */
+  mode?: Mode
+  /** The node whose point of view cluster objects are read from (`--node`). */
+  node?: string
+  /** Cluster objects used to name IPVS virtual servers (`--cluster`). */
+  cluster?: SourceText[]
+}
+
+/** Builds one node's ProxyState from the parsed sources of one mode. */
+export type StateBuilder = (parsed: ParsedSource[], opts: ReadOptions) => ProxyState | Promise<ProxyState>
+
+export type FormatId = 'iptables-save' | 'nft' | 'nft-json' | 'ipvsadm' | 'ipset' | 'ip-addr' | 'kube' | 'kp-json'
