@@ -1,0 +1,59 @@
+/**
+ * The layer rules of DESIGN §1 and docs/architecture.md, checked on the source text:
+ * the model imports nothing, only src/live runs programs, only the kube reader knows yaml,
+ * only the CLI layer knows oclif / chalk / cli-table3, and nothing in src writes to the console.
+ */
+import {readFileSync, readdirSync, statSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {ROOT} from './helpers/run-cli.js'
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name)
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p))
+    else if (p.endsWith('.ts')) out.push(p)
+  }
+  return out
+}
+
+const files = sourceFiles(join(ROOT, 'src')).map((p) => ({path: relative(ROOT, p), text: readFileSync(p, 'utf8')}))
+const importRe = /(?:^|\n)\s*(?:import|export)[^'"`;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+
+function importsOf(text: string): string[] {
+  const out: string[] = []
+  for (const m of text.matchAll(importRe)) out.push((m[1] ?? m[2])!)
+  return out
+}
+
+function offenders(allowed: (path: string) => boolean, pkg: RegExp): string[] {
+  return files.filter((f) => !allowed(f.path) && importsOf(f.text).some((i) => pkg.test(i))).map((f) => f.path)
+}
+
+describe('layer rules', () => {
+  it('finds the source files', () => {
+    expect(files.length).toBeGreaterThan(10)
+  })
+  it('the model imports nothing', () => {
+    const bad = files.filter((f) => f.path.startsWith('src/model/') && importsOf(f.text).length > 0).map((f) => f.path)
+    expect(bad).toEqual([])
+  })
+  it('only src/live imports execa or child_process', () => {
+    expect(offenders((p) => p.startsWith('src/live/'), /^(execa|node:child_process|child_process)$/)).toEqual([])
+  })
+  it('only the kube reader imports yaml', () => {
+    expect(offenders((p) => p.startsWith('src/readers/kube/'), /^yaml$/)).toEqual([])
+  })
+  it('only the CLI layer imports oclif, chalk and cli-table3', () => {
+    expect(offenders((p) => p.startsWith('src/cli/') || p.startsWith('src/commands/'), /^(@oclif\/|chalk$|cli-table3$)/)).toEqual([])
+  })
+  it('readers, renderers and analyses do not import commands or the CLI layer', () => {
+    const core = files.filter((f) => /^src\/(readers|render|analyze|core|model)\//.test(f.path))
+    const bad = core.filter((f) => importsOf(f.text).some((i) => /\/(commands|cli)\//.test(i))).map((f) => f.path)
+    expect(bad).toEqual([])
+  })
+  it('nothing in src writes with console.*', () => {
+    expect(files.filter((f) => /\bconsole\.(log|error|warn|info)\(/.test(f.text)).map((f) => f.path)).toEqual([])
+  })
+})
