@@ -6,6 +6,7 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
+import type {BundleFacts} from '../readers/bundle.js'
 import type {FormatId} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 
@@ -46,6 +47,13 @@ export abstract class KpCommand extends Command {
     verbose: Flags.boolean({helpGroup: 'OUTPUT', description: 'Also show info-level diagnostics on stderr.'}),
   }
 
+  /**
+   * The node facts (kernel, sysctls) of the last loadState() call, from a bundle or live
+   * collection; null for plain files. Facts outside the model, such as sysctls, reach the
+   * analyses that need them (kp migrate) through here.
+   */
+  protected loadedFacts: BundleFacts | null = null
+
   /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
   protected async loadState(flags: {file?: string[]; format?: string; mode?: string; cluster?: string[]; node?: string; verbose?: boolean}): Promise<ProxyState> {
     const {readState} = await import('../readers/read-state.js')
@@ -56,16 +64,29 @@ export abstract class KpCommand extends Command {
     if (flags.file && flags.file.length > 0) {
       const inputs = await loadInputs(flags.file)
       state = await readState({sources: inputs.sources, facts: inputs.facts, format: flags.format as FormatId | undefined}, opts)
+      this.loadedFacts = inputs.facts
     } else {
       const {collectLive} = await import('../live/collect-live.js')
       const live = await collectLive({mode: opts.mode})
       for (const w of live.warnings) this.warnLine(w)
+      // DESIGN §3: live reading says which commands it ran.
+      if (flags.verbose) for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
       state = await readState({sources: live.sources, facts: live.facts}, opts)
+      this.loadedFacts = live.facts
     }
     this.reportDiagnostics(state.diagnostics, Boolean(flags.verbose))
     const firstError = state.diagnostics.find((d) => d.severity === 'error')
     if (firstError) throw new InputError(formatDiagnostic(firstError), firstError.code, [], state.diagnostics)
     return state
+  }
+
+  /**
+   * Plain JSON for --json. oclif's own logJson runs the document through a regex tokenizer to
+   * colour it (ux/colorize-json.js), even when stdout is a pipe: on a 10,000-service dump that
+   * took longer than reading the dump (docs/benchmarks.md).
+   */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
   }
 
   protected warnLine(message: string): void {

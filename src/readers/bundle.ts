@@ -1,20 +1,32 @@
 /**
  * The node bundle `kp collect --out DIR` writes: raw command outputs plus `manifest.json`.
- * Such a folder is read anywhere as `-f DIR`.
+ * Such a folder is read anywhere as `-f DIR` (src/readers/load.ts): the files marked `read`
+ * are the sources, the facts fill the node info.
  */
+import type {Mode} from '../model/types.js'
 import type {FormatId} from './types.js'
 
 export const BUNDLE_MANIFEST = 'manifest.json'
 
 export interface BundleFile {
-  /** Relative to the bundle folder. */
-  path: string
-  /** The reader format for this file, or null for facts that are not a ruleset (uname, sysctls). */
+  /** Relative to the bundle folder; null when nothing was saved (the program is missing, or was not run). */
+  path: string | null
+  /** The reader format for this file, or null for facts that are not a ruleset (uname, versions, table lists). */
   format: FormatId | null
   /** The read-only command whose stdout this is, as run: ["iptables-save"]. */
   command: string[]
   tool: string | null
-  exitCode: number
+  /** null when the command did not run or did not exit by itself. */
+  exitCode: number | null
+  /** What the command printed on stderr (trimmed; "" for nothing). */
+  stderr: string
+  /** Why the command failed or was not run; null when it succeeded. */
+  error: string | null
+  /**
+   * Whether `-f DIR` reads this file: the outputs that describe the active mode's state.
+   * Leftovers of another mode and views for people (ipvsadm -Ln) are saved but not read.
+   */
+  read: boolean
 }
 
 export interface BundleFacts {
@@ -29,7 +41,14 @@ export interface BundleFacts {
 export interface BundleManifest {
   kind: 'KpBundle'
   schemaVersion: 1
+  /** "kp/0.1.0". */
   createdBy: string
+  /** When the bundle was written (ISO 8601, UTC). */
+  createdAt: string
+  /** The mode kp found active on the node; null when it found no kube-proxy state. */
+  mode: Mode | null
+  /** Leftovers and other trouble found while collecting, one line each. */
+  warnings: string[]
   files: BundleFile[]
   facts: BundleFacts
 }

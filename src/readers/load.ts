@@ -52,13 +52,25 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
   }
   const sources: SourceText[] = []
   for (const f of manifest.files) {
-    if (f.format === null || f.exitCode !== 0) continue
+    // Only the active mode's outputs are read: a bundle also keeps leftovers of other modes,
+    // failed commands and views for people (see BundleFile.read).
+    if (f.format === null || f.path === null || f.exitCode !== 0 || f.read === false) continue
+    if (typeof f.path !== 'string' || f.path.startsWith('/') || f.path.split(/[\\/]/).includes('..')) {
+      throw new InputError(`${manifestPath}:1: bundle file path ${JSON.stringify(f.path)} points outside the bundle`, 'INPUT_BAD_BUNDLE')
+    }
     const p = join(dir, f.path)
     try {
-      sources.push({path: p, text: await readFile(p, 'utf8'), format: f.format, tool: f.tool})
+      const text = await readFile(p, 'utf8')
+      // An output that was empty on the node (no ipsets, say) says nothing, as in live reading.
+      if (text.trim() === '') continue
+      sources.push({path: p, text, format: f.format, tool: f.tool})
     } catch (error) {
       throw new InputError(`${p}:1: cannot read bundle file: ${describe(error)}`, 'INPUT_UNREADABLE')
     }
+  }
+  if (sources.length === 0) {
+    const node = manifest.facts?.node ? ` on ${manifest.facts.node}` : ''
+    throw new InputError(`${manifestPath}:1: the bundle holds no kube-proxy rules to read (kp collect found none${node})`, 'INPUT_EMPTY_BUNDLE')
   }
   return {sources, facts: manifest.facts ?? null}
 }

@@ -6,14 +6,31 @@
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import type {BundleFacts} from './bundle.js'
+import type {IptablesRuleset} from './iptables/ruleset.js'
+import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
 import {formatEntry, sniffFormat} from './registry.js'
 import type {FormatId, ParsedSource, ReadOptions, SourceText, StateBuilder} from './types.js'
 
 const SNIFF_BYTES = 64 * 1024
+const WHITESPACE_CHAR = /\s/
+
+/**
+ * True when the text holds only whitespace. Stops at the first other character, so a 33 MB
+ * dump costs a few characters here, not a trimmed copy of itself (docs/benchmarks.md).
+ */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || (c >= 9 && c <= 13)) continue
+    // Beyond ASCII, the same set String.prototype.trim removes (\s is exactly that set).
+    if (c < 128 || !WHITESPACE_CHAR.test(text.charAt(i))) return false
+  }
+  return true
+}
 
 /** Generic checks every source gets before a format parser sees it. */
 function rejectUnreadable(src: SourceText): string | null {
-  if (src.text.trim() === '') return 'empty input'
+  if (isBlank(src.text)) return 'empty input'
   const head = src.text.slice(0, SNIFF_BYTES)
   if (head.includes('\u0000')) return 'binary data (NUL bytes), not a text dump'
   return null
@@ -48,11 +65,19 @@ function detectMode(parsed: ParsedSource[]): Mode {
   const has = (f: FormatId) => parsed.some((p) => p.format === f)
   if (has('ipvsadm') || has('ipset') || has('ip-addr')) return 'ipvs'
   if (has('nft') || has('nft-json')) return 'nftables'
+  // IPVS mode still writes iptables rules (KUBE-IPVS-FILTER, KUBE-NODE-PORT...) but no KUBE-SVC-*:
+  // such a dump alone belongs to the IPVS builder.
+  if (parsed.some((p) => p.format === 'iptables-save' && p.data && isIpvsModeRuleset(p.data as IptablesRuleset))) return 'ipvs'
   if (has('iptables-save')) return 'iptables'
   return 'cluster'
 }
 
-async function builderFor(mode: Mode): Promise<StateBuilder> {
+async function builderFor(mode: Mode, parsed: ParsedSource[]): Promise<StateBuilder> {
+  // nft text or JSON is read by the nft builder whatever the mode: it also recognises iptables
+  // mode seen through `nft list ruleset` on an iptables-nft node (fixtures/nft/iptables-nft-*).
+  if ((mode === 'iptables' || mode === 'nftables') && parsed.some((p) => p.format === 'nft' || p.format === 'nft-json')) {
+    return (await import('./nft/build.js')).buildNftablesState
+  }
   switch (mode) {
     case 'iptables':
       return (await import('./iptables/build.js')).buildIptablesState
@@ -80,7 +105,12 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
   for (const src of input.sources) {
     const r = await parseOne(src, input.format)
     if (isState(r)) failed.push(r)
-    else if (r.format === 'kp-json' && r.data) saved.push(r.data as ProxyState)
+    else if (r.format === 'kp-json' && r.data) {
+      // The reader's warnings (members the model does not have) go with the saved state.
+      const state = r.data as ProxyState
+      state.diagnostics.push(...r.diagnostics)
+      saved.push(state)
+    }
     else if (r.format === 'kp-json') {
       const s = emptyState('iptables')
       s.sources.push(r.source)
@@ -99,7 +129,7 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
   } else if (parsed.length > 0) {
     const onlyCluster = parsed.every((p) => p.format === 'kube')
     const mode = opts.mode && !onlyCluster ? opts.mode : detectMode(parsed)
-    state = await (await builderFor(mode))(parsed, opts)
+    state = await (await builderFor(mode, parsed))(parsed, opts)
     // Parse diagnostics come first, in source order; the builder's follow.
     state.diagnostics = [...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics]
     state.sources = parsed.map((p) => p.source)

@@ -38,31 +38,35 @@ export const FORMATS: readonly FormatEntry[] = [
   {
     id: 'ip-addr',
     description: '`ip addr show kube-ipvs0` (text or `ip -j`)',
-    sniff: (h) => /^\d+:\s+[\w.@-]+:\s+<[A-Z_,]*>/m.test(h) || /^\s*\[\s*\{\s*"ifindex"/.test(h),
+    // Text (`3: kube-ipvs0: <BROADCAST,NOARP> ...`), one-line `ip -o addr` (`3: kube-ipvs0    inet ...`), JSON.
+    sniff: (h) => /^\d+:\s+[\w.@-]+:\s+<[A-Z_,]*>/m.test(h) || /^\d+:\s+[\w.@-]+\s+inet6?\s/m.test(h) || /^\s*\[\s*\{\s*"ifindex"/.test(h),
     load: () => import('./ip-addr/parse.js'),
   },
   {
     id: 'kube',
     description: 'Services, EndpointSlices, Endpoints as YAML or JSON (`kubectl get svc,endpointslices -A -o yaml`)',
-    sniff: (h) => /^\s*("?apiVersion"?\s*:|"?kind"?\s*:|"?items"?\s*:)/m.test(h) && !/^\*(nat|filter)/m.test(h),
+    // A key of a Kubernetes object at the start of a line, also right after the `{` of one-line JSON.
+    sniff: (h) => /^\s*(\{\s*)?"?(apiVersion|kind|items)"?\s*:/m.test(h) && !/^\*(nat|filter)/m.test(h),
     load: () => import('./kube/parse.js'),
   },
   {
     id: 'ipvsadm',
     description: '`ipvsadm -Ln` (also `--stats`, `--rate`, `--persistent-conn`, `-t VIP:PORT`) and `ipvsadm -Sn`',
-    sniff: (h) => /^IP Virtual Server version/m.test(h) || /^-A -[tuf] /m.test(h),
+    // A single-service listing (`-Ln -t VIP:PORT`) has no version line, only the column header.
+    // `ipvsadm -Lnc` (connections) is sniffed too, so that its reader can say what to give instead.
+    sniff: (h) => /^(IP Virtual Server version|Prot LocalAddress:Port |IPVS connection entries)/m.test(h) || /^-A (-[tuf]|--(tcp|udp|sctp|fwmark)-service) /m.test(h),
     load: () => import('./ipvsadm/parse.js'),
   },
   {
     id: 'ipset',
     description: '`ipset save` and `ipset list`',
-    sniff: (h) => /^create \S+ hash:/m.test(h) || /^Name: \S+\nType: /m.test(h),
+    sniff: (h) => /^create \S+ (hash|bitmap|list):/m.test(h) || /^Name: \S+\r?\nType: /m.test(h),
     load: () => import('./ipset/parse.js'),
   },
   {
     id: 'nft',
     description: '`nft list ruleset|table` (with or without `-a`) and the `add table|chain|rule|element` form',
-    sniff: (h) => /^(table|add|flush|delete|create)\s+(table|chain|set|map|rule|element|ip|ip6|inet)\b/.test(firstMeaningfulLine(h)),
+    sniff: (h) => /^(table|add|insert|replace|flush|delete|destroy|create)\s+(table|chain|set|map|rule|element|ruleset|ip|ip6|inet|arp|bridge|netdev)\b/.test(firstMeaningfulLine(h)),
     load: () => import('./nft/parse.js'),
   },
   {

@@ -1,8 +1,894 @@
-import {emptyState} from '../../core/state.js'
-import type {ProxyState} from '../../model/types.js'
+/**
+ * Stage 2 of the iptables reader: the parsed iptables-save sources of one node (an IPv4 and
+ * an IPv6 dump, say) -> one ProxyState in mode 'iptables'.
+ *
+ * How a service port is recovered (spec §2, §5), without scanning the dump per service:
+ * 1. index the nat chains by name; per-service chains (KUBE-SVC/SVL/EXT/FW/XLB-<H16>) are
+ *    grouped by their shared hash H16, so one group is one service port;
+ * 2-3. walk nat KUBE-SERVICES and KUBE-NODEPORTS once: each jump into a group is a frontend,
+ *    and its comment (`C cluster IP`, ...) names the group;
+ * 4. walk each group's own chains once: policies (EXT short-circuits, ->SVL, XLB), the
+ *    affinity and the probability cascade to KUBE-SEP chains, whose DNAT gives the endpoints;
+ * 5. walk the filter table once: REJECT/DROP for no (local) endpoints, health check ports,
+ *    firewall drops — joined to the groups by the name in their comment; then the node
+ *    settings from the fixed chains;
+ * 6. assemble the service ports (shares, locality, hash checks);
+ * 7. one pass over every rule for foreign rules and chains that touch kube-proxy's.
+ * Names come from whichever comment has them (large clusters drop the SEP and SVC->SEP
+ * comments, fixtures/iptables/handmade-node-with-cni; old releases wrote other words,
+ * fixtures/iptables/legacy-k8s-1.1), and every chain name is checked against the hash
+ * recomputed from that name.
+ *
+ * Policies in the model are null when the dump cannot show them (an ETP without any external
+ * frontend; an ITP when the ClusterIP is only REJECTed). The corpus writes "Cluster" for that;
+ * test/readers/iptables/conformance.test.ts maps null to "Cluster" explicitly.
+ */
+import {diag, emptyNodeInfo, emptyState} from '../../core/state.js'
+import type {Diagnostic, Endpoint, ForeignObject, Frontend, FrontendType, NodeInfo, Protocol, ProxyState, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
+import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
+import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
+import {normaliseAddress} from './parse.js'
+import {BUILTIN_CHAINS, findMatch, findTargetOption, type IptablesChain, type IptablesRule, type IptablesRuleset} from './ruleset.js'
+import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
 
-// Placeholder until this builder lands.
-export function buildIptablesState(_parsed: ParsedSource[], _opts: ReadOptions): ProxyState {
-  return emptyState('iptables')
+type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
+
+const PER_SERVICE_PREFIXES: ReadonlyArray<[string, ChainKind]> = [
+  ['KUBE-SVC-', 'svc'],
+  ['KUBE-SVL-', 'svl'],
+  ['KUBE-EXT-', 'ext'],
+  ['KUBE-FW-', 'fw'],
+  ['KUBE-XLB-', 'xlb'],
+]
+const SEP_PREFIX = 'KUBE-SEP-'
+
+/** The fixed chains kube-proxy's iptables mode (any generation) and kubelet write. */
+const KUBE_PROXY_CHAINS: ReadonlySet<string> = new Set([
+  'KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP', 'KUBE-EXTERNAL-SERVICES',
+  'KUBE-FORWARD', 'KUBE-PROXY-FIREWALL', 'KUBE-FIREWALL', 'KUBE-PROXY-CANARY', 'KUBE-KUBELET-CANARY',
+])
+
+/** Chains only IPVS mode writes (pkg/proxy/ipvs); in an iptables-mode dump they are leftovers. */
+const IPVS_MODE_CHAINS: ReadonlySet<string> = new Set([
+  'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK', 'KUBE-NODE-PORT', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SOURCE-RANGES-FIREWALL',
+])
+
+/**
+ * kube-proxy's (and kubelet's) own jumps from built-in chains, spec §2.2: table/chain/target ->
+ * the comment kube-proxy's EnsureRule writes (null: kubelet's uncommented KUBE-FIREWALL jump).
+ * The same jump without that comment was added by someone else.
+ */
+const OWN_BUILTIN_JUMPS: ReadonlyMap<string, string | null> = new Map([
+  ['filter/INPUT/KUBE-EXTERNAL-SERVICES', 'kubernetes externally-visible service portals'],
+  ['filter/FORWARD/KUBE-EXTERNAL-SERVICES', 'kubernetes externally-visible service portals'],
+  ['filter/INPUT/KUBE-NODEPORTS', 'kubernetes health check service ports'],
+  ['filter/FORWARD/KUBE-SERVICES', 'kubernetes service portals'],
+  ['filter/OUTPUT/KUBE-SERVICES', 'kubernetes service portals'],
+  ['filter/INPUT/KUBE-SERVICES', 'kubernetes service portals'], // ≤1.2x
+  ['filter/FORWARD/KUBE-FORWARD', 'kubernetes forwarding rules'],
+  ['filter/INPUT/KUBE-PROXY-FIREWALL', 'kubernetes load balancer firewall'],
+  ['filter/OUTPUT/KUBE-PROXY-FIREWALL', 'kubernetes load balancer firewall'],
+  ['filter/FORWARD/KUBE-PROXY-FIREWALL', 'kubernetes load balancer firewall'],
+  ['filter/INPUT/KUBE-FIREWALL', null],
+  ['filter/OUTPUT/KUBE-FIREWALL', null],
+  ['nat/OUTPUT/KUBE-SERVICES', 'kubernetes service portals'],
+  ['nat/PREROUTING/KUBE-SERVICES', 'kubernetes service portals'],
+  ['nat/POSTROUTING/KUBE-POSTROUTING', 'kubernetes postrouting rules'],
+])
+
+const PROTOCOLS: Readonly<Record<string, Protocol>> = {tcp: 'TCP', udp: 'UDP', sctp: 'SCTP'}
+const LOCALHOST_V4 = '127.0.0.0/8'
+
+function perServiceChain(name: string): {kind: ChainKind; hash: string} | null {
+  for (const [prefix, kind] of PER_SERVICE_PREFIXES) if (name.startsWith(prefix)) return {kind, hash: name.slice(prefix.length)}
+  return null
+}
+
+function isKubeProxyChain(name: string): boolean {
+  return KUBE_PROXY_CHAINS.has(name) || name.startsWith(SEP_PREFIX) || perServiceChain(name) !== null
+}
+
+interface FrontendDraft extends Frontend {
+  /** The per-service chain the nat rule jumps to (KUBE-FW- gets the source ranges). */
+  via: ChainKind | null
+}
+
+interface EndpointDraft {
+  sep: string
+  ip: string
+  port: number | null
+  /** As written in --to-destination: the SEP hash input. */
+  written: string
+  /** Jumped to from KUBE-SVL / KUBE-XLB: a local endpoint under a Local policy. */
+  inLocal: boolean
+}
+
+/** One service port, as one group of per-service chains sharing a hash (or, with no nat chains, one name). */
+interface Group {
+  hash: string | null
+  spn: string | null
+  protocol: string | null
+  chains: Partial<Record<ChainKind, IptablesChain>>
+  frontends: FrontendDraft[]
+  rules: Set<IptablesRule>
+  etp: TrafficPolicy | null
+  itp: TrafficPolicy | null
+  affinitySeconds: number | null
+  affinity: boolean
+  healthCheckNodePort: number | null
+  /** SEP chain names in the order the cluster-path chain tries them, with their conditional probability. */
+  cascade: Array<{sep: string; probability: number | null; rule: IptablesRule}>
+  cascadeChain: string | null
+  endpoints: Map<string, EndpointDraft>
+  ranges: string[]
+  /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
+  localDrop: boolean
+}
+
+interface NodeEvidence {
+  podCIDRs: Set<string>
+  detector: NodeInfo['localDetector']
+  localInterface: string | null
+  masqueradeMark: string | null
+  masqMatchedAll: boolean
+  masqMatchedLocal: boolean
+  sawInternalChain: boolean
+  randomFully: boolean | null
+  localhostNodePorts: boolean | null
+  nodePortAddresses: string[] | null
+  conntrackInvalidDrop: boolean | null
+}
+
+interface FamilyResult {
+  services: ServicePort[]
+  foreign: ForeignObject[]
+  diagnostics: Diagnostic[]
+  node: NodeEvidence
+}
+
+function emptyGroup(hash: string | null): Group {
+  return {
+    hash, spn: null, protocol: null, chains: {}, frontends: [], rules: new Set(), etp: null, itp: null, affinitySeconds: null, affinity: false,
+    healthCheckNodePort: null, cascade: [], cascadeChain: null, endpoints: new Map(), ranges: [], localDrop: false,
+  }
+}
+
+function parsePort(value: string | undefined): number | null {
+  if (value === undefined) return null
+  const n = Number(value)
+  return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : null
+}
+
+/** `10.1.2.3:80`, `[fd00::1]:80`, `10.1.2.3` -> ip and port (null when absent). */
+function splitHostPort(text: string): {ip: string; port: number | null} | null {
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']')
+    if (close < 0) return null
+    const ip = text.slice(1, close)
+    const rest = text.slice(close + 1)
+    if (rest === '') return {ip: normaliseAddress(ip), port: null}
+    if (!rest.startsWith(':')) return null
+    return {ip: normaliseAddress(ip), port: parsePort(rest.slice(1).split('-')[0])}
+  }
+  const colon = text.indexOf(':')
+  if (colon < 0) return {ip: text, port: null}
+  if (text.indexOf(':', colon + 1) >= 0) return {ip: normaliseAddress(text), port: null} // a bare IPv6 address
+  return {ip: text.slice(0, colon), port: parsePort(text.slice(colon + 1).split('-')[0])}
+}
+
+/** The mark value as written before any `/mask`: `0x4000/0x4000` -> `0x4000`. */
+function markValue(text: string): string {
+  const slash = text.indexOf('/')
+  return slash < 0 ? text : text.slice(0, slash)
+}
+
+/**
+ * A rule that marks a packet for masquerading: `-j KUBE-MARK-MASQ`, or (2015, before that chain
+ * existed) `-j MARK --set-xmark 0x4d415351/0xffffffff` written straight into the service rules.
+ */
+function isMasqueradeMarking(rule: IptablesRule): boolean {
+  return rule.target === 'KUBE-MARK-MASQ' || (rule.target === 'MARK' && (findTargetOption(rule, '--set-xmark') ?? findTargetOption(rule, '--or-mark')) !== undefined)
+}
+
+/** kube-proxy's own MASQUERADE rule: in KUBE-POSTROUTING, or (2015) appended to nat POSTROUTING itself. */
+const SNAT_COMMENT = 'kubernetes service traffic requiring SNAT'
+
+function ref(path: string, rule: IptablesRule): SourceRef {
+  return {path, line: rule.line}
+}
+
+/** Reads one family's ruleset. */
+function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6'): FamilyResult {
+  const diagnostics: Diagnostic[] = []
+  const foreign: ForeignObject[] = []
+  const at = (line: number): SourceRef => ({path, line})
+  const warn = (code: string, message: string, line: number | null, severity: Diagnostic['severity'] = 'warning'): void => {
+    diagnostics.push(diag(severity, code, message, line === null ? null : at(line)))
+  }
+  const node: NodeEvidence = {
+    podCIDRs: new Set(), detector: null, localInterface: null, masqueradeMark: null, masqMatchedAll: false, masqMatchedLocal: false,
+    sawInternalChain: false, randomFully: null, localhostNodePorts: null, nodePortAddresses: null, conntrackInvalidDrop: null,
+  }
+  const nat = ruleset.tables.get('nat')
+  const filter = ruleset.tables.get('filter')
+  const natChains = nat?.chains ?? new Map<string, IptablesChain>()
+
+  // ---- 1. index: live per-service chains grouped by hash; SEP chains by name.
+  const groups = new Map<string, Group>()
+  const groupOf = (hash: string): Group => {
+    let g = groups.get(hash)
+    if (!g) {
+      g = emptyGroup(hash)
+      groups.set(hash, g)
+    }
+    return g
+  }
+  const seps = new Map<string, IptablesChain>()
+  for (const chain of natChains.values()) {
+    if (chain.deletedLine !== null) {
+      // Restore input of a resync declares stale chains and deletes them (fixtures/iptables/upstream-syncrepeated-fullresync).
+      if (perServiceChain(chain.name) || chain.name.startsWith(SEP_PREFIX)) {
+        warn('IPT_DELETED_CHAIN', `${chain.name} is deleted by -X on line ${chain.deletedLine} (a stale chain of a removed service); not read as a service`, chain.deletedLine, 'info')
+      }
+      continue
+    }
+    const ps = perServiceChain(chain.name)
+    if (ps) groupOf(ps.hash).chains[ps.kind] = chain
+    else if (chain.name.startsWith(SEP_PREFIX)) seps.set(chain.name, chain)
+  }
+  const liveTarget = (target: string | null): IptablesChain | undefined => {
+    if (target === null) return undefined
+    const c = natChains.get(target)
+    return c && c.deletedLine === null ? c : undefined
+  }
+
+  const nameGroup = (g: Group, comment: ServiceComment | null, rule: IptablesRule): void => {
+    if (comment?.spn && g.spn === null) g.spn = comment.spn
+    if (rule.protocol && !rule.protocol.negated && g.protocol === null) g.protocol = rule.protocol.value
+  }
+  const addFrontend = (g: Group, fe: FrontendDraft): FrontendDraft => {
+    const same = g.frontends.find((f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port)
+    if (same) return same
+    g.frontends.push(fe)
+    return fe
+  }
+  /** Rules attributed by name only (old masquerade rules in KUBE-SERVICES / KUBE-NODEPORTS), joined after naming. */
+  const byNameLater: Array<{spn: string; protocol: string | null; rule: IptablesRule}> = []
+
+  const noteInternalMasquerade = (rule: IptablesRule): void => {
+    if (rule.source?.negated) {
+      node.masqMatchedLocal = true
+      node.podCIDRs.add(rule.source.value)
+      node.detector ??= 'cidr'
+    } else if (rule.inInterface?.negated) {
+      node.masqMatchedLocal = true
+      noteInterface(rule.inInterface.value)
+    } else if (!rule.source && !rule.inInterface) {
+      node.masqMatchedAll = true
+    }
+  }
+  const noteMarkTarget = (rule: IptablesRule): void => {
+    const mark = findTargetOption(rule, '--or-mark') ?? findTargetOption(rule, '--set-xmark') ?? findTargetOption(rule, '--set-mark')
+    if (mark?.values[0]) node.masqueradeMark ??= markValue(mark.values[0])
+  }
+  const noteInterface = (iface: string): void => {
+    // `-i veth+` is the interface-prefix detector; a plain name is the bridge detector.
+    if (iface.endsWith('+')) {
+      node.detector ??= 'interface-prefix'
+      node.localInterface ??= iface.slice(0, -1)
+    } else {
+      node.detector ??= 'interface'
+      node.localInterface ??= iface
+    }
+  }
+
+  /** A rule in one of kube-proxy's dispatch chains that is none of its shapes. A jump to a foreign chain is listed in `foreign` instead (step 7). */
+  const notUnderstood = (rule: IptablesRule): void => {
+    const foreignJump = rule.target !== null && natChains.has(rule.target) && !isKubeProxyChain(rule.target)
+    if (!foreignJump) warn('IPT_UNKNOWN_RULE', `rule in ${rule.table} ${rule.chain} not understood (target ${rule.target ?? 'none'}); kept out of the service model`, rule.line)
+  }
+
+  // ---- 2. nat KUBE-SERVICES: frontends and the jump to KUBE-NODEPORTS.
+  const natServices = liveTarget('KUBE-SERVICES')
+  for (const rule of natServices?.rules ?? []) {
+    const comment = parseServiceComment(rule.comment)
+    const ps = rule.target ? perServiceChain(rule.target) : null
+    if (ps) {
+      const g = groupOf(ps.hash)
+      g.rules.add(rule)
+      nameGroup(g, comment, rule)
+      const type: FrontendType =
+        comment?.kind === 'cluster-ip' ? 'ClusterIP'
+        : comment?.kind === 'external-ip' ? 'ExternalIP'
+        : comment?.kind === 'loadbalancer-ip' ? 'LoadBalancer'
+        : ps.kind === 'svc' || ps.kind === 'svl' ? 'ClusterIP'
+        : ps.kind === 'fw' ? 'LoadBalancer'
+        : 'External'
+      if (!comment) warn('IPT_NO_COMMENT', `KUBE-SERVICES rule into ${rule.target} has no service comment; read as a ${type} frontend from its target`, rule.line, 'info')
+      addFrontend(g, {type, ip: rule.destination?.value ?? null, port: parsePort(rule.dport?.value), sourceRanges: [], action: 'forward', via: ps.kind})
+      if (type === 'ClusterIP') {
+        if (ps.kind === 'svl') g.itp = 'Local'
+        else if (ps.kind === 'svc') g.itp ??= 'Cluster'
+      } else if (ps.kind === 'svc') {
+        // ≤1.23 sent external traffic straight to KUBE-SVC unless ETP=Local (which went through KUBE-XLB).
+        g.etp ??= 'Cluster'
+      }
+      continue
+    }
+    if (isMasqueradeMarking(rule) && comment?.spn) {
+      // ≤1.23: masquerade rules sat in KUBE-SERVICES before the jump (spec §2.7, fixtures/iptables/handmade-legacy-xlb);
+      // in 2015 they set the mark directly.
+      if (rule.target === 'MARK') noteMarkTarget(rule)
+      if (comment.kind === 'cluster-ip') noteInternalMasquerade(rule)
+      byNameLater.push({spn: comment.spn, protocol: rule.protocol?.value ?? null, rule})
+      continue
+    }
+    if (rule.target === 'KUBE-NODEPORTS') {
+      // The last rule: `--dst-type LOCAL` for every address, or one `-d NODEIP` per address (spec §2.3).
+      const dstType = findMatch(rule, '--dst-type')
+      if (rule.destination && !rule.destination.negated) {
+        ;(node.nodePortAddresses ??= []).push(rule.destination.value)
+      } else if (dstType && !dstType.negated && dstType.values[0] === 'LOCAL') {
+        node.nodePortAddresses ??= []
+        if (family === 'IPv4') node.localhostNodePorts = rule.destination?.negated && rule.destination.value === LOCALHOST_V4 ? false : (node.localhostNodePorts ?? true)
+      }
+      continue
+    }
+    notUnderstood(rule)
+  }
+
+  // ---- 3. nat KUBE-NODEPORTS: NodePort frontends.
+  for (const rule of liveTarget('KUBE-NODEPORTS')?.rules ?? []) {
+    const comment = parseServiceComment(rule.comment)
+    const ps = rule.target ? perServiceChain(rule.target) : null
+    if (ps) {
+      const g = groupOf(ps.hash)
+      g.rules.add(rule)
+      nameGroup(g, comment, rule)
+      if (ps.kind === 'xlb') g.etp = 'Local'
+      else if (ps.kind === 'svc') g.etp ??= 'Cluster' // ≤1.23: KUBE-MARK-MASQ, then straight to KUBE-SVC
+      if (rule.destination && !rule.destination.negated && rule.destination.value === LOCALHOST_V4) {
+        // The localhost copy of a NodePort (spec §2.4, fixtures/iptables/upstream-overall) is a node setting, not another frontend.
+        node.localhostNodePorts = true
+        continue
+      }
+      addFrontend(g, {type: 'NodePort', ip: rule.destination && !rule.destination.negated ? rule.destination.value : null, port: parsePort(rule.dport?.value), sourceRanges: [], action: 'forward', via: ps.kind})
+      continue
+    }
+    if (isMasqueradeMarking(rule) && comment?.spn) {
+      if (rule.target === 'MARK') noteMarkTarget(rule)
+      byNameLater.push({spn: comment.spn, protocol: rule.protocol?.value ?? null, rule})
+      continue
+    }
+    notUnderstood(rule)
+  }
+
+  // ---- 4. each group's chains, once.
+  const claimedSeps = new Set<string>()
+  /** The SVL (or old XLB) cascade of each group, beside the SVC one kept in the group. */
+  const localCascades = new Map<Group, {chain: string; steps: Group['cascade']}>()
+  /** Reported once the filter table says whether the service has endpoints at all. */
+  const emptyDispatchChains: Array<{g: Group; chain: IptablesChain}> = []
+  const noteSepJump = (g: Group, rule: IptablesRule, local: boolean): void => {
+    const sep = rule.target!
+    claimedSeps.add(sep)
+    let ep = g.endpoints.get(sep)
+    if (!ep) {
+      ep = {sep, ip: '', port: null, written: '', inLocal: false}
+      g.endpoints.set(sep, ep)
+    }
+    if (local) ep.inLocal = true
+  }
+  const readDispatchChain = (g: Group, chain: IptablesChain, kind: 'svc' | 'svl' | 'xlb'): void => {
+    const local = kind !== 'svc'
+    if (kind === 'xlb') g.etp = 'Local'
+    else node.sawInternalChain = true
+    const probabilities: Array<{sep: string; probability: number | null; rule: IptablesRule}> = []
+    for (const rule of chain.rules) {
+      g.rules.add(rule)
+      const comment = parseServiceComment(rule.comment)
+      nameGroup(g, comment, rule)
+      const target = rule.target ?? ''
+      if (isMasqueradeMarking(rule)) {
+        if (target === 'MARK') noteMarkTarget(rule)
+        if (comment?.kind === 'cluster-ip') noteInternalMasquerade(rule)
+        else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(rule.source.value)
+        continue
+      }
+      if (target === 'KUBE-MARK-DROP') {
+        g.localDrop = true
+        continue
+      }
+      if (target.startsWith(SEP_PREFIX)) {
+        noteSepJump(g, rule, local)
+        if (findMatch(rule, '--rcheck')) {
+          g.affinity = true
+          const seconds = parsePort(findMatch(rule, '--seconds')?.values[0])
+          if (seconds !== null) g.affinitySeconds = seconds
+          continue
+        }
+        const p = findMatch(rule, '--probability')
+        let probability: number | null = null
+        if (p) {
+          probability = Number(p.values[0])
+          if (!Number.isFinite(probability) || probability < 0 || probability > 1) {
+            warn('IPT_BAD_PROBABILITY', `--probability ${p.values[0] ?? ''} is not a number between 0 and 1; the rule is read as unconditional`, rule.line)
+            probability = null
+          }
+        }
+        probabilities.push({sep: target, probability, rule})
+        continue
+      }
+      const into = perServiceChain(target)
+      if (kind === 'xlb' && into?.kind === 'svc') {
+        // ≤1.23 KUBE-XLB short-circuits pod and LOCAL traffic to the cluster chain (fixtures/iptables/fragment-grep-xlb).
+        if (rule.source && !rule.source.negated) {
+          node.podCIDRs.add(rule.source.value)
+          node.detector ??= 'cidr'
+        } else if (rule.inInterface && !rule.inInterface.negated) noteInterface(rule.inInterface.value)
+        continue
+      }
+      warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${target || 'none'}); kept out of the service model`, rule.line)
+    }
+    if (chain.rules.length === 0) emptyDispatchChains.push({g, chain})
+    if (kind === 'svc') {
+      g.cascade = probabilities
+      g.cascadeChain = chain.name
+    } else if (probabilities.length > 0) {
+      localCascades.set(g, {chain: chain.name, steps: probabilities})
+    }
+  }
+
+  for (const g of groups.values()) {
+    const {svc, svl, ext, fw, xlb} = g.chains
+    if (svc) readDispatchChain(g, svc, 'svc')
+    if (svl) readDispatchChain(g, svl, 'svl')
+    if (xlb) readDispatchChain(g, xlb, 'xlb')
+    if (ext) {
+      for (const rule of ext.rules) {
+        g.rules.add(rule)
+        const comment = parseServiceComment(rule.comment)
+        nameGroup(g, comment, rule)
+        const into = rule.target ? perServiceChain(rule.target) : null
+        const srcTypeLocal = findMatch(rule, '--src-type')?.values[0] === 'LOCAL'
+        if (rule.target === 'KUBE-MARK-MASQ') {
+          if (comment?.kind === 'ext-masquerade' && !srcTypeLocal) g.etp ??= 'Cluster'
+          else if (srcTypeLocal || comment?.kind === 'ext-local-masquerade') g.etp = 'Local'
+        } else if (into?.kind === 'svl') {
+          g.etp = 'Local'
+        } else if (into?.kind === 'svc') {
+          if (rule.source && !rule.source.negated) {
+            // "pod traffic for C external destinations": the short-circuit of ETP=Local (spec §2.4).
+            g.etp = 'Local'
+            node.podCIDRs.add(rule.source.value)
+            node.detector ??= 'cidr'
+          } else if (rule.inInterface && !rule.inInterface.negated) {
+            g.etp = 'Local'
+            noteInterface(rule.inInterface.value)
+          } else if (srcTypeLocal) {
+            g.etp = 'Local'
+          } else {
+            g.etp ??= 'Cluster'
+          }
+        } else {
+          warn('IPT_UNKNOWN_RULE', `rule in ${ext.name} not understood (target ${rule.target ?? 'none'}); kept out of the service model`, rule.line)
+        }
+      }
+      if (ext.rules.length === 0) warn('IPT_EMPTY_CHAIN', `${ext.name} is declared but has no rules`, ext.line)
+    }
+    if (fw) {
+      for (const rule of fw.rules) {
+        g.rules.add(rule)
+        nameGroup(g, parseServiceComment(rule.comment), rule)
+        const into = rule.target ? perServiceChain(rule.target) : null
+        if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(rule.source.value)
+        if (into?.kind === 'xlb') g.etp = 'Local'
+        else if (into?.kind === 'svc') g.etp ??= 'Cluster'
+      }
+    }
+  }
+
+  // SEP chains: the DNAT gives the endpoint.
+  for (const g of groups.values()) {
+    for (const ep of g.endpoints.values()) {
+      const chain = seps.get(ep.sep)
+      if (!chain) {
+        const deleted = natChains.get(ep.sep)
+        warn('IPT_MISSING_CHAIN', `${ep.sep} is jumped to but ${deleted ? 'deleted by -X' : 'never declared'}; no endpoint is read for it`, g.chains.svc?.line ?? g.chains.svl?.line ?? null)
+        g.endpoints.delete(ep.sep)
+        continue
+      }
+      let dnat: IptablesRule | null = null
+      for (const rule of chain.rules) {
+        g.rules.add(rule)
+        nameGroup(g, parseServiceComment(rule.comment), rule)
+        if (rule.target === 'DNAT') dnat ??= rule
+        else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
+        else if (rule.target !== 'KUBE-MARK-MASQ') warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`, rule.line)
+      }
+      const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined
+      const hostPort = to ? splitHostPort(to) : null
+      if (!dnat || !to || !hostPort) {
+        warn(chain.rules.length === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.rules.length === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)
+        g.endpoints.delete(ep.sep)
+        continue
+      }
+      ep.ip = hostPort.ip
+      ep.port = hostPort.port
+      ep.written = to
+    }
+  }
+  for (const chain of seps.values()) {
+    if (!claimedSeps.has(chain.name)) {
+      warn('IPT_ORPHAN_CHAIN', `${chain.name} is not jumped to by any service chain; not read as an endpoint`, chain.line)
+    }
+  }
+
+  // ---- 5. filter: no-endpoint REJECT / no-local-endpoint DROP, health checks, firewall.
+  const bySpn = new Map<string, Group>()
+  for (const g of groups.values()) if (g.spn !== null && g.protocol !== null) bySpn.set(`${g.spn}|${g.protocol}`, g)
+  const groupBySpn = (spn: string, protocol: string): Group => {
+    const key = `${spn}|${protocol}`
+    let g = bySpn.get(key)
+    if (!g) {
+      g = emptyGroup(null)
+      g.spn = spn
+      g.protocol = protocol
+      bySpn.set(key, g)
+      groups.set(`name:${key}`, g)
+    }
+    return g
+  }
+  for (const {spn, protocol, rule} of byNameLater) {
+    const g = protocol ? bySpn.get(`${spn}|${protocol}`) : undefined
+    if (g) g.rules.add(rule)
+    else warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
+  }
+  const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
+  const filterChains = filter?.chains ?? new Map<string, IptablesChain>()
+  for (const chainName of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES']) {
+    const chain = filterChains.get(chainName)
+    for (const rule of chain?.rules ?? []) {
+      const comment = parseServiceComment(rule.comment)
+      const action = rule.target === 'REJECT' ? 'reject' : rule.target === 'DROP' ? 'drop' : null
+      if (!comment?.spn || action === null || (comment.kind !== 'no-endpoints' && comment.kind !== 'no-local-endpoints')) {
+        warn('IPT_UNKNOWN_RULE', `rule in filter ${chainName} not understood; kept out of the service model`, rule.line)
+        continue
+      }
+      const protocol = rule.protocol?.value ?? null
+      if (protocol === null) {
+        warn('IPT_UNKNOWN_RULE', `"${rule.comment}" rule has no -p; cannot tell which service port it is for`, rule.line)
+        continue
+      }
+      const g = groupBySpn(comment.spn, protocol)
+      g.rules.add(rule)
+      const port = parsePort(rule.dport?.value)
+      const nodePort = !rule.destination && findMatch(rule, '--dst-type')?.values[0] === 'LOCAL'
+      const ip = rule.destination && !rule.destination.negated ? rule.destination.value : null
+      let fe = nodePort
+        ? g.frontends.find((f) => f.type === 'NodePort' && f.port === port)
+        : g.frontends.find((f) => f.type !== 'NodePort' && f.ip === ip && f.port === port)
+      if (!fe) {
+        // No nat rule names this address: a service without endpoints has no nat chains (spec §2.4).
+        // In filter KUBE-SERVICES it is the ClusterIP (≤1.2x also put externalIPs there, so only the
+        // first address is taken as the ClusterIP); in KUBE-EXTERNAL-SERVICES an externalIP and a
+        // LoadBalancer IP look the same, hence "External".
+        const type: FrontendType = nodePort ? 'NodePort' : chainName === 'KUBE-SERVICES' && !g.frontends.some((f) => f.type === 'ClusterIP') ? 'ClusterIP' : 'External'
+        fe = addFrontend(g, {type, ip: nodePort ? null : ip, port, sourceRanges: [], action, via: null})
+      }
+      fe.action = action
+      if (comment.kind === 'no-local-endpoints') {
+        if (fe.type === 'ClusterIP') g.itp = 'Local'
+        else g.etp = 'Local'
+      }
+    }
+  }
+  for (const rule of filterChains.get('KUBE-NODEPORTS')?.rules ?? []) {
+    const comment = parseServiceComment(rule.comment)
+    if (comment?.kind === 'health-check' && comment.spn && rule.target === 'ACCEPT') {
+      healthChecks.push({spn: comment.spn, port: parsePort(rule.dport?.value), rule})
+    } else {
+      warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-NODEPORTS not understood; kept out of the service model', rule.line)
+    }
+  }
+  const spnGroups = new Map<string, Group[]>()
+  for (const g of groups.values()) if (g.spn) spnGroups.set(g.spn, [...(spnGroups.get(g.spn) ?? []), g])
+  for (const hc of healthChecks) {
+    const gs = (spnGroups.get(hc.spn) ?? []).filter((g) => g.frontends.length > 0)
+    if (gs.length === 0) {
+      warn('IPT_HEALTH_CHECK_ONLY', `health check node port ${hc.port ?? '?'} for ${hc.spn}, but no other rule of that service; not read as a service`, hc.rule.line, 'info')
+      continue
+    }
+    // The health check is always tcp (spec §2.4) and belongs to every protocol of that port name.
+    // A health check alone is not a service (fixtures/iptables/upstream-parse-basic: ns2/svc2).
+    for (const g of gs) {
+      g.healthCheckNodePort = hc.port
+      g.rules.add(hc.rule)
+    }
+  }
+  for (const rule of filterChains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
+    const comment = parseServiceComment(rule.comment)
+    const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
+    if (gs) for (const g of gs) g.rules.add(rule)
+    else warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model', rule.line)
+  }
+  for (const rule of filterChains.get('KUBE-FORWARD')?.rules ?? []) {
+    const ct = findMatch(rule, '--ctstate')
+    if (ct && !ct.negated && ct.values[0] === 'INVALID' && rule.target === 'DROP') node.conntrackInvalidDrop = true
+  }
+  if (filterChains.has('KUBE-FORWARD')) node.conntrackInvalidDrop ??= false
+  for (const rule of filterChains.get('KUBE-FIREWALL')?.rules ?? []) {
+    // kube-proxy adds "block incoming localnet connections" only for IPv4 with localhost NodePorts on (spec §2.3).
+    if (family === 'IPv4' && rule.comment === 'block incoming localnet connections') node.localhostNodePorts ??= true
+  }
+
+  // ---- node settings from the fixed nat chains.
+  for (const rule of liveTarget('KUBE-MARK-MASQ')?.rules ?? []) {
+    if (rule.target === 'MARK') noteMarkTarget(rule)
+  }
+  const postrouting = [...(liveTarget('KUBE-POSTROUTING')?.rules ?? []), ...(natChains.get('POSTROUTING')?.rules.filter((r) => r.comment === SNAT_COMMENT) ?? [])]
+  for (const rule of postrouting) {
+    if (rule.target === 'MASQUERADE') node.randomFully = findTargetOption(rule, '--random-fully') !== undefined || (node.randomFully ?? false)
+    const mark = findMatch(rule, '--mark')
+    if (mark?.values[0] && rule.target === 'MASQUERADE') node.masqueradeMark ??= markValue(mark.values[0]) // 2015-era: mark tested on the MASQUERADE rule itself
+  }
+
+  for (const {g, chain} of emptyDispatchChains) {
+    // ≤1.2x still jumped into an empty KUBE-SVC for a service without endpoints (the filter REJECT
+    // did the work): expected there, suspicious anywhere else.
+    const rejected = g.frontends.some((f) => f.action === 'reject')
+    warn('IPT_EMPTY_CHAIN', `${chain.name} is declared but has no rules; no endpoints are read from it${rejected ? ' (the service has no endpoints: its traffic is rejected in the filter table)' : ''}`, chain.line, rejected ? 'info' : 'warning')
+  }
+
+  // ---- 6. service ports.
+  const services: ServicePort[] = []
+  for (const g of groups.values()) {
+    const chainNames = Object.values(g.chains).map((c) => c.name)
+    if (g.frontends.length === 0) {
+      if (chainNames.length > 0) warn('IPT_ORPHAN_CHAIN', `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`, Object.values(g.chains)[0]?.line ?? null)
+      continue
+    }
+    let protocol = g.protocol
+    if (protocol === null && g.hash !== null && g.spn !== null) {
+      // No rule carries -p (hand-trimmed dump): the hash tells which protocol the chains were made for.
+      protocol = Object.keys(PROTOCOLS).find((p) => iptablesChainHash(g.spn!, p) === g.hash) ?? null
+    }
+    const firstLine = g.rules.values().next().value?.line ?? null
+    if (protocol === null || PROTOCOLS[protocol] === undefined) {
+      warn('IPT_UNKNOWN_PROTOCOL', `cannot tell the protocol of ${g.spn ?? chainNames.join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`, firstLine)
+    }
+    const proto = PROTOCOLS[protocol ?? 'tcp'] ?? 'TCP'
+    const names = g.spn !== null ? splitServicePortName(g.spn) : null
+    if (g.spn !== null && g.hash !== null) {
+      const expected = iptablesChainHash(g.spn, proto)
+      if (expected !== g.hash) {
+        warn('IPT_HASH_MISMATCH', `chains ${chainNames.join(', ')} do not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`, Object.values(g.chains)[0]?.line ?? firstLine)
+      }
+    }
+    if (g.spn === null) warn('IPT_NO_NAME', `no comment names the service port of ${chainNames.join(', ') || 'these rules'}; it is identified by its ClusterIP`, firstLine, 'info')
+
+    // Endpoints and shares. The cluster path is the chain a ClusterIP connection goes to.
+    const cluster = g.frontends.find((f) => f.type === 'ClusterIP' && f.action === 'forward')
+    const local = localCascades.get(g)
+    const useLocal = (cluster?.via === 'svl' || g.cascade.length === 0) && local !== undefined
+    const steps = useLocal ? local.steps : g.cascade
+    const cascadeChain = useLocal ? local.chain : g.cascadeChain
+    const shareBySep = new Map<string, number>()
+    if (steps.length > 0) {
+      const result = effectiveShares(steps.map((s) => s.probability))
+      steps.forEach((s, i) => shareBySep.set(s.sep, (shareBySep.get(s.sep) ?? 0) + result.shares[i]!))
+      if (result.unreachableFrom !== null) {
+        warn('IPT_UNREACHABLE_RULE', `${cascadeChain}: the rule on line ${steps[result.unreachableFrom]!.rule.line} follows an unconditional one and is never reached`, steps[result.unreachableFrom]!.rule.line)
+      }
+      if (Math.abs(result.total - 1) > SHARE_SUM_TOLERANCE) {
+        warn('IPT_SHARES_SUM', `the endpoint shares of ${cascadeChain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`, steps[steps.length - 1]!.rule.line)
+      }
+    }
+    const localPolicy = g.etp === 'Local' || g.itp === 'Local'
+    const endpoints: Endpoint[] = []
+    const seenEndpoints = new Set<string>()
+    for (const ep of g.endpoints.values()) {
+      if (g.spn !== null) {
+        const expected = iptablesEndpointHash(g.spn, proto, ep.written)
+        if (`${SEP_PREFIX}${expected}` !== ep.sep) {
+          warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, seps.get(ep.sep)?.line ?? null)
+        }
+      }
+      // Two SEP chains for one ip:port (a hand-edited dump) give one endpoint; the hash check above names the odd one.
+      const key = endpointString(ep.ip, ep.port)
+      if (seenEndpoints.has(key)) continue
+      seenEndpoints.add(key)
+      endpoints.push({
+        ip: ep.ip,
+        port: ep.port,
+        // Locality is only visible under a Local policy: the SVL/XLB members are this node's.
+        local: localPolicy ? ep.inLocal : null,
+        // An endpoint that is not on the cluster path (only in SVL) gets no new connection from it.
+        share: steps.length > 0 ? (shareBySep.get(ep.sep) ?? 0) : null,
+        weight: null,
+        state: null,
+      })
+    }
+    if (g.localDrop) {
+      // 1.24 SVL / ≤1.23 XLB "has no local endpoints" -> KUBE-MARK-DROP: external traffic is dropped.
+      for (const fe of g.frontends) if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw')) fe.action = 'drop'
+    }
+    const rangesFromFw = g.ranges.filter((r) => !g.frontends.some((f) => f.type === 'LoadBalancer' && f.ip === r))
+    const frontends: Frontend[] = g.frontends.map((f) => ({
+      type: f.type,
+      ip: f.ip,
+      port: f.port,
+      sourceRanges: f.via === 'fw' ? [...rangesFromFw] : [],
+      action: f.action,
+    }))
+    const externallyVisible = g.frontends.some((f) => f.type !== 'ClusterIP')
+    services.push({
+      namespace: names?.namespace ?? null,
+      name: names?.name ?? null,
+      portName: names?.portName ?? null,
+      protocol: proto,
+      family,
+      frontends,
+      healthCheckNodePort: g.healthCheckNodePort,
+      internalTrafficPolicy: g.itp,
+      externalTrafficPolicy: externallyVisible ? g.etp : null,
+      sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: g.affinitySeconds} : null,
+      scheduler: null,
+      endpoints,
+      rules: [...g.rules].map((r) => ref(path, r)),
+    })
+  }
+
+  // Two service ports on one address:port/protocol: kube-proxy never writes that, so the dump was
+  // edited or mixes syncs (fixtures/iptables/upstream-sortrules-transition: 192.168.99.22).
+  const owners = new Map<string, string>()
+  for (const sp of services) {
+    const who = `${sp.namespace ?? '?'}/${sp.name ?? '?'}:${sp.portName ?? '?'}`
+    for (const fe of sp.frontends) {
+      const where = `${fe.type === 'NodePort' ? `NodePort ${fe.ip ?? '*'}` : fe.ip}:${fe.port ?? '?'}/${sp.protocol}`
+      const other = owners.get(where)
+      if (other !== undefined && other !== who) warn('IPT_FRONTEND_CONFLICT', `${where} belongs to both ${other} and ${who}`, sp.rules[0]?.line ?? null)
+      else owners.set(where, who)
+    }
+  }
+
+  // ---- 7. foreign rules and chains, in one pass over every rule.
+  const masqMark = node.masqueradeMark
+  for (const table of ruleset.tables.values()) {
+    for (const chain of table.chains.values()) {
+      if (chain.deletedLine !== null) continue
+      const ownChain = isKubeProxyChain(chain.name)
+      if (!ownChain && chain.name.startsWith('KUBE-')) {
+        const ipvs = IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-')
+        foreign.push({
+          kind: ipvs ? 'leftover' : 'iptables-chain',
+          name: `${table.name}/${chain.name}`,
+          reason: ipvs ? "a chain of kube-proxy's IPVS mode, left over in an iptables-mode dump" : "a KUBE-* chain that kube-proxy's iptables mode does not write",
+          source: at(chain.line),
+        })
+      }
+      for (const rule of chain.rules) {
+        const target = rule.target
+        if (!ownChain) {
+          if (target && isKubeProxyChain(target)) {
+            const own = OWN_BUILTIN_JUMPS.get(`${table.name}/${chain.name}/${target}`)
+            if (chain.builtin && own !== undefined && (own === null || rule.comment === own)) continue
+            foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `jumps into kube-proxy's ${target} from a chain kube-proxy does not use for that`, source: at(rule.line)})
+            continue
+          }
+          const mark = findMatch(rule, '--mark')
+          if (table.name === 'nat' && chain.name === 'POSTROUTING' && rule.comment === SNAT_COMMENT && rule.target === 'MASQUERADE') continue // 2015's own rule
+          if (mark && masqMark !== null && mark.values[0] !== undefined && markValue(mark.values[0]) === masqMark) {
+            foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name}`, reason: `matches kube-proxy's masquerade mark ${masqMark}`, source: at(rule.line)})
+          }
+          continue
+        }
+        if (target && target !== chain.name && table.chains.has(target) && !isKubeProxyChain(target) && !BUILTIN_CHAINS.has(target)) {
+          foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`, source: at(rule.line)})
+        }
+      }
+    }
+  }
+  return {services, foreign, diagnostics, node}
+}
+
+/** Chains kubelet writes whatever kube-proxy's mode is (or kube-proxy's canary): they do not show kube-proxy's iptables mode. */
+const NOT_KUBE_PROXY_EVIDENCE: ReadonlySet<string> = new Set(['KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-MARK-DROP', 'KUBE-PROXY-CANARY'])
+
+/** Why this dump may not be an iptables-mode kube-proxy dump; null when it is one. */
+function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | null {
+  let kubeChains = 0
+  let kubeletOnly = 0
+  let perService = 0
+  let ipvsLine: number | null = null
+  let chains = 0
+  for (const table of ruleset.tables.values()) {
+    for (const chain of table.chains.values()) {
+      chains++
+      if (!chain.name.startsWith('KUBE-')) continue
+      if (NOT_KUBE_PROXY_EVIDENCE.has(chain.name)) {
+        kubeletOnly++
+        continue
+      }
+      kubeChains++
+      if (perServiceChain(chain.name) || chain.name.startsWith(SEP_PREFIX)) perService++
+      if (ipvsLine === null && (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))) ipvsLine = chain.line
+    }
+  }
+  // Only a dump without per-service chains can be IPVS mode's; do not scan the rules of the others.
+  if (ipvsLine === null && perService === 0) {
+    for (const rule of ruleset.rules) {
+      const set = findMatch(rule, '--match-set')
+      if (set?.values[0]?.startsWith('KUBE-')) {
+        ipvsLine = rule.line
+        break
+      }
+    }
+  }
+  if (kubeChains === 0) {
+    const why = kubeletOnly > 0
+      ? `its only KUBE-* chains are kubelet's (KUBE-KUBELET-CANARY, KUBE-FIREWALL, ...); kube-proxy may run in nftables or IPVS mode on this node`
+      : `none of its ${chains} chain(s) is a KUBE-* chain (is kube-proxy running in iptables mode on this node, and is this the right backend, legacy or nf_tables?)`
+    return diag('error', 'IPT_NO_KUBE_PROXY', `no kube-proxy rules in this dump: ${why}`, {path, line: 1})
+  }
+  if (ipvsLine !== null && perService === 0) {
+    return diag('error', 'IPT_IPVS_MODE', 'this iptables dump comes from kube-proxy in IPVS mode (KUBE-LOOP-BACK / KUBE-IPVS-* chains, --match-set KUBE-* ipsets) and has no per-service chains; read it together with `ipvsadm -Sn` and `ipset save` (one -f each)', {path, line: ipvsLine})
+  }
+  return null
+}
+
+/** Stage 2: one node's iptables-save sources -> ProxyState (mode 'iptables'). */
+export function buildIptablesState(parsed: ParsedSource[], _opts: ReadOptions): ProxyState {
+  const state = emptyState('iptables')
+  const node = emptyNodeInfo()
+  const podCIDRs = new Set<string>()
+  let masqueradeAllVotes: boolean | null = null
+  const seenFamilies = new Map<string, string>()
+  for (const p of parsed) {
+    if (p.format !== 'iptables-save' || p.data === null || typeof p.data !== 'object') {
+      state.diagnostics.push(diag('warning', 'IPT_WRONG_SOURCE', `${p.source.path} is ${p.format} input, which an iptables-mode state does not read; ignored`, {path: p.source.path, line: 1}))
+      continue
+    }
+    const ruleset = p.data as IptablesRuleset
+    const path = p.source.path
+    const problem = notIptablesMode(ruleset, path)
+    if (problem) {
+      state.diagnostics.push(problem)
+      continue
+    }
+    const family = ruleset.family ?? 'IPv4'
+    const earlier = seenFamilies.get(family)
+    if (earlier !== undefined) {
+      state.diagnostics.push(diag('warning', 'IPT_DUPLICATE_FAMILY', `${path} is a second ${family} dump for this node (after ${earlier}); its service ports are listed as well, so some may appear twice`, {path, line: 1}))
+    }
+    seenFamilies.set(family, path)
+    const r = buildFamily(ruleset, path, family)
+    // concat, not push(...): a large node has more service ports than a call takes arguments.
+    state.services = state.services.concat(r.services)
+    state.foreign = state.foreign.concat(r.foreign)
+    state.diagnostics = state.diagnostics.concat(r.diagnostics)
+    const e = r.node
+    for (const c of e.podCIDRs) podCIDRs.add(c)
+    node.localDetector ??= e.detector
+    node.localInterface ??= e.localInterface
+    node.masqueradeMark ??= e.masqueradeMark
+    node.randomFully ??= e.randomFully
+    node.localhostNodePorts ??= e.localhostNodePorts
+    node.conntrackInvalidDrop ??= e.conntrackInvalidDrop
+    if (e.nodePortAddresses !== null) node.nodePortAddresses = [...(node.nodePortAddresses ?? []), ...e.nodePortAddresses]
+    // masquerade-all: every internal masquerade rule lacks the local-detector part (spec §2.4).
+    if (e.masqMatchedAll && !e.masqMatchedLocal) masqueradeAllVotes = true
+    else if (e.masqMatchedLocal) masqueradeAllVotes ??= false
+    if (e.sawInternalChain && e.detector === null && !e.masqMatchedAll && !e.masqMatchedLocal) {
+      // Internal chains exist, yet no rule shows a detector and none masquerades all: the no-op detector.
+      node.localDetector ??= 'none'
+      masqueradeAllVotes ??= false // masquerade-all would have written the rule without a detector part
+    }
+  }
+  node.podCIDRs = [...podCIDRs]
+  node.masqueradeAll = masqueradeAllVotes
+  if (node.nodePortAddresses) node.nodePortAddresses = [...new Set(node.nodePortAddresses)]
+  state.node = node
+  return state
 }

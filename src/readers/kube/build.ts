@@ -1,8 +1,642 @@
-import {emptyState} from '../../core/state.js'
-import type {ProxyState} from '../../model/types.js'
-import type {ParsedSource, ReadOptions} from '../types.js'
+/**
+ * Stage 2 of the cluster-objects reader: Services + EndpointSlices -> the ProxyState kube-proxy
+ * would program on one node (`--node`, default this host's name), in state.mode 'cluster'.
+ *
+ * Endpoint selection is kube-proxy's own (pkg/proxy/endpointslicecache.go, topology.go
+ * CategorizeEndpoints, serviceport.go; reference/ipvs-yaml-migration.md c.2-c.4 and
+ * kube-proxy-iptables-nftables.md §1). Where the modes differ the state is built for the target
+ * mode (`opts.mode`, nftables when not given):
+ *   * iptables / nftables (§2.4, §3.4): a frontend whose policy is Local and that has no local
+ *     endpoint gets `drop`; a service without any endpoint gets `reject`.
+ *   * ipvs (a.3, PR #97081): a virtual server that should use local endpoints but has none
+ *     falls back to the cluster endpoints; a virtual server without real servers answers with
+ *     ICMP port unreachable (the kernel's ip_vs_leave), which is `reject`.
+ * Every frontend of a service port therefore has its own action, while the service port keeps
+ * one endpoint list: every endpoint some frontend can reach, with `share` over the cluster
+ * path (or over the local endpoints when the service only ever uses those).
+ */
+import {hostname} from 'node:os'
+import {diag, emptyState, sortState} from '../../core/state.js'
+import type {Diagnostic, Endpoint, Family, Frontend, FrontendAction, Mode, Protocol, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
+import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
+import {sniffFormat} from '../registry.js'
+import {parseCidr, parseIp} from './ip.js'
+import {emptyKubeObjects, parseKube} from './parse.js'
+import type {KubeEndpointSlice, KubeLegacyEndpoints, KubeObjects, KubeService, KubeServicePort} from './parse.js'
 
-// Placeholder until this builder lands.
-export function buildClusterState(_parsed: ParsedSource[], _opts: ReadOptions): ProxyState {
-  return emptyState('cluster')
+/** The label kube-proxy's informers exclude: the object belongs to another service proxy (c.2). */
+const LABEL_SERVICE_PROXY_NAME = 'service.kubernetes.io/service-proxy-name'
+/** Set by the EndpointSlice controller on the slices of headless Services (c.2). */
+const LABEL_HEADLESS = 'service.kubernetes.io/headless'
+/** Associates a slice with its Service (c.4); without it kube-proxy ignores the slice. */
+const LABEL_SERVICE_NAME = 'kubernetes.io/service-name'
+/** EndpointSliceMirroring does not mirror Endpoints carrying this label set to "true" (c.2). */
+const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror'
+
+/** The API default for sessionAffinityConfig.clientIP.timeoutSeconds. */
+export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800
+
+type TargetMode = Exclude<Mode, 'cluster'>
+
+/** One endpoint after kube-proxy's cache: addresses[0], deduplicated by ip:port, conditions defaulted. */
+interface CachedEndpoint {
+  ip: string
+  port: number
+  ready: boolean
+  serving: boolean
+  terminating: boolean
+  local: boolean
+  zoneHints: string[]
+  nodeHints: string[]
 }
+
+const nsName = (namespace: string, name: string) => `${namespace}/${name}`
+
+function family(ip: string): Family | null {
+  return parseIp(ip)?.family ?? null
+}
+
+/** pkg/api/v1/service/util.go ExternallyAccessible: decided by the Service's type. */
+function serviceExternallyAccessible(svc: KubeService): boolean {
+  return svc.type === 'LoadBalancer' || svc.type === 'NodePort' || (svc.type === 'ClusterIP' && svc.externalIPs.length > 0)
+}
+
+/**
+ * Turns legacy v1 Endpoints into slices the way EndpointSliceMirroring would (c.2): one slice per
+ * subset and family (a subset is one port set), addresses ready, notReadyAddresses not ready.
+ */
+function slicesFromLegacy(ep: KubeLegacyEndpoints): KubeEndpointSlice[] {
+  const slices: KubeEndpointSlice[] = []
+  for (const [i, subset] of ep.subsets.entries()) {
+    const byFamily = new Map<Family, KubeEndpointSlice>()
+    const add = (addr: {ip: string; nodeName: string | null}, ready: boolean) => {
+      // An address that is not an IP goes to an IPv4 slice, where the endpoint check reports it.
+      const fam = family(addr.ip) ?? 'IPv4'
+      let slice = byFamily.get(fam)
+      if (!slice) {
+        slice = {ref: ep.ref, namespace: ep.namespace, name: `${ep.name} (Endpoints subset ${i}, ${fam})`, labels: {[LABEL_SERVICE_NAME]: ep.name}, addressType: fam, ports: subset.ports, endpoints: [], synthesizedFrom: 'Endpoints'}
+        byFamily.set(fam, slice)
+        slices.push(slice)
+      }
+      slice.endpoints.push({addresses: [addr.ip], ready, serving: ready, terminating: false, nodeName: addr.nodeName, zone: null, zoneHints: [], nodeHints: []})
+    }
+    for (const a of subset.addresses) add(a, true)
+    for (const a of subset.notReadyAddresses) add(a, false)
+  }
+  return slices
+}
+
+interface ServiceWork {
+  svc: KubeService
+  slices: KubeEndpointSlice[]
+}
+
+/** Options of the cluster builder: `mode` is the proxy mode the state is built for, `node` the point of view. */
+export type ClusterBuildOptions = Pick<ReadOptions, 'mode' | 'node'>
+
+/**
+ * Builds the ProxyState for one node from parsed kube sources. Never throws on bad input.
+ * state.mode is 'cluster'; endpoint selection and frontend actions follow `opts.mode`
+ * (default nftables).
+ */
+export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOptions): ProxyState {
+  const state = emptyState('cluster')
+  const diagnostics: Diagnostic[] = []
+  const target: TargetMode = opts.mode === undefined || opts.mode === 'cluster' ? 'nftables' : opts.mode
+  // kube-proxy's default node name is the host name, trimmed and lower-cased (nodeutil.GetHostname).
+  const node = opts.node ?? hostname().trim().toLowerCase()
+  state.node.name = node
+  state.sources = parsed.map((p) => p.source)
+
+  const all = emptyKubeObjects()
+  for (const p of parsed) {
+    const data = p.format === 'kube' ? (p.data as KubeObjects | null) : null
+    if (!data) continue
+    all.services.push(...data.services)
+    all.slices.push(...data.slices)
+    all.legacyEndpoints.push(...data.legacyEndpoints)
+  }
+
+  // Services by namespace/name. A second copy of the same Service replaces the first, with a warning.
+  const services = new Map<string, ServiceWork>()
+  for (const svc of all.services) {
+    const key = nsName(svc.namespace, svc.name)
+    const prev = services.get(key)
+    if (prev) diagnostics.push(diag('warning', 'KUBE_DUPLICATE_OBJECT', `Service ${key} appears again (first at ${prev.svc.ref.path}:${prev.svc.ref.line}); the later one is used`, svc.ref))
+    services.set(key, {svc, slices: []})
+  }
+
+  // kube-proxy's slice cache is keyed by namespace/name: a later copy replaces the earlier one.
+  const slicesByName = new Map<string, KubeEndpointSlice>()
+  for (const slice of all.slices) {
+    const key = nsName(slice.namespace, slice.name)
+    const prev = slicesByName.get(key)
+    if (prev) diagnostics.push(diag('warning', 'KUBE_DUPLICATE_OBJECT', `EndpointSlice ${key} appears again (first at ${prev.ref.path}:${prev.ref.line}); the later one is used`, slice.ref))
+    slicesByName.set(key, slice)
+  }
+
+  // Slices joined to their Service through the kubernetes.io/service-name label (c.4).
+  for (const slice of slicesByName.values()) {
+    const what = `EndpointSlice ${nsName(slice.namespace, slice.name)}`
+    if (LABEL_SERVICE_PROXY_NAME in slice.labels) {
+      diagnostics.push(diag('info', 'KUBE_OTHER_PROXY', `${what} is labelled ${LABEL_SERVICE_PROXY_NAME}=${slice.labels[LABEL_SERVICE_PROXY_NAME]}; kube-proxy leaves it to that proxy`, slice.ref))
+      continue
+    }
+    if (LABEL_HEADLESS in slice.labels) {
+      diagnostics.push(diag('info', 'KUBE_HEADLESS', `${what} belongs to a headless Service; kube-proxy ignores it`, slice.ref))
+      continue
+    }
+    const svcName = slice.labels[LABEL_SERVICE_NAME]
+    if (!svcName) {
+      diagnostics.push(diag('warning', 'KUBE_SLICE_NO_SERVICE_LABEL', `${what} has no ${LABEL_SERVICE_NAME} label; kube-proxy ignores it`, slice.ref))
+      continue
+    }
+    if (slice.addressType !== 'IPv4' && slice.addressType !== 'IPv6') {
+      diagnostics.push(diag('info', 'KUBE_SLICE_ADDRESS_TYPE', `${what} has addressType ${slice.addressType || '(none)'}; kube-proxy reads only IPv4 and IPv6 slices`, slice.ref))
+      continue
+    }
+    const work = services.get(nsName(slice.namespace, svcName))
+    if (!work) {
+      diagnostics.push(diag('info', 'KUBE_SLICE_WITHOUT_SERVICE', `${what} is for Service ${nsName(slice.namespace, svcName)}, which is not in the input`, slice.ref))
+      continue
+    }
+    work.slices.push(slice)
+  }
+
+  // Legacy Endpoints stand in only for Services that have no slice at all (issue 3 §3).
+  const legacyByService = new Map<string, KubeLegacyEndpoints>()
+  for (const ep of all.legacyEndpoints) legacyByService.set(nsName(ep.namespace, ep.name), ep)
+  for (const [key, ep] of legacyByService) {
+    const work = services.get(key)
+    if (!work || work.slices.length > 0) continue
+    if (ep.labels[LABEL_SKIP_MIRROR] === 'true') {
+      diagnostics.push(diag('info', 'KUBE_SKIP_MIRROR', `Endpoints ${key} is labelled ${LABEL_SKIP_MIRROR}=true; it is never mirrored into a slice, so kube-proxy does not see it`, ep.ref))
+      continue
+    }
+    diagnostics.push(
+      diag('warning', 'KUBE_LEGACY_ENDPOINTS', `Service ${key} has no EndpointSlice in the input; its endpoints are taken from the legacy v1 Endpoints object (kube-proxy reads only EndpointSlices; include them with kubectl get endpointslices)`, ep.ref),
+    )
+    work.slices.push(...slicesFromLegacy(ep))
+  }
+  if (all.services.length > 0 && all.slices.length === 0 && all.legacyEndpoints.length === 0) {
+    diagnostics.push(
+      diag('warning', 'KUBE_NO_ENDPOINTSLICES', 'the input has Services but no EndpointSlices, so every service shows no endpoints; use `kubectl get svc,endpointslices -A -o yaml`', all.services[0]?.ref ?? null),
+    )
+  }
+
+  const zone = nodeZone(slicesByName.values(), node, diagnostics)
+  for (const work of services.values()) buildService(work, {target, node, zone, weight: target === 'ipvs' ? 1 : null}, state.services, diagnostics)
+
+  state.diagnostics = diagnostics
+  return sortState(state)
+}
+
+interface BuildContext {
+  target: TargetMode
+  node: string
+  /** The node's topology.kubernetes.io/zone as far as the objects tell; null when unknown. */
+  zone: string | null
+  weight: number | null
+}
+
+/**
+ * The zone of `node`, for zone hints. The Node object is not in the input, but an endpoint's
+ * `zone` is its node's zone label (the EndpointSlice controller copies it), so any endpoint
+ * running on this node tells it.
+ */
+function nodeZone(slices: Iterable<KubeEndpointSlice>, node: string, diagnostics: Diagnostic[]): string | null {
+  const zones = new Set<string>()
+  let ref: SourceRef | null = null
+  for (const slice of slices) {
+    for (const e of slice.endpoints) {
+      if (e.nodeName !== node || e.zone === null) continue
+      zones.add(e.zone)
+      ref ??= slice.ref
+    }
+  }
+  if (zones.size <= 1) return zones.values().next().value ?? null
+  diagnostics.push(diag('warning', 'KUBE_NODE_ZONE_CONFLICT', `endpoints on node ${node} name different zones (${[...zones].sort().join(', ')}); zone hints are not applied`, ref))
+  return null
+}
+
+/** Which Services kube-proxy skips (ShouldSkipService, and the informer's label selector; c.2). */
+function skipReason(svc: KubeService): string | null {
+  if (LABEL_SERVICE_PROXY_NAME in svc.labels) return `it is labelled ${LABEL_SERVICE_PROXY_NAME}=${svc.labels[LABEL_SERVICE_PROXY_NAME]}, so another proxy handles it`
+  if (svc.type === 'ExternalName') return 'it is an ExternalName Service'
+  if (svc.clusterIPs.length === 0 || svc.clusterIPs[0] === 'None' || svc.clusterIPs[0] === '') return 'it is headless (no cluster IP)'
+  return null
+}
+
+function buildService(work: ServiceWork, ctx: BuildContext, out: ServicePort[], diagnostics: Diagnostic[]): void {
+  const {svc} = work
+  const key = nsName(svc.namespace, svc.name)
+  const skip = skipReason(svc)
+  if (skip) {
+    diagnostics.push(diag('info', 'KUBE_SERVICE_IGNORED', `Service ${key} is ignored by kube-proxy: ${skip}`, svc.ref))
+    return
+  }
+  if (svc.ports.length === 0) {
+    diagnostics.push(diag('warning', 'KUBE_SERVICE_NO_PORTS', `Service ${key} has no ports; kube-proxy programs nothing for it`, svc.ref))
+    return
+  }
+
+  // One proxier per family (a.1): each family with a cluster IP gets its own service ports.
+  const clusterIpByFamily = new Map<Family, string>()
+  for (const raw of svc.clusterIPs) {
+    const ip = parseIp(raw)
+    if (!ip) {
+      diagnostics.push(diag('warning', 'KUBE_BAD_IP', `Service ${key}: cluster IP ${JSON.stringify(raw)} is not an IP address; ignored`, svc.ref))
+      continue
+    }
+    // GetClusterIPByFamily takes the first cluster IP of each family.
+    if (!clusterIpByFamily.has(ip.family)) clusterIpByFamily.set(ip.family, ip.text)
+  }
+
+  // externalIPs, LB IPs and source ranges are filtered to each proxier's family (serviceport.go).
+  const byFamily = (values: string[], what: string, parse: (s: string) => {family: Family; text: string} | null): Map<Family, string[]> => {
+    const m = new Map<Family, string[]>()
+    for (const raw of values) {
+      const v = parse(raw)
+      if (!v) {
+        diagnostics.push(diag('warning', 'KUBE_BAD_IP', `Service ${key}: ${what} ${JSON.stringify(raw)} is not valid; ignored`, svc.ref))
+        continue
+      }
+      const list = m.get(v.family) ?? []
+      list.push(v.text)
+      m.set(v.family, list)
+    }
+    return m
+  }
+  const externalIPs = byFamily(svc.externalIPs, 'externalIP', parseIp)
+  const sourceRanges = byFamily(svc.loadBalancerSourceRanges, 'loadBalancerSourceRange', parseCidr)
+  // ipMode Proxy: the load balancer proxies itself, so kube-proxy does not program the IP (c.3).
+  const lbIPs = byFamily(
+    svc.loadBalancerIngress.filter((i) => i.ipMode !== 'Proxy').map((i) => i.ip),
+    'status.loadBalancer.ingress ip',
+    parseIp,
+  )
+
+  const internalPolicyLocal = svc.internalTrafficPolicy === 'Local'
+  const externalPolicyLocal = serviceExternallyAccessible(svc) && svc.externalTrafficPolicy === 'Local'
+  // NeedsHealthCheck: only a LoadBalancer with an effective Local external policy.
+  const healthCheckNodePort = svc.type === 'LoadBalancer' && externalPolicyLocal && svc.healthCheckNodePort > 0 ? svc.healthCheckNodePort : null
+  const sessionAffinity = svc.sessionAffinity === 'ClientIP' ? {type: 'ClientIP' as const, timeoutSeconds: svc.affinityTimeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS} : null
+
+  for (const slice of work.slices) {
+    if (clusterIpByFamily.has(slice.addressType as Family)) continue
+    diagnostics.push(diag('info', 'KUBE_SLICE_FAMILY_UNUSED', `EndpointSlice ${nsName(slice.namespace, slice.name)} is ${slice.addressType} but Service ${key} has no ${slice.addressType} cluster IP; kube-proxy does not use it`, slice.ref))
+  }
+  for (const [fam, clusterIP] of clusterIpByFamily) {
+    const endpointsByPort = collectEndpoints(work, fam, ctx, diagnostics)
+    for (const port of svc.ports) {
+      const joined = endpointsByPort.get(portKey(port.name, port.protocol))
+      const famExternalIPs = externalIPs.get(fam) ?? []
+      const famLbIPs = lbIPs.get(fam) ?? []
+      const sp = buildServicePort({
+        svc,
+        port,
+        family: fam,
+        clusterIP,
+        externalIPs: famExternalIPs,
+        lbIPs: famLbIPs,
+        sourceRanges: sourceRanges.get(fam) ?? [],
+        internalPolicyLocal,
+        externalPolicyLocal,
+        endpoints: joined ? [...joined.endpoints.values()] : [],
+        ctx,
+        diagnostics,
+      })
+      sp.healthCheckNodePort = healthCheckNodePort
+      sp.sessionAffinity = sessionAffinity ? {...sessionAffinity} : null
+      sp.rules = [svc.ref, ...(joined?.refs ?? [])]
+      out.push(sp)
+    }
+  }
+}
+
+const portKey = (name: string, protocol: Protocol) => `${protocol}/${name}`
+
+interface JoinedPort {
+  endpoints: Map<string, CachedEndpoint>
+  refs: SourceRef[]
+}
+
+/**
+ * endpointslicecache.go: every slice port (name, protocol) of this family collects the slice's
+ * endpoints; addresses[0] only; endpoints of the wrong family are dropped; duplicates by ip:port
+ * keep one copy (a local copy wins, as upstream; and a non-terminating copy over a terminating one, c.4).
+ */
+function collectEndpoints(work: ServiceWork, fam: Family, ctx: BuildContext, diagnostics: Diagnostic[]): Map<string, JoinedPort> {
+  const byPort = new Map<string, JoinedPort>()
+  const svcKey = nsName(work.svc.namespace, work.svc.name)
+  const servicePortKeys = new Set(work.svc.ports.map((p) => portKey(p.name, p.protocol)))
+  for (const slice of work.slices) {
+    if (slice.addressType !== fam) continue
+    const what = `EndpointSlice ${nsName(slice.namespace, slice.name)}`
+    // Convert the slice's endpoints once; each of its ports reuses them.
+    const endpoints: Array<Omit<CachedEndpoint, 'port'>> = []
+    for (const [i, e] of slice.endpoints.entries()) {
+      const first = e.addresses[0]
+      if (first === undefined) {
+        diagnostics.push(diag('warning', 'KUBE_ENDPOINT_NO_ADDRESS', `${what}: endpoints[${i}] has no address; kube-proxy ignores it`, slice.ref))
+        continue
+      }
+      const ip = parseIp(first)
+      if (!ip) {
+        diagnostics.push(diag('warning', 'KUBE_BAD_IP', `${what}: endpoints[${i}] address ${JSON.stringify(first)} is not an IP address; ignored`, slice.ref))
+        continue
+      }
+      if (ip.family !== fam) {
+        diagnostics.push(diag('warning', 'KUBE_ENDPOINT_WRONG_FAMILY', `${what}: endpoints[${i}] address ${ip.text} is not ${fam} like the slice's addressType; kube-proxy ignores it`, slice.ref))
+        continue
+      }
+      endpoints.push({
+        ip: ip.text,
+        // nil conditions: ready and serving count as true, terminating as false (c.4).
+        ready: e.ready ?? true,
+        serving: e.serving ?? true,
+        terminating: e.terminating ?? false,
+        local: e.nodeName !== null && e.nodeName === ctx.node,
+        zoneHints: e.zoneHints,
+        nodeHints: e.nodeHints,
+      })
+    }
+    for (const p of slice.ports) {
+      if (p.name === null) {
+        diagnostics.push(diag('warning', 'KUBE_SLICE_PORT_NO_NAME', `${what}: a port without a name is ignored by kube-proxy (an unnamed Service port is name: "")`, slice.ref))
+        continue
+      }
+      if (p.port === null) {
+        diagnostics.push(diag('warning', 'KUBE_SLICE_PORT_NO_NUMBER', `${what}: port ${JSON.stringify(p.name)} has no port number; kube-proxy ignores it`, slice.ref))
+        continue
+      }
+      const k = portKey(p.name, p.protocol)
+      if (!servicePortKeys.has(k)) {
+        diagnostics.push(diag('info', 'KUBE_SLICE_PORT_UNMATCHED', `${what}: port ${JSON.stringify(p.name)}/${p.protocol} matches no port of Service ${svcKey}`, slice.ref))
+        continue
+      }
+      let joined = byPort.get(k)
+      if (!joined) {
+        joined = {endpoints: new Map(), refs: []}
+        byPort.set(k, joined)
+      }
+      joined.refs.push(slice.ref)
+      for (const e of endpoints) {
+        const ep: CachedEndpoint = {...e, port: p.port}
+        const id = fam === 'IPv6' ? `[${ep.ip}]:${ep.port}` : `${ep.ip}:${ep.port}`
+        const prev = joined.endpoints.get(id)
+        if (!prev || (ep.local && !prev.local) || (prev.terminating && !ep.terminating)) joined.endpoints.set(id, ep)
+      }
+    }
+  }
+  return byPort
+}
+
+interface ServicePortInput {
+  svc: KubeService
+  port: KubeServicePort
+  family: Family
+  clusterIP: string
+  externalIPs: string[]
+  lbIPs: string[]
+  sourceRanges: string[]
+  internalPolicyLocal: boolean
+  externalPolicyLocal: boolean
+  endpoints: CachedEndpoint[]
+  ctx: BuildContext
+  diagnostics: Diagnostic[]
+}
+
+/** topology.go's modes: "" (no topology), PreferSameZone (zone hints), PreferSameNode (node hints). */
+export type TopologyMode = '' | 'PreferSameZone' | 'PreferSameNode'
+
+/** The result of CategorizeEndpoints (topology.go) for one service port. */
+export interface EndpointCategories<E> {
+  /** null when the service port never uses Cluster policy. */
+  cluster: E[] | null
+  /** null when the service port never uses Local policy. */
+  local: E[] | null
+  hasAnyEndpoints: boolean
+  topologyMode: TopologyMode
+}
+
+interface CategorizableEndpoint {
+  ready: boolean
+  serving: boolean
+  terminating: boolean
+  local: boolean
+  zoneHints: string[]
+  nodeHints: string[]
+}
+
+/**
+ * topology.go topologyModeFromHints: hints count only when every ready endpoint has one of that
+ * kind and at least one names this node (node hints, PreferSameTrafficDistribution: on by
+ * default since 1.34) or this node's zone (zone hints).
+ */
+function topologyModeFromHints(endpoints: CategorizableEndpoint[], node: string, zone: string | null): TopologyMode {
+  const ready = endpoints.filter((e) => e.ready)
+  if (ready.length === 0) return ''
+  if (ready.every((e) => e.nodeHints.length > 0) && ready.some((e) => e.nodeHints.includes(node))) return 'PreferSameNode'
+  if (zone !== null && ready.every((e) => e.zoneHints.length > 0) && ready.some((e) => e.zoneHints.includes(zone))) return 'PreferSameZone'
+  return ''
+}
+
+/**
+ * topology.go CategorizeEndpoints: usable = ready (and, for the cluster set, available under the
+ * topology mode), or serving-and-terminating when none is, decided separately for the cluster
+ * and the local set.
+ */
+export function categorizeEndpoints<E extends CategorizableEndpoint>(endpoints: E[], usesCluster: boolean, usesLocal: boolean, node: string, zone: string | null): EndpointCategories<E> {
+  let cluster: E[] | null = null
+  let local: E[] | null = null
+  let hasAnyEndpoints = false
+  let topologyMode: TopologyMode = ''
+  const servingTerminating = (e: E) => e.serving && e.terminating
+  if (usesCluster) {
+    topologyMode = topologyModeFromHints(endpoints, node, zone)
+    const available = (e: E) => (topologyMode === 'PreferSameNode' ? e.nodeHints.includes(node) : topologyMode === 'PreferSameZone' ? zone !== null && e.zoneHints.includes(zone) : true)
+    cluster = endpoints.filter((e) => e.ready && available(e))
+    if (cluster.length === 0) cluster = endpoints.filter(servingTerminating)
+    hasAnyEndpoints = cluster.length > 0
+  }
+  if (usesLocal) {
+    if (endpoints.some((e) => e.ready || servingTerminating(e))) hasAnyEndpoints = true
+    local = endpoints.filter((e) => e.local && e.ready)
+    if (local.length === 0) local = endpoints.filter((e) => e.local && servingTerminating(e))
+  }
+  return {cluster, local, hasAnyEndpoints, topologyMode}
+}
+
+function buildServicePort(input: ServicePortInput): ServicePort {
+  const {svc, port, family: fam, ctx} = input
+  // serviceport.go: these use the family-filtered lists, unlike ExternalPolicyLocal above.
+  const portExternallyAccessible = port.nodePort !== 0 || input.lbIPs.length > 0 || input.externalIPs.length > 0
+  const usesCluster = !input.internalPolicyLocal || portExternallyAccessible
+  const usesLocal = input.internalPolicyLocal || (input.externalPolicyLocal && portExternallyAccessible)
+  const cats = categorizeEndpoints(input.endpoints, usesCluster, usesLocal, ctx.node, ctx.zone)
+  const cluster = cats.cluster ?? []
+  const local = cats.local ?? []
+
+  const spName = `Service ${nsName(svc.namespace, svc.name)} port ${JSON.stringify(port.name)}/${port.protocol} (${fam})`
+  if (cats.topologyMode !== '') {
+    const where = cats.topologyMode === 'PreferSameNode' ? `node ${ctx.node}` : `zone ${ctx.zone}`
+    input.diagnostics.push(diag('info', 'KUBE_TOPOLOGY_HINTS', `${spName}: topology hints for ${where} apply; the cluster path uses ${cluster.length} of ${input.endpoints.filter((e) => e.ready).length} ready endpoints`, svc.ref))
+  } else if (usesCluster && ctx.zone === null) {
+    const ready = input.endpoints.filter((e) => e.ready)
+    if (ready.length > 0 && ready.every((e) => e.zoneHints.length > 0)) {
+      input.diagnostics.push(
+        diag(
+          'warning',
+          'KUBE_TOPOLOGY_ZONE_UNKNOWN',
+          `${spName}: endpoints carry zone hints, but the zone of node ${ctx.node} is not known from these objects (no endpoint runs on it); kube-proxy would use only the endpoints hinted for its zone, kp shows every ready endpoint`,
+          svc.ref,
+        ),
+      )
+    }
+  }
+
+  const internalAction = (): FrontendAction => {
+    if (ctx.target === 'ipvs') {
+      // ClusterIP VS: local endpoints under ITP=Local, falling back to the cluster set.
+      const rs = input.internalPolicyLocal && local.length > 0 ? local : cluster
+      return rs.length > 0 ? 'forward' : 'reject'
+    }
+    const hasInternal = input.internalPolicyLocal ? local.length > 0 : cats.hasAnyEndpoints
+    return hasInternal ? 'forward' : cats.hasAnyEndpoints ? 'drop' : 'reject'
+  }
+  const externalAction = (): FrontendAction => {
+    if (ctx.target === 'ipvs') {
+      const rs = input.externalPolicyLocal && local.length > 0 ? local : cluster
+      return rs.length > 0 ? 'forward' : 'reject'
+    }
+    const hasExternal = input.externalPolicyLocal ? local.length > 0 : cats.hasAnyEndpoints
+    return hasExternal ? 'forward' : cats.hasAnyEndpoints ? 'drop' : 'reject'
+  }
+  const ext = externalAction()
+  const frontends: Frontend[] = [{type: 'ClusterIP', ip: input.clusterIP, port: port.port, sourceRanges: [], action: internalAction()}]
+  for (const ip of input.externalIPs) frontends.push({type: 'ExternalIP', ip, port: port.port, sourceRanges: [], action: ext})
+  for (const ip of input.lbIPs) frontends.push({type: 'LoadBalancer', ip, port: port.port, sourceRanges: [...input.sourceRanges], action: ext})
+  // NodePorts are not subject to loadBalancerSourceRanges (§2.4).
+  if (port.nodePort !== 0) frontends.push({type: 'NodePort', ip: null, port: port.nodePort, sourceRanges: [], action: ext})
+
+  // Every endpoint some frontend can reach (allLocallyReachableEndpoints), shares over the
+  // cluster path, or over the local set when the service port never uses the cluster path.
+  const reachable = new Map<string, CachedEndpoint>()
+  if (usesCluster) for (const e of cluster) reachable.set(`${e.ip}|${e.port}`, e)
+  if (usesLocal) for (const e of local) reachable.set(`${e.ip}|${e.port}`, e)
+  const sharePath = usesCluster && cluster.length > 0 ? cluster : local
+  const inSharePath = new Set(sharePath.map((e) => `${e.ip}|${e.port}`))
+  const endpoints: Endpoint[] = [...reachable.entries()].map(([id, e]) => ({
+    ip: e.ip,
+    port: e.port,
+    local: e.local,
+    share: inSharePath.has(id) ? 1 / sharePath.length : 0,
+    weight: ctx.weight,
+    state: e.ready ? 'ready' : 'serving-terminating',
+  }))
+  const unused = input.endpoints.length - reachable.size
+  if (unused > 0) {
+    input.diagnostics.push(
+      diag(
+        'info',
+        'KUBE_ENDPOINTS_UNUSED',
+        `${spName}: ${unused} endpoint(s) not used by kube-proxy on node ${ctx.node} (not ready, terminating while ready ones exist, outside the topology hints, or remote under a Local-only policy)`,
+        svc.ref,
+      ),
+    )
+  }
+
+  return {
+    namespace: svc.namespace,
+    name: svc.name,
+    portName: port.name,
+    protocol: port.protocol,
+    family: fam,
+    frontends,
+    healthCheckNodePort: null,
+    internalTrafficPolicy: input.internalPolicyLocal ? 'Local' : 'Cluster',
+    externalTrafficPolicy: input.externalPolicyLocal ? 'Local' : 'Cluster',
+    sessionAffinity: null,
+    scheduler: null,
+    endpoints,
+    rules: [],
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for other readers (the IPVS builder names virtual servers from cluster objects).
+
+/**
+ * The key of a frontend as an IPVS virtual server sees it: `address|port|protocol`. A NodePort
+ * frontend (ip null) is keyed with `*`: a NodePort VS on any node address, `nodeIP:nodePort`,
+ * matches `frontendKey(null, nodePort, protocol)`.
+ */
+export function frontendKey(ip: string | null, port: number | null, protocol: Protocol): string {
+  const addr = ip === null ? '*' : (parseIp(ip)?.text ?? ip)
+  return `${addr}|${port ?? '?'}|${protocol}`
+}
+
+/**
+ * The endpoints one frontend of a cluster-built service port sends new connections to, in the
+ * given mode: an IPVS virtual server's real servers, or an iptables/nftables frontend's DNAT
+ * targets. Under a Local policy (ITP for the ClusterIP, ETP for the others) these are the local
+ * endpoints; without any, IPVS falls back to the cluster path and the other modes have none
+ * (the frontend's action says drop or reject). Otherwise the cluster path: the endpoints with
+ * a share (buildClusterState gives every other endpoint share 0).
+ */
+export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): Endpoint[] {
+  const policyLocal = fe.type === 'ClusterIP' ? sp.internalTrafficPolicy === 'Local' : sp.externalTrafficPolicy === 'Local'
+  const clusterPath = sp.endpoints.filter((e) => (e.share ?? 0) > 0)
+  if (!policyLocal) return clusterPath
+  const local = sp.endpoints.filter((e) => e.local === true)
+  if (local.length > 0) return local
+  return mode === 'ipvs' ? clusterPath : []
+}
+
+export interface FrontendMatch {
+  service: ServicePort
+  frontend: Frontend
+}
+
+/**
+ * Indexes every frontend of the given service ports by frontendKey. Several service ports can
+ * share a key (e.g. the same externalIP on two Services), so each key maps to a list.
+ */
+export function indexFrontends(services: ServicePort[]): Map<string, FrontendMatch[]> {
+  const index = new Map<string, FrontendMatch[]>()
+  for (const service of services) {
+    for (const frontend of service.frontends) {
+      const k = frontendKey(frontend.ip, frontend.port, service.protocol)
+      const list = index.get(k)
+      if (list) list.push({service, frontend})
+      else index.set(k, [{service, frontend}])
+    }
+  }
+  return index
+}
+
+/**
+ * Reads cluster-object sources (`--cluster`) straight into the state kube-proxy would program
+ * for `opts.node` in `opts.mode`; parse diagnostics come first. Never throws on bad input.
+ */
+export function readClusterSources(sources: SourceText[], opts: ClusterBuildOptions): ProxyState {
+  const misplaced: Diagnostic[] = []
+  const parsed: ParsedSource[] = []
+  for (const src of sources) {
+    // A node dump given as cluster objects would only produce YAML syntax errors; say what it is.
+    const format = src.format ?? sniffFormat(src.text.slice(0, SNIFF_CHARS))
+    if (format !== null && format !== 'kube') {
+      misplaced.push(diag('error', 'KUBE_NOT_CLUSTER_OBJECTS', `this looks like ${format} input, not Kubernetes objects (kubectl get svc,endpointslices -A -o yaml)`, {path: src.path, line: 1}))
+      continue
+    }
+    parsed.push(parseKube(src))
+  }
+  const state = buildClusterState(parsed, opts)
+  state.sources = sources.map((s) => ({path: s.path, format: 'kube', tool: s.tool ?? null}))
+  state.diagnostics = [...misplaced, ...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics]
+  return state
+}
+
+/** As much of a source as the format sniffers look at (read-state.ts reads the same 64 KiB). */
+const SNIFF_CHARS = 64 * 1024

@@ -1,11 +1,412 @@
+/**
+ * Stage 1 for `nft -j list ruleset|table ...`: JSON.parse once, then one walk over the
+ * `nftables` array into the same intermediate representation as the text reader
+ * (src/readers/nft/ir.ts). Rule expressions are rendered back into the words `nft list`
+ * prints (`ip daddr . meta l4proto . th dport vmap @service-ips`), so one interpreter
+ * (src/readers/nft/build.ts) reads every form; marks come out as `0x00004000`, as nft lists them.
+ *
+ * Lines: JSON has no statement lines. When the document is pretty-printed (several lines,
+ * e.g. `nft -j ... | jq .`), each object's line is the line where it starts, found in the same
+ * single scan. `nft -j` itself prints one line; then the "line" of an object is 1 + its index
+ * in the `nftables` array (so `path:5` means the fifth object), which is stable and searchable
+ * with `jq '.nftables[4]'`.
+ */
+import type {Diagnostic} from '../../model/types.js'
+import {emptyDocument, getOrAddTable, type NftChain, type NftDocument, type NftElement, type NftSet} from '../nft/ir.js'
 import type {ParsedSource, SourceText} from '../types.js'
 
-// Placeholder until this reader lands: says so instead of guessing.
-export function parse(src: SourceText): ParsedSource {
-  return {
-    format: 'nft-json',
-    source: {path: src.path, format: 'nft-json', tool: src.tool ?? null},
-    data: null,
-    diagnostics: [{severity: 'error', code: 'INPUT_UNSUPPORTED_FORMAT', message: 'kp cannot read nft-json input yet', source: {path: src.path, line: 1}}],
+type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
+type JsonObject = {[key: string]: Json}
+
+const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Start line of each element of the top-level `nftables` array (depth 2), in one scan. */
+function objectLines(text: string): number[] | null {
+  if (text.indexOf('\n') < 0 || text.indexOf('\n') === text.length - 1) return null
+  const lines: number[] = []
+  let line = 1
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10) {
+      line++
+      continue
+    }
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+      continue
+    }
+    if (c === 34) inString = true
+    else if (c === 123 || c === 91) {
+      if (depth === 2 && c === 123) lines.push(line)
+      depth++
+    } else if (c === 125 || c === 93) depth--
   }
+  return lines
+}
+
+const UNQUALIFIED_META = new Set(['iif', 'oif', 'iifname', 'oifname', 'iiftype', 'oiftype', 'skuid', 'skgid'])
+const BINOPS = ['&', '|', '^', '<<', '>>']
+
+/** `meta mark` / `ct mark`: the operands next to it are marks, which nft prints as 0x%08x. */
+function isMarkExpression(x: Json): boolean {
+  if (!isObject(x)) return false
+  const inner = isObject(x.meta) ? x.meta : isObject(x.ct) ? x.ct : null
+  return inner !== null && inner.key === 'mark'
+}
+
+function hex8(n: number): string {
+  return '0x' + n.toString(16).padStart(8, '0')
+}
+
+/** Renders a JSON expression as nft list words. `markContext` prints numbers as nft prints marks. */
+function expr(e: Json | undefined, out: string[], markContext = false): void {
+  if (e === null || e === undefined) return
+  if (typeof e === 'string') {
+    out.push(e)
+    return
+  }
+  if (typeof e === 'number') {
+    out.push(markContext ? hex8(e) : String(e))
+    return
+  }
+  if (typeof e === 'boolean') {
+    out.push(String(e))
+    return
+  }
+  if (Array.isArray(e)) {
+    // ct state / flags lists: `established,related`
+    out.push(e.map((x) => (typeof x === 'string' || typeof x === 'number' ? String(x) : '?')).join(','))
+    return
+  }
+  const key = Object.keys(e)[0]
+  if (key === undefined) return
+  const v = e[key]
+  switch (key) {
+    case 'payload':
+      if (isObject(v) && typeof v.protocol === 'string') out.push(v.protocol, String(v.field))
+      else if (isObject(v)) out.push(`@${String(v.base)},${String(v.offset)},${String(v.len)}`)
+      return
+    case 'meta':
+      if (isObject(v)) {
+        const k = String(v.key)
+        if (UNQUALIFIED_META.has(k)) out.push(k)
+        else out.push('meta', k)
+      }
+      return
+    case 'ct':
+      if (isObject(v)) out.push('ct', ...(typeof v.dir === 'string' ? [v.dir] : []), String(v.key))
+      return
+    case 'fib':
+      if (isObject(v)) {
+        const flags = Array.isArray(v.flags) ? v.flags.map(String) : [String(v.flags)]
+        out.push('fib', flags.join(' . '), String(v.result))
+      }
+      return
+    case 'numgen':
+      if (isObject(v)) {
+        out.push('numgen', String(v.mode), 'mod', String(v.mod))
+        if (typeof v.offset === 'number' && v.offset !== 0) out.push('offset', String(v.offset))
+      }
+      return
+    case 'prefix':
+      if (isObject(v)) out.push(`${String(v.addr)}/${String(v.len)}`)
+      return
+    case 'range':
+      if (Array.isArray(v)) out.push(`${render(v[0])}-${render(v[1])}`)
+      return
+    case 'concat':
+      if (Array.isArray(v)) v.forEach((x, i) => {
+        if (i > 0) out.push('.')
+        expr(x, out)
+      })
+      return
+    case 'set':
+      setLiteral(v, out)
+      return
+    case 'map':
+    case 'vmap':
+      if (isObject(v)) {
+        expr(v.key, out)
+        out.push(key)
+        if (typeof v.data === 'string') out.push(v.data)
+        else expr(v.data, out)
+      }
+      return
+    case 'elem':
+      if (isObject(v)) expr(v.val, out)
+      return
+    case 'symhash':
+    case 'jhash':
+      out.push(key)
+      return
+  }
+  if (BINOPS.includes(key) && Array.isArray(v)) {
+    const isMark = markContext || v.some(isMarkExpression)
+    v.forEach((x, i) => {
+      if (i > 0) out.push(key)
+      expr(x, out, isMark)
+    })
+    return
+  }
+  out.push(key)
+}
+
+function render(e: Json | undefined): string {
+  const out: string[] = []
+  expr(e, out)
+  return out.join(' ')
+}
+
+function setLiteral(v: Json | undefined, out: string[]): void {
+  const items = Array.isArray(v) ? v : [v ?? null]
+  out.push('{')
+  items.forEach((item, i) => {
+    if (i > 0) out.push(',')
+    if (Array.isArray(item) && item.length === 2) {
+      // a map literal entry: [key, value]
+      expr(item[0], out)
+      out.push(':')
+      verdictOrExpr(item[1], out)
+    } else {
+      expr(item, out)
+    }
+  })
+  out.push('}')
+}
+
+const VERDICTS = new Set(['accept', 'drop', 'continue', 'return', 'queue'])
+
+function verdictOrExpr(v: Json | undefined, out: string[]): void {
+  if (isObject(v)) {
+    const k = Object.keys(v)[0]
+    if (k !== undefined && VERDICTS.has(k)) {
+      out.push(k)
+      return
+    }
+    if ((k === 'jump' || k === 'goto') && isObject(v[k])) {
+      out.push(k, String((v[k] as JsonObject).target))
+      return
+    }
+  }
+  expr(v, out)
+}
+
+/** One statement of a rule's `expr` array, as nft list words. */
+function statement(s: Json, out: string[]): void {
+  if (!isObject(s)) return
+  const key = Object.keys(s)[0]
+  if (key === undefined) return
+  const v = s[key]
+  switch (key) {
+    case 'match': {
+      if (!isObject(v)) return
+      const left: string[] = []
+      expr(v.left, left)
+      out.push(...left)
+      const op = String(v.op)
+      // nft leaves out an implicit `==`, but prints it after a bitwise operation:
+      // `meta mark & 0x00004000 == 0x00000000` (fixtures/nft/upstream-overall/list.nft).
+      const afterBitwise = isObject(v.left) && BINOPS.includes(Object.keys(v.left)[0] ?? '')
+      if ((op !== '==' && op !== 'in') || (op === '==' && afterBitwise)) out.push(op)
+      const leftIsMark = left.includes('mark') && (left[0] === 'meta' || left[0] === 'ct' || left[0] === 'mark')
+      expr(v.right, out, leftIsMark && typeof v.right === 'number')
+      return
+    }
+    case 'mangle':
+      if (isObject(v)) {
+        const left: string[] = []
+        expr(v.key, left)
+        out.push(...left, 'set')
+        expr(v.value, out, left.includes('mark'))
+      }
+      return
+    case 'counter':
+      out.push('counter')
+      if (isObject(v) && typeof v.packets === 'number') out.push('packets', String(v.packets), 'bytes', String(v.bytes))
+      return
+    case 'jump':
+    case 'goto':
+      if (isObject(v)) out.push(key, String(v.target))
+      return
+    case 'vmap':
+    case 'map':
+      expr(s, out)
+      return
+    case 'reject':
+      out.push('reject')
+      if (isObject(v) && v.type !== undefined && !(v.type === 'icmp' && v.expr === 'port-unreachable') && !(v.type === 'icmpx' && v.expr === 'port-unreachable')) {
+        out.push('with', String(v.type))
+        if (v.expr !== undefined) out.push(String(v.expr))
+      }
+      return
+    case 'dnat':
+    case 'snat':
+      if (isObject(v)) {
+        out.push(key)
+        if (typeof v.family === 'string') out.push(v.family)
+        out.push('to')
+        if (typeof v.addr === 'string') {
+          const addr = v.addr.includes(':') && v.port !== undefined ? `[${v.addr}]` : v.addr
+          out.push(v.port !== undefined ? `${addr}:${String(v.port)}` : addr)
+        } else {
+          expr(v.addr, out)
+          if (v.port !== undefined) out.push(`:${String(v.port)}`)
+        }
+        if (v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(String).join(',') : String(v.flags))
+      }
+      return
+    case 'masquerade':
+      out.push('masquerade')
+      if (isObject(v) && v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(String).join(',') : String(v.flags))
+      return
+    case 'set':
+      // `update @affinity-... { ip saddr }`
+      if (isObject(v)) {
+        out.push(String(v.op), String(v.set), '{')
+        expr(v.elem, out)
+        out.push('}')
+      }
+      return
+    case 'xt':
+      if (isObject(v)) out.push('xt', String(v.type), `"${String(v.name)}"`)
+      return
+  }
+  if (VERDICTS.has(key)) {
+    out.push(key)
+    return
+  }
+  out.push(key)
+}
+
+function elementOf(e: Json, line: number, isMap: boolean): NftElement {
+  let keyExpr: Json = e
+  let value: string[] | null = null
+  if (isMap && Array.isArray(e) && e.length === 2) {
+    keyExpr = e[0]!
+    value = []
+    verdictOrExpr(e[1], value)
+  }
+  let comment: string | null = null
+  if (isObject(keyExpr) && isObject(keyExpr.elem)) {
+    const inner = keyExpr.elem
+    if (typeof inner.comment === 'string') comment = inner.comment
+    keyExpr = inner.val ?? null
+  }
+  const key: string[] = []
+  if (isObject(keyExpr) && Array.isArray(keyExpr.concat)) for (const part of keyExpr.concat) key.push(render(part))
+  else key.push(render(keyExpr))
+  return {key, value, comment, line}
+}
+
+export function parseNftJson(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
+  const doc = emptyDocument()
+  const diagnostics: Diagnostic[] = []
+  const report = (severity: Diagnostic['severity'], code: string, message: string, line: number): void => {
+    diagnostics.push({severity, code, message, source: {path, line}})
+  }
+  let root: Json
+  try {
+    root = JSON.parse(text) as Json
+  } catch (error) {
+    report('error', 'NFT_JSON_INVALID', `not valid JSON: ${(error as Error).message}`, 1)
+    return {doc, diagnostics}
+  }
+  const list = isObject(root) ? root.nftables : undefined
+  if (!Array.isArray(list)) {
+    report('error', 'NFT_JSON_INVALID', 'not `nft -j` output: no top-level "nftables" array', 1)
+    return {doc, diagnostics}
+  }
+  const lines = objectLines(text)
+  const lineOf = (index: number): number => lines?.[index] ?? index + 1
+  let unknown = 0
+  list.forEach((item, index) => {
+    const line = lineOf(index)
+    if (!isObject(item)) {
+      report('warning', 'NFT_JSON_SHAPE', 'an entry of "nftables" is not an object; skipped', line)
+      return
+    }
+    const kind = Object.keys(item)[0]
+    const o = item[kind ?? '']
+    if (kind === 'metainfo') {
+      if (isObject(o) && typeof o.version === 'string') doc.tool = `nftables v${o.version}${typeof o.release_name === 'string' ? ` (${o.release_name})` : ''}`
+      return
+    }
+    if (!isObject(o)) {
+      report('warning', 'NFT_JSON_SHAPE', `"${kind}" entry without an object; skipped`, line)
+      return
+    }
+    const family = typeof o.family === 'string' ? o.family : 'ip'
+    switch (kind) {
+      case 'table': {
+        const t = getOrAddTable(doc, family, String(o.name), line)
+        if (typeof o.comment === 'string') t.comment = o.comment
+        return
+      }
+      case 'chain': {
+        const t = getOrAddTable(doc, family, String(o.table), line)
+        const name = String(o.name)
+        const chain: NftChain = t.chains.get(name) ?? {name, line, hook: null, comment: null, rules: []}
+        if (typeof o.hook === 'string') {
+          const prio = typeof o.prio === 'number' ? o.prio : null
+          chain.hook = {type: String(o.type), hook: o.hook, priority: prio, priorityText: String(o.prio), policy: typeof o.policy === 'string' ? o.policy : null}
+        }
+        if (typeof o.comment === 'string') chain.comment = o.comment
+        t.chains.set(name, chain)
+        return
+      }
+      case 'set':
+      case 'map': {
+        const t = getOrAddTable(doc, family, String(o.table), line)
+        const type = Array.isArray(o.type) ? o.type.map(String).join(' . ') : String(o.type)
+        const set: NftSet = {
+          kind,
+          name: String(o.name),
+          line,
+          type: kind === 'map' ? `${type} : ${String(o.map)}` : type,
+          flags: Array.isArray(o.flags) ? o.flags.map(String) : typeof o.flags === 'string' ? [o.flags] : [],
+          timeoutSeconds: typeof o.timeout === 'number' ? o.timeout : null,
+          comment: typeof o.comment === 'string' ? o.comment : null,
+          elements: [],
+        }
+        if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, kind === 'map'))
+        t.sets.set(set.name, set)
+        return
+      }
+      case 'element': {
+        const t = getOrAddTable(doc, family, String(o.table), line)
+        const set = t.sets.get(String(o.name))
+        if (!set) {
+          report('warning', 'NFT_JSON_SHAPE', `elements for ${String(o.name)}, which is not declared before; skipped`, line)
+          return
+        }
+        if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, set.kind === 'map'))
+        return
+      }
+      case 'rule': {
+        const t = getOrAddTable(doc, family, String(o.table), line)
+        const chainName = String(o.chain)
+        let chain = t.chains.get(chainName)
+        if (!chain) {
+          chain = {name: chainName, line, hook: null, comment: null, rules: []}
+          t.chains.set(chainName, chain)
+        }
+        const tokens: string[] = []
+        if (Array.isArray(o.expr)) for (const s of o.expr) statement(s, tokens)
+        chain.rules.push({tokens, comment: typeof o.comment === 'string' ? o.comment : null, line})
+        return
+      }
+      default:
+        unknown++
+    }
+  })
+  if (unknown > 0) report('info', 'NFT_SKIPPED_OBJECT', `${unknown} objects kp does not use (flowtables, counters, ...) were skipped`, 1)
+  return {doc, diagnostics}
+}
+
+export function parse(src: SourceText): ParsedSource<NftDocument> {
+  const {doc, diagnostics} = parseNftJson(src.text, src.path)
+  return {format: 'nft-json', source: {path: src.path, format: 'nft-json', tool: src.tool ?? doc.tool}, data: doc, diagnostics}
 }

@@ -1,8 +1,122 @@
+/**
+ * Stage 2 for nftables input (text or JSON, already in the IR of ir.ts): one node's
+ * ProxyState from its `ip kube-proxy` / `ip6 kube-proxy` tables.
+ *
+ * * No kube-proxy table, but KUBE-* chains in iptables-nft's `ip nat` / `ip filter`: the node
+ *   runs kube-proxy in iptables mode and the operator pasted `nft list ruleset`; read those
+ *   (iptables-nft.ts) and return mode "iptables".
+ * * Neither: NFT_NO_KUBE_PROXY, an error at line 1 (exit 3).
+ * * Other tables: `foreign` when they touch kube-proxy's mark 0x4000 or are iptables-mode
+ *   leftovers; otherwise counted in one info diagnostic.
+ */
 import {emptyState} from '../../core/state.js'
-import type {ProxyState} from '../../model/types.js'
+import type {ForeignObject, ProxyState} from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
+import {IptablesNftReader, hasKubeChains} from './iptables-nft.js'
+import type {NftDocument, NftTable} from './ir.js'
+import {KubeProxyTableReader} from './kube-proxy-table.js'
+import {NodeFacts} from './node-facts.js'
+import {Reporter} from './reporter.js'
+import {markValue} from './words.js'
 
-// Placeholder until this builder lands.
-export function buildNftablesState(_parsed: ParsedSource[], _opts: ReadOptions): ProxyState {
-  return emptyState('nftables')
+const KUBE_PROXY_MARK = 0x4000
+
+interface SourcedTable {
+  table: NftTable
+  path: string
+}
+
+function isDocument(data: unknown): data is NftDocument {
+  return typeof data === 'object' && data !== null && (data as NftDocument).tables instanceof Map
+}
+
+/** Does any rule of this table test or set kube-proxy's masquerade mark? */
+function touchesKubeProxyMark(table: NftTable): boolean {
+  for (const chain of table.chains.values()) {
+    for (const rule of chain.rules) {
+      const w = rule.tokens
+      for (let i = 0; i < w.length; i++) {
+        const x = w[i]!
+        if (x.charCodeAt(0) !== 48 && x !== '16384') continue
+        // a number next to a `mark` expression: `meta mark & 0x00004000`, `mark set mark or 0x4000`
+        const near = w.slice(Math.max(0, i - 4), i).includes('mark')
+        if (near && markValue(x) === KUBE_PROXY_MARK) return true
+      }
+    }
+  }
+  return false
+}
+
+export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): ProxyState {
+  const reporter = new Reporter()
+  const facts = new NodeFacts()
+  const firstPath = parsed[0]?.source.path ?? '-'
+  const all: SourcedTable[] = []
+  const seen = new Map<string, string>()
+  for (const p of parsed) {
+    if (!isDocument(p.data)) continue
+    for (const [key, table] of p.data.tables) {
+      const earlier = seen.get(key)
+      if (earlier !== undefined) {
+        reporter.report('warning', 'NFT_DUPLICATE_TABLE', `table ${key} is also in ${earlier}; this copy was ignored`, {path: p.source.path, line: table.line})
+        continue
+      }
+      seen.set(key, p.source.path)
+      all.push({table, path: p.source.path})
+    }
+  }
+
+  const kubeProxy = all.filter((t) => t.table.name === 'kube-proxy' && (t.table.family === 'ip' || t.table.family === 'ip6'))
+  const iptablesNft = all.filter((t) => (t.table.family === 'ip' || t.table.family === 'ip6') && hasKubeChains(t.table))
+  const mode = kubeProxy.length === 0 && iptablesNft.length > 0 ? 'iptables' : 'nftables'
+  const state = emptyState(mode)
+
+  if (kubeProxy.length === 0 && iptablesNft.length === 0) {
+    reporter.report(
+      'error',
+      'NFT_NO_KUBE_PROXY',
+      'no `table ip kube-proxy` or `table ip6 kube-proxy` here, and no iptables-nft KUBE-* chains: this ruleset has no kube-proxy state (is kube-proxy running in IPVS mode, or was the wrong table listed?)',
+      {path: firstPath, line: 1},
+    )
+  }
+
+  if (mode === 'nftables') {
+    for (const {table, path} of kubeProxy) state.services.push(...new KubeProxyTableReader(table, path, facts, reporter).read())
+    // nft mode never accepts NodePorts on localhost (reference §3, DESIGN: localhostNodePorts).
+    if (kubeProxy.length > 0) facts.applyTo(state.node)
+    if (kubeProxy.length > 0) state.node.localhostNodePorts = false
+  } else {
+    for (const family of ['ip', 'ip6']) {
+      const nat = iptablesNft.find((t) => t.table.family === family && t.table.name === 'nat')
+      const filter = all.find((t) => t.table.family === family && t.table.name === 'filter')
+      if (!nat && !filter) continue
+      const path = (nat ?? filter)!.path
+      state.services.push(...new IptablesNftReader(nat?.table, filter?.table, family, path, facts, reporter).read())
+    }
+    facts.applyTo(state.node)
+    state.node.iptablesBackends = ['nf_tables']
+    reporter.report('info', 'NFT_IPTABLES_MODE', 'this is iptables-mode kube-proxy seen through iptables-nft; services are identified by address and port where comments are missing', {path: firstPath, line: 1})
+  }
+
+  const foreign: ForeignObject[] = []
+  let ignored = 0
+  for (const {table, path} of all) {
+    if (kubeProxy.some((k) => k.table === table)) continue
+    const source = {path, line: table.line}
+    if (mode === 'nftables' && hasKubeChains(table)) {
+      foreign.push({kind: 'leftover', name: `table ${table.family} ${table.name}`, reason: 'iptables-mode kube-proxy chains (KUBE-*) left in an iptables-nft table', source})
+    } else if (mode === 'iptables' && iptablesNft.some((k) => k.table === table)) {
+      continue
+    } else if (mode === 'iptables' && table.name === 'filter' && (table.family === 'ip' || table.family === 'ip6')) {
+      continue
+    } else if (touchesKubeProxyMark(table)) {
+      foreign.push({kind: 'nft-table', name: `table ${table.family} ${table.name}`, reason: "its rules test or set kube-proxy's masquerade mark 0x4000", source})
+    } else {
+      ignored++
+    }
+  }
+  state.foreign = foreign
+  if (ignored > 0) reporter.report('info', 'NFT_OTHER_TABLES', `${ignored} other tables that do not touch kube-proxy's objects were ignored`, {path: firstPath, line: 1})
+  state.diagnostics = reporter.finish()
+  return state
 }

@@ -1,0 +1,327 @@
+/**
+ * `kp diff A B`: do two states proxy the same service ports the same way?
+ *
+ * Pure function over two ProxyStates, possibly of different modes (an iptables node against
+ * the same node after a switch to nftables, a node against the cluster objects). Only what a
+ * connection experiences is compared; how a mode writes it down (chain names, counters,
+ * comments, rule order, positions in the sources) is not. A field one side cannot observe
+ * (null in the model) is never a difference: "unknown" is not "different".
+ */
+import {displayName, serviceKey} from '../core/state.js'
+import type {Endpoint, Frontend, Mode, NodeInfo, ProxyState, ServicePort, SourceInfo} from '../model/types.js'
+
+/** One field that differs. `a`/`b` are null when the thing is absent on that side. */
+export interface FieldDifference {
+  field: string
+  a: unknown
+  b: unknown
+}
+
+export interface ServiceDiff {
+  /** The service port as shown to people (the named side's name when only one side has names). */
+  service: string
+  /** added: only in B; removed: only in A; changed: in both, with differences. */
+  change: 'added' | 'removed' | 'changed'
+  differences: FieldDifference[]
+}
+
+export interface DiffSide {
+  sources: SourceInfo[]
+  mode: Mode
+}
+
+export interface DiffResult {
+  schemaVersion: 1
+  kind: 'DiffResult'
+  a: DiffSide
+  b: DiffSide
+  equal: boolean
+  services: ServiceDiff[]
+  node: FieldDifference[]
+}
+
+/** kube-proxy's iptables cascade is rounded by the kernel (DESIGN §2): shares agree within this. */
+const SHARE_TOLERANCE = 1e-6
+
+// ---------------------------------------------------------------------------------------------
+// Matching service ports
+
+/** `family ip:port/PROTO` for each ClusterIP frontend: how a nameless service port (IPVS without cluster objects) is found. */
+function clusterIpKeys(sp: ServicePort): string[] {
+  return sp.frontends.filter((f) => f.type === 'ClusterIP' && f.ip !== null).map((f) => `${sp.family} ${f.ip}:${f.port ?? '?'}/${sp.protocol}`)
+}
+
+const hasNames = (sp: ServicePort): boolean => sp.namespace !== null && sp.name !== null
+
+interface Pair {
+  a: ServicePort | null
+  b: ServicePort | null
+}
+
+/**
+ * Pairs the service ports of A and B by identity: serviceKey first (names, or the ClusterIP
+ * when both sides lack names); then a nameless port on one side is matched to a named one on
+ * the other by its ClusterIP frontend.
+ */
+export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
+  const pairs: Pair[] = []
+  const bByKey = new Map<string, ServicePort>()
+  for (const sp of b.services) if (!bByKey.has(serviceKey(sp))) bByKey.set(serviceKey(sp), sp)
+  const usedB = new Set<ServicePort>()
+  const restA: ServicePort[] = []
+  for (const sp of a.services) {
+    const other = bByKey.get(serviceKey(sp))
+    if (other && !usedB.has(other)) {
+      usedB.add(other)
+      pairs.push({a: sp, b: other})
+    } else restA.push(sp)
+  }
+  const restB = b.services.filter((sp) => !usedB.has(sp))
+
+  // Second pass: nameless on one side, named on the other, same ClusterIP frontend.
+  const matchedLate = new Set<ServicePort>()
+  const byClusterIp = (list: ServicePort[], named: boolean): Map<string, ServicePort> => {
+    const m = new Map<string, ServicePort>()
+    for (const sp of list) if (hasNames(sp) === named) for (const k of clusterIpKeys(sp)) if (!m.has(k)) m.set(k, sp)
+    return m
+  }
+  const namedB = byClusterIp(restB, true)
+  const namedA = byClusterIp(restA, true)
+  for (const sp of restA) {
+    if (hasNames(sp)) continue
+    const other = clusterIpKeys(sp).map((k) => namedB.get(k)).find((x) => x !== undefined && !matchedLate.has(x))
+    if (other) {
+      matchedLate.add(sp).add(other)
+      pairs.push({a: sp, b: other})
+    }
+  }
+  for (const sp of restB) {
+    if (hasNames(sp) || matchedLate.has(sp)) continue
+    const other = clusterIpKeys(sp).map((k) => namedA.get(k)).find((x) => x !== undefined && !matchedLate.has(x))
+    if (other) {
+      matchedLate.add(sp).add(other)
+      pairs.push({a: other, b: sp})
+    }
+  }
+  for (const sp of restA) if (!matchedLate.has(sp)) pairs.push({a: sp, b: null})
+  for (const sp of restB) if (!matchedLate.has(sp)) pairs.push({a: null, b: sp})
+  return pairs
+}
+
+// ---------------------------------------------------------------------------------------------
+// Describing things as stable strings
+
+function hostPort(ip: string | null, port: number | null): string {
+  const host = ip === null ? '*' : ip.includes(':') ? `[${ip}]` : ip
+  return `${host}:${port ?? '?'}`
+}
+
+export function describeFrontend(f: Frontend): string {
+  return `${f.type} ${hostPort(f.ip, f.port)}`
+}
+
+export function describeEndpoint(e: Endpoint): string {
+  return hostPort(e.ip, e.port)
+}
+
+/**
+ * The service port as shown in a diff. displayName has no family, and a dual-stack Service has
+ * one port per family, so a named IPv6 port says so (a nameless one shows its [IPv6] ClusterIP).
+ */
+function serviceLabel(sp: ServicePort): string {
+  return hasNames(sp) && sp.family === 'IPv6' ? `${displayName(sp)} (IPv6)` : displayName(sp)
+}
+
+function describeAffinity(sp: ServicePort): string {
+  if (!sp.sessionAffinity) return 'None'
+  return sp.sessionAffinity.timeoutSeconds === null ? 'ClientIP' : `ClientIP ${sp.sessionAffinity.timeoutSeconds}s`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frontends
+
+/** `External` is what nftables shows for an externalIP or a LoadBalancer IP: it matches either. */
+function typesMatch(x: Frontend['type'], y: Frontend['type']): boolean {
+  if (x === y) return true
+  const ext = (t: Frontend['type']) => t === 'ExternalIP' || t === 'LoadBalancer'
+  return (x === 'External' && ext(y)) || (y === 'External' && ext(x))
+}
+
+/** Same frontend, allowing for what a side cannot show: an unknown port, or a NodePort on every node address. */
+function frontendsMatch(x: Frontend, y: Frontend): boolean {
+  if (!typesMatch(x.type, y.type)) return false
+  if (x.port !== null && y.port !== null && x.port !== y.port) return false
+  if (x.ip === y.ip) return true
+  return x.type === 'NodePort' && y.type === 'NodePort' && (x.ip === null || y.ip === null)
+}
+
+function sameSet(x: string[], y: string[]): boolean {
+  if (x.length !== y.length) return false
+  const s = new Set(x)
+  return y.every((v) => s.has(v))
+}
+
+function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]): void {
+  const matchedA = new Set<Frontend>()
+  const matchedB = new Set<Frontend>()
+  const compareMatched = (x: Frontend, y: Frontend): void => {
+    // Named after the more specific side, so the field reads the same whichever side is vaguer.
+    const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
+    if (x.action !== y.action) out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
+    if (!sameSet(x.sourceRanges, y.sourceRanges)) out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
+  }
+  // Pass 1: exact (type, ip, port); pass 2: the lenient rules of frontendsMatch.
+  for (const exact of [true, false]) {
+    for (const x of fa) {
+      if (matchedA.has(x)) continue
+      for (const y of fb) {
+        if (matchedB.has(y)) continue
+        const ok = exact ? x.type === y.type && x.ip === y.ip && x.port === y.port : frontendsMatch(x, y)
+        if (!ok) continue
+        matchedA.add(x)
+        matchedB.add(y)
+        compareMatched(x, y)
+        break
+      }
+    }
+  }
+  // A NodePort on every address (ip null) covers the per-address NodePorts of the other side
+  // (IPVS has one virtual server per node IP): those are the same frontend, not extra ones.
+  const absorb = (wild: Frontend[], others: Frontend[], othersMatched: Set<Frontend>, wildIsA: boolean): void => {
+    for (const w of wild) {
+      if (w.type !== 'NodePort' || w.ip !== null) continue
+      for (const o of others) {
+        if (othersMatched.has(o) || o.type !== 'NodePort' || (w.port !== null && o.port !== null && w.port !== o.port)) continue
+        othersMatched.add(o)
+        if (wildIsA) compareMatched(w, o)
+        else compareMatched(o, w)
+      }
+    }
+  }
+  absorb(fa, fb, matchedB, true)
+  absorb(fb, fa, matchedA, false)
+  for (const x of fa) if (!matchedA.has(x)) out.push({field: 'frontend', a: describeFrontend(x), b: null})
+  for (const y of fb) if (!matchedB.has(y)) out.push({field: 'frontend', a: null, b: describeFrontend(y)})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints
+
+/**
+ * Endpoints as a set of ip:port. A draining IPVS real server (weight 0) takes no new
+ * connections: it is left out of the set, as ipvs-yaml-migration.md a.6 says to do.
+ */
+function endpointIndex(eps: Endpoint[]): Map<string, Endpoint> {
+  const m = new Map<string, Endpoint>()
+  for (const e of eps) if (e.state !== 'draining') m.set(describeEndpoint(e), e)
+  return m
+}
+
+function compareEndpoints(ea: Endpoint[], eb: Endpoint[], out: FieldDifference[]): void {
+  const ia = endpointIndex(ea)
+  const ib = endpointIndex(eb)
+  for (const [key, x] of ia) {
+    const y = ib.get(key)
+    if (!y) {
+      out.push({field: 'endpoint', a: key, b: null})
+      continue
+    }
+    if (x.local !== null && y.local !== null && x.local !== y.local) out.push({field: `endpoints[${key}].local`, a: x.local, b: y.local})
+    if (x.share !== null && y.share !== null && Math.abs(x.share - y.share) > SHARE_TOLERANCE) out.push({field: `endpoints[${key}].share`, a: x.share, b: y.share})
+    if (x.weight !== null && y.weight !== null && x.weight !== y.weight) out.push({field: `endpoints[${key}].weight`, a: x.weight, b: y.weight})
+    if (x.state !== null && y.state !== null && x.state !== y.state) out.push({field: `endpoints[${key}].state`, a: x.state, b: y.state})
+  }
+  for (const key of ib.keys()) if (!ia.has(key)) out.push({field: 'endpoint', a: null, b: key})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service ports
+
+function knownDiffers<T>(field: string, x: T | null, y: T | null, out: FieldDifference[]): void {
+  if (x !== null && y !== null && x !== y) out.push({field, a: x, b: y})
+}
+
+export function compareServicePorts(x: ServicePort, y: ServicePort): FieldDifference[] {
+  const out: FieldDifference[] = []
+  compareFrontends(x.frontends, y.frontends, out)
+  compareEndpoints(x.endpoints, y.endpoints, out)
+  knownDiffers('internalTrafficPolicy', x.internalTrafficPolicy, y.internalTrafficPolicy, out)
+  knownDiffers('externalTrafficPolicy', x.externalTrafficPolicy, y.externalTrafficPolicy, out)
+  // Affinity: None vs ClientIP always counts; the timeout only where both sides show it.
+  const ta = x.sessionAffinity?.timeoutSeconds ?? null
+  const tb = y.sessionAffinity?.timeoutSeconds ?? null
+  if (Boolean(x.sessionAffinity) !== Boolean(y.sessionAffinity) || (ta !== null && tb !== null && ta !== tb)) {
+    out.push({field: 'sessionAffinity', a: describeAffinity(x), b: describeAffinity(y)})
+  }
+  knownDiffers('healthCheckNodePort', x.healthCheckNodePort, y.healthCheckNodePort, out)
+  knownDiffers('scheduler', x.scheduler, y.scheduler, out)
+  return out
+}
+
+/** What an added or removed service port has, so the reader sees more than its name. */
+function presentFields(sp: ServicePort, side: 'a' | 'b'): FieldDifference[] {
+  const put = (field: string, v: string): FieldDifference => (side === 'a' ? {field, a: v, b: null} : {field, a: null, b: v})
+  return [
+    ...sp.frontends.map((f) => put('frontend', describeFrontend(f))),
+    ...[...endpointIndex(sp.endpoints).keys()].map((k) => put('endpoint', k)),
+  ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node-wide settings
+
+/** Masquerade marks are written `0x4000` by the tests and `0x00004000` by real kube-proxy (reference §1). */
+function markValue(mark: string | null): string | null {
+  if (mark === null) return null
+  const n = Number.parseInt(mark, 16)
+  return Number.isNaN(n) ? mark : `0x${n.toString(16)}`
+}
+
+function compareNodes(x: NodeInfo, y: NodeInfo): FieldDifference[] {
+  const out: FieldDifference[] = []
+  // The node's name, kernel and tool versions describe the machine, not how it proxies: not compared.
+  knownDiffers('localDetector', x.localDetector, y.localDetector, out)
+  knownDiffers('localInterface', x.localInterface, y.localInterface, out)
+  const ma = markValue(x.masqueradeMark)
+  const mb = markValue(y.masqueradeMark)
+  if (ma !== null && mb !== null && ma !== mb) out.push({field: 'masqueradeMark', a: x.masqueradeMark, b: y.masqueradeMark})
+  knownDiffers('masqueradeAll', x.masqueradeAll, y.masqueradeAll, out)
+  knownDiffers('randomFully', x.randomFully, y.randomFully, out)
+  knownDiffers('localhostNodePorts', x.localhostNodePorts, y.localhostNodePorts, out)
+  knownDiffers('conntrackInvalidDrop', x.conntrackInvalidDrop, y.conntrackInvalidDrop, out)
+  if (x.nodePortAddresses !== null && y.nodePortAddresses !== null && !sameSet(x.nodePortAddresses, y.nodePortAddresses)) {
+    out.push({field: 'nodePortAddresses', a: x.nodePortAddresses, b: y.nodePortAddresses})
+  }
+  // An empty list is what a source that does not show pod CIDRs gives: only compare two known lists.
+  if (x.podCIDRs.length > 0 && y.podCIDRs.length > 0 && !sameSet(x.podCIDRs, y.podCIDRs)) {
+    out.push({field: 'podCIDRs', a: x.podCIDRs, b: y.podCIDRs})
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Compares two states service port by service port (DESIGN §2 identity), then the node-wide settings. */
+export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
+  const services: ServiceDiff[] = []
+  for (const pair of matchServicePorts(a, b)) {
+    if (pair.a && pair.b) {
+      const differences = compareServicePorts(pair.a, pair.b)
+      if (differences.length === 0) continue
+      const named = hasNames(pair.a) || !hasNames(pair.b) ? pair.a : pair.b
+      services.push({service: serviceLabel(named), change: 'changed', differences})
+    } else if (pair.a) services.push({service: serviceLabel(pair.a), change: 'removed', differences: presentFields(pair.a, 'a')})
+    else if (pair.b) services.push({service: serviceLabel(pair.b), change: 'added', differences: presentFields(pair.b, 'b')})
+  }
+  services.sort((p, q) => (p.service < q.service ? -1 : p.service > q.service ? 1 : 0))
+  const node = compareNodes(a.node, b.node)
+  return {
+    schemaVersion: 1,
+    kind: 'DiffResult',
+    a: {sources: a.sources, mode: a.mode},
+    b: {sources: b.sources, mode: b.mode},
+    equal: services.length === 0 && node.length === 0,
+    services,
+    node,
+  }
+}

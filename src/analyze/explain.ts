@@ -1,0 +1,346 @@
+/**
+ * `kp explain`: what a new connection to a service port gets on this node, per frontend, in
+ * the words of an operator. A pure function over the model (no I/O, no oclif); the command
+ * is an adapter and src/cli/views/explain.ts draws the result.
+ *
+ * The behaviour spelled out here is kube-proxy's, as restated in
+ * ../shared/reference/kube-proxy-iptables-nftables.md §1 and §2.4: which endpoints a traffic
+ * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
+ */
+import {displayName} from '../core/state.js'
+import type {
+  Endpoint,
+  EndpointState,
+  Family,
+  Frontend,
+  FrontendAction,
+  FrontendType,
+  Mode,
+  NodeInfo,
+  ProxyState,
+  Protocol,
+  ServicePort,
+  SessionAffinity,
+  SourceRef,
+  TrafficPolicy,
+} from '../model/types.js'
+import {canonicalIp, endpointAddress, frontendAddress} from './addresses.js'
+import {editDistance} from './edit-distance.js'
+import type {ServiceQuery} from './explain-query.js'
+
+export type {ServiceQuery} from './explain-query.js'
+
+/** When the client's source address is replaced by the node's (kube-proxy's KUBE-MARK-MASQ). */
+export type MasqueradeWhen = 'always' | 'never' | 'conditional' | 'unknown'
+
+export interface MasqueradeExplanation {
+  when: MasqueradeWhen
+  /** Why, in plain words. */
+  reason: string
+}
+
+export interface ReachedEndpoint {
+  ip: string
+  port: number | null
+  /** Probability that a new connection from an outside client at this frontend picks it; null when a scheduler decides. */
+  share: number | null
+}
+
+export interface FrontendExplanation {
+  type: FrontendType
+  ip: string | null
+  port: number | null
+  /** `172.30.0.41:80`, `[fd00::1]:80`, `*:3001`. */
+  address: string
+  action: FrontendAction
+  /** The policy that governs this frontend: internalTrafficPolicy for a ClusterIP, externalTrafficPolicy for the others. */
+  trafficPolicy: TrafficPolicy | null
+  /** One sentence: what a new connection here gets. */
+  verdict: string
+  masquerade: MasqueradeExplanation
+  sourceRanges: string[]
+  /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
+  reaches: ReachedEndpoint[]
+  /** Further facts worth knowing (short-circuits, source-range filtering, assumptions). */
+  notes: string[]
+}
+
+export interface ExplainedEndpoint {
+  ip: string
+  port: number | null
+  address: string
+  share: number | null
+  local: boolean | null
+  weight: number | null
+  state: EndpointState | null
+}
+
+export interface ServiceIdentity {
+  namespace: string | null
+  name: string | null
+  portName: string | null
+  protocol: Protocol
+  family: Family
+  /** `ns/name:port/proto` (src/core/state.ts displayName). */
+  displayName: string
+}
+
+export interface ServiceExplanation {
+  service: ServiceIdentity
+  frontends: FrontendExplanation[]
+  endpoints: ExplainedEndpoint[]
+  affinity: (SessionAffinity & {text: string}) | null
+  policies: {internalTrafficPolicy: TrafficPolicy | null; externalTrafficPolicy: TrafficPolicy | null}
+  healthCheckNodePort: number | null
+  scheduler: string | null
+  /** Service-wide facts: hairpin masquerade, endpoint locality, scheduler. */
+  notes: string[]
+  /** Where the sources mention this service port, ordered by path and line. */
+  rules: SourceRef[]
+}
+
+export interface ExplainResult {
+  schemaVersion: 1
+  kind: 'ExplainResult'
+  query: ServiceQuery
+  mode: Mode
+  node: string | null
+  matches: ServiceExplanation[]
+}
+
+export interface ExplainNotFound {
+  kind: 'NotFound'
+  query: ServiceQuery
+  /** Up to three display names closest to what was asked (edit distance). */
+  suggestions: string[]
+}
+
+const SUGGESTIONS = 3
+
+/** Answers `kp explain` for one query: every matching service port, or the closest names. */
+export function explainService(state: ProxyState, query: ServiceQuery): ExplainResult | ExplainNotFound {
+  const matches = query.by === 'name' ? matchByName(state.services, query) : matchByAddress(state.services, query)
+  if (matches.length === 0) return {kind: 'NotFound', query, suggestions: suggest(state.services, query)}
+  return {
+    schemaVersion: 1,
+    kind: 'ExplainResult',
+    query,
+    mode: state.mode,
+    node: state.node.name,
+    matches: matches.map((m) => explainServicePort(m.sp, m.frontends, m.onNodeAddress, state)),
+  }
+}
+
+interface Match {
+  sp: ServicePort
+  frontends: Frontend[]
+  /** The query's IP matched a NodePort that listens on every node address: we assume the IP is the node's. */
+  onNodeAddress: string | null
+}
+
+function matchByName(services: ServicePort[], q: Extract<ServiceQuery, {by: 'name'}>): Match[] {
+  const portNumber = q.port !== null && /^\d+$/.test(q.port) ? Number(q.port) : null
+  return services
+    .filter(
+      (sp) =>
+        sp.name === q.name &&
+        (q.namespace === null || sp.namespace === q.namespace) &&
+        (q.protocol === null || sp.protocol === q.protocol) &&
+        (q.port === null || (portNumber !== null ? sp.frontends.some((fe) => fe.port === portNumber) : sp.portName === q.port)),
+    )
+    .map((sp) => ({sp, frontends: sp.frontends, onNodeAddress: null}))
+}
+
+function matchByAddress(services: ServicePort[], q: Extract<ServiceQuery, {by: 'address'}>): Match[] {
+  const candidates = services.filter((sp) => q.protocol === null || sp.protocol === q.protocol)
+  const portMatches = (fe: Frontend) => q.port === null || fe.port === q.port
+  if (q.ip !== null) {
+    const ip = q.ip
+    const byVip = candidates
+      .map((sp) => ({sp, frontends: sp.frontends.filter((fe) => fe.ip !== null && canonicalIp(fe.ip) === ip && portMatches(fe)), onNodeAddress: null}))
+      .filter((m) => m.frontends.length > 0)
+    if (byVip.length > 0 || q.port === null) return byVip
+    // A ClusterIP is never a node address; an externalIP may well be one, so it is not excluded.
+    const isClusterIp = services.some((sp) => sp.frontends.some((fe) => fe.type === 'ClusterIP' && fe.ip !== null && canonicalIp(fe.ip) === ip))
+    if (isClusterIp) return []
+  }
+  // Not a service IP: with a port it may be a NodePort on one of this node's addresses.
+  return candidates
+    .map((sp) => ({
+      sp,
+      frontends: sp.frontends.filter((fe) => fe.type === 'NodePort' && fe.port === q.port && (fe.ip === null || (q.ip !== null && canonicalIp(fe.ip) === q.ip))),
+      onNodeAddress: q.ip,
+    }))
+    .filter((m) => m.frontends.length > 0)
+}
+
+function suggest(services: ServicePort[], q: ServiceQuery): string[] {
+  const asked = q.text.toLowerCase()
+  const scored: Array<{name: string; distance: number}> = []
+  const seen = new Set<string>()
+  for (const sp of services) {
+    const name = displayName(sp)
+    if (seen.has(name)) continue
+    seen.add(name)
+    const words =
+      q.by === 'name'
+        ? [name, `${sp.namespace ?? ''}/${sp.name ?? ''}`, sp.name ?? '', sp.namespace ?? '']
+        : sp.frontends.flatMap((fe) => [frontendAddress(fe), fe.ip ?? ''])
+    const distance = Math.min(...words.map((w) => editDistance(asked, w.toLowerCase())))
+    scored.push({name, distance})
+  }
+  scored.sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return scored.slice(0, SUGGESTIONS).map((s) => s.name)
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+function explainServicePort(sp: ServicePort, frontends: Frontend[], onNodeAddress: string | null, state: ProxyState): ServiceExplanation {
+  const notes: string[] = []
+  if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
+    notes.push('Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).')
+  }
+  if (sp.scheduler !== null) notes.push(`IPVS picks the endpoint with the "${sp.scheduler}" scheduler, so there are no fixed shares.`)
+  if (sp.frontends.some((fe) => fe.action === 'forward') && sp.endpoints.length > 0) {
+    notes.push('An endpoint that connects to its own service is always masqueraded (hairpin), so the reply comes back through the node.')
+  }
+  const affinity = sp.sessionAffinity
+  return {
+    service: {namespace: sp.namespace, name: sp.name, portName: sp.portName, protocol: sp.protocol, family: sp.family, displayName: displayName(sp)},
+    frontends: frontends.map((fe) => explainFrontend(sp, fe, state, onNodeAddress)),
+    endpoints: sp.endpoints.map((ep) => ({ip: ep.ip, port: ep.port, address: endpointAddress(ep), share: ep.share, local: ep.local, weight: ep.weight, state: ep.state})),
+    affinity: affinity === null ? null : {...affinity, text: affinityText(affinity)},
+    policies: {internalTrafficPolicy: sp.internalTrafficPolicy, externalTrafficPolicy: sp.externalTrafficPolicy},
+    healthCheckNodePort: sp.healthCheckNodePort,
+    scheduler: sp.scheduler,
+    notes,
+    rules: [...sp.rules].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line)),
+  }
+}
+
+function affinityText(affinity: SessionAffinity): string {
+  const timeout = affinity.timeoutSeconds === null ? 'for a time the source does not show' : `for ${affinity.timeoutSeconds} s after its last new connection`
+  return `ClientIP: a client keeps the endpoint it got first ${timeout}`
+}
+
+/**
+ * The endpoints a policy lets a frontend use, with each share renormalised over them. Under a
+ * Local policy an endpoint of unknown locality may be one of them, and then no share is certain.
+ */
+function reachable(endpoints: Endpoint[], policy: TrafficPolicy | null): ReachedEndpoint[] {
+  const chosen = policy === 'Local' ? endpoints.filter((ep) => ep.local !== false) : endpoints
+  const known = chosen.every((ep) => ep.share !== null && (policy !== 'Local' || ep.local === true))
+  const total = known ? chosen.reduce((sum, ep) => sum + (ep.share ?? 0), 0) : 0
+  return chosen.map((ep) => ({ip: ep.ip, port: ep.port, share: known && total > 0 ? (ep.share ?? 0) / total : null}))
+}
+
+/**
+ * The ETP=Local short-circuit is in the iptables (KUBE-EXT rules 1-3, reference §2.4) and
+ * nftables (external chain, §3.4) layouts; the IPVS layout and cluster objects do not show it.
+ */
+function hasShortCircuit(mode: Mode): boolean {
+  return mode === 'iptables' || mode === 'nftables'
+}
+
+/** Who the ETP=Local short-circuit applies to: pod traffic needs a local-traffic detector (reference §2.4, KUBE-EXT rule 1). */
+function shortCircuited(node: NodeInfo): string {
+  return node.localDetector === 'none' ? 'from this node itself' : 'from pods and from this node itself'
+}
+
+function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNodeAddress: string | null): FrontendExplanation {
+  const {node, mode} = state
+  const external = fe.type !== 'ClusterIP'
+  const policyName = external ? 'externalTrafficPolicy' : 'internalTrafficPolicy'
+  const policy = external ? sp.externalTrafficPolicy : sp.internalTrafficPolicy
+  const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy) : []
+  const notes: string[] = []
+  if (onNodeAddress !== null) notes.push(`${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`)
+
+  let verdict: string
+  if (fe.action === 'reject') {
+    verdict = 'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
+  } else if (fe.action === 'drop') {
+    verdict =
+      policy === 'Local'
+        ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
+        : 'Dropped: the client gets no answer and times out.'
+    if (external && policy === 'Local' && sp.endpoints.length > 0 && hasShortCircuit(mode)) {
+      notes.push(`Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`)
+    }
+  } else if (reaches.length === 0) {
+    verdict =
+      policy === 'Local'
+        ? `Accepted, but no endpoint of this service runs on this node (${policyName}=Local), so new connections fail.`
+        : 'Accepted, but no endpoint is programmed for it, so new connections fail.'
+  } else if (policy === 'Local' && reaches.some((r) => r.share === null) && sp.endpoints.some((ep) => ep.local === null)) {
+    verdict = `Forwarded (DNAT) only to endpoints on this node (${policyName}=Local); this source does not show which of the ${plural(sp.endpoints.length, 'endpoint')} run here.`
+  } else {
+    const scope = policy === 'Local' ? ` on this node (${policyName}=Local)` : ''
+    const one = reaches.length === 1 ? ' the only endpoint' : ` one of ${reaches.length} endpoints`
+    verdict = `Forwarded (DNAT) to${one}${scope}.`
+    if (external && policy === 'Local' && reaches.length < sp.endpoints.length && hasShortCircuit(mode)) {
+      notes.push(`Connections ${shortCircuited(node)} are short-circuited to all ${plural(sp.endpoints.length, 'endpoint')}, not only the local ones.`)
+    }
+  }
+  if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
+    notes.push(`Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`)
+  }
+  if (fe.type === 'NodePort' && fe.ip === null && node.nodePortAddresses !== null && node.nodePortAddresses.length === 0) {
+    notes.push('The NodePort listens on every address of this node.')
+  }
+  return {
+    type: fe.type,
+    ip: fe.ip,
+    port: fe.port,
+    address: frontendAddress(fe),
+    action: fe.action,
+    trafficPolicy: policy,
+    verdict,
+    masquerade: masqueradeFor(fe, external, policy, node, hasShortCircuit(mode)),
+    sourceRanges: [...fe.sourceRanges],
+    reaches,
+    notes,
+  }
+}
+
+/**
+ * kube-proxy's masquerade decisions (reference §2.4): the ClusterIP chain marks traffic that
+ * the local-traffic detector says is not from a pod; the external chain marks everything under
+ * ETP=Cluster, and only node-originated traffic under ETP=Local; --masquerade-all marks all.
+ */
+function masqueradeFor(fe: Frontend, external: boolean, policy: TrafficPolicy | null, node: NodeInfo, shortCircuit: boolean): MasqueradeExplanation {
+  if (fe.action === 'reject') return {when: 'never', reason: 'Nothing is forwarded here, so nothing is masqueraded.'}
+  if (node.masqueradeAll === true) {
+    return {when: 'always', reason: 'kube-proxy runs with --masquerade-all: every connection to a service leaves with this node\'s address as its source.'}
+  }
+  if (external) {
+    if (policy === 'Cluster') {
+      return {
+        when: 'always',
+        reason: 'externalTrafficPolicy=Cluster: external traffic is always masqueraded, so the endpoint sees this node\'s address, not the client\'s.',
+      }
+    }
+    if (policy === 'Local') {
+      return {
+        when: 'conditional',
+        reason: `externalTrafficPolicy=Local keeps the client's source address; only connections from this node's own addresses are masqueraded${shortCircuit && node.localDetector !== 'none' ? ', and pod traffic is short-circuited without it' : ''}.`,
+      }
+    }
+    return {when: 'unknown', reason: 'This source does not show the externalTrafficPolicy, so whether the client address is kept is unknown.'}
+  }
+  const pods = node.podCIDRs.length > 0 ? node.podCIDRs.join(', ') : 'the pod network'
+  switch (node.localDetector) {
+    case 'cidr':
+      return {when: 'conditional', reason: `Masqueraded unless the client is a pod (source in ${pods}): connections from the node itself or from outside the pod network get this node's address as their source.`}
+    case 'interface':
+      return {when: 'conditional', reason: `Masqueraded unless the connection comes in on the pod bridge ${node.localInterface ?? '(interface not shown)'}.`}
+    case 'interface-prefix':
+      return {when: 'conditional', reason: `Masqueraded unless the connection comes in on a pod interface (${node.localInterface ?? '?'}*).`}
+    case 'none':
+      return {when: 'never', reason: 'kube-proxy has no way to tell pod traffic apart (no local-traffic detector) and --masquerade-all is off, so the client address is kept.'}
+    case null:
+      return {when: 'unknown', reason: 'This source does not show how kube-proxy tells pod traffic apart, so when it masquerades is unknown.'}
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * `kp migrate` findings: what will behave differently, or break, when this node's kube-proxy
+ * switches mode. Pure function over the model. The catalogue is ipvs-yaml-migration.md §d; each
+ * caveat is a check in src/analyze/migrate/, grouped by subject. A check that needs information
+ * the input lacks says so as a "cannot verify" finding (id ending in _UNVERIFIED or _UNKNOWN)
+ * naming what to collect; none is skipped silently.
+ *
+ * Not findings, on purpose (§d): services without endpoints (caveat 15: every mode rejects or
+ * answers ICMP unreachable, behaviour is kept) and control-plane features that depend on the
+ * kube-proxy version rather than the mode (caveat 17).
+ */
+import {type Finding, sortFindings} from './findings.js'
+import type {ProxyState, Severity} from '../model/types.js'
+import {conntrackChecks} from './migrate/conntrack.js'
+import {type Check, type MigrationContext, type ProxyMode, type TargetSettings, finding} from './migrate/context.js'
+import {ipvsBehaviourChecks} from './migrate/ipvs-behaviour.js'
+import {nodePortChecks} from './migrate/nodeports.js'
+import {platformChecks} from './migrate/platform.js'
+import {thirdPartyChecks} from './migrate/third-party.js'
+
+export type {ProxyMode, TargetSettings} from './migrate/context.js'
+export const PROXY_MODES: readonly ProxyMode[] = ['iptables', 'ipvs', 'nftables']
+
+export interface MigrationOptions {
+  /** The mode the node runs today, when the state cannot say (cluster objects). Overrides state.mode. */
+  from?: ProxyMode
+  /** sysctls of the node (a bundle's or live collection's facts), e.g. net.ipv4.conf.all.route_localnet. */
+  sysctls?: Record<string, string> | null
+  /** What the operator already set for the target mode. */
+  target?: TargetSettings
+}
+
+const CHECKS: readonly Check[] = [...platformChecks, ...nodePortChecks, ...conntrackChecks, ...thirdPartyChecks, ...ipvsBehaviourChecks]
+
+/** Reader warnings mean the state may be missing something a check would have seen. */
+const incompleteInput: Check = (ctx) => {
+  const warnings = ctx.state.diagnostics.filter((d) => d.severity === 'warning')
+  if (warnings.length === 0) return []
+  return [
+    finding({
+      id: 'MIGRATE_INPUT_INCOMPLETE',
+      severity: 'info',
+      title: `The input had ${warnings.length} warning(s); findings may be incomplete`,
+      message: `kp could not read everything in the input (${[...new Set(warnings.map((d) => d.code))].slice(0, 5).join(', ')}); what it skipped was not checked for migration caveats.`,
+      services: [],
+      addresses: [],
+      evidence: warnings.flatMap((d) => (d.source ? [d.source] : [])),
+      action: 'Look at the warnings printed on stderr and fix or complete the input.',
+      docs: null,
+    }),
+  ]
+}
+
+const unknownSource: Check = (ctx) =>
+  ctx.from !== null
+    ? []
+    : [
+        finding({
+          id: 'MIGRATE_SOURCE_MODE_UNKNOWN',
+          severity: 'warning',
+          title: 'Cannot verify the caveats that depend on the current proxy mode',
+          message: `The input (${ctx.state.mode === 'cluster' ? 'cluster objects' : ctx.state.mode}) does not say which mode kube-proxy runs in today, so only the checks that hold for every source mode were made.`,
+          services: [],
+          addresses: [],
+          evidence: [],
+          action: 'Pass --from iptables|ipvs|nftables, or run kp migrate on a node dump or live.',
+          docs: null,
+        }),
+      ]
+
+/** `--fail-on` thresholds: a severity, or none. */
+export const FAIL_ON = ['error', 'warning', 'info', 'none'] as const
+export type FailOn = (typeof FAIL_ON)[number]
+
+const rank: Record<Severity, number> = {error: 0, warning: 1, info: 2}
+
+/** True when a finding is at or above the --fail-on threshold (`kp migrate --check` exits 1). */
+export function failsOn(findings: Finding[], failOn: FailOn): boolean {
+  if (failOn === 'none') return false
+  return findings.some((f) => rank[f.severity] <= rank[failOn])
+}
+
+/** The findings for switching the node described by `state` to `to`, most severe first. */
+export function planMigration(state: ProxyState, to: ProxyMode, opts: MigrationOptions = {}): Finding[] {
+  const ctx: MigrationContext = {
+    state,
+    from: opts.from ?? (state.mode === 'cluster' ? null : state.mode),
+    to,
+    sysctls: opts.sysctls ?? null,
+    target: opts.target ?? {},
+  }
+  const findings: Finding[] = []
+  for (const check of [unknownSource, incompleteInput, ...CHECKS]) findings.push(...check(ctx))
+  return sortFindings(findings)
+}

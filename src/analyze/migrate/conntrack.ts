@@ -1,0 +1,89 @@
+/**
+ * Caveat 5 (ipvs-yaml-migration.md §d): iptables mode drops ctstate INVALID packets in
+ * KUBE-FORWARD to work around a conntrack bug of kernels before 6.1 that resets long-lived
+ * connections; nftables and ipvs modes install nothing.
+ */
+import {type Check, DOCS, type MigrationContext, finding, parseVersion, sysctl, versionBelow} from './context.js'
+
+const KERNEL_WITH_FIX = [6, 1] as const
+const BE_LIBERAL = 'net.netfilter.nf_conntrack_tcp_be_liberal'
+
+function kernelHasBug(ctx: MigrationContext): boolean | null {
+  const v = parseVersion(ctx.state.node.kernel)
+  return v === null ? null : versionBelow(v, KERNEL_WITH_FIX)
+}
+
+export const conntrackInvalidDrop: Check = (ctx) => {
+  if (ctx.from === null || ctx.from === ctx.to) return []
+  const liberal = sysctl(ctx, BE_LIBERAL) === '1'
+  const bug = kernelHasBug(ctx)
+  const kernelNote = bug === null ? 'The input does not show the kernel version.' : bug ? `This node runs kernel ${ctx.state.node.kernel}, which has the bug.` : `This node runs kernel ${ctx.state.node.kernel}, which has the fix.`
+
+  if (ctx.from === 'iptables') {
+    const hasRule = ctx.state.node.conntrackInvalidDrop
+    if (hasRule === false || (hasRule === null && liberal)) return []
+    if (hasRule === null) {
+      return [
+        finding({
+          id: 'MIGRATE_CONNTRACK_INVALID_DROP_UNVERIFIED',
+          severity: 'info',
+          title: 'Cannot verify whether the conntrack INVALID-drop workaround is in use',
+          message: `iptables mode drops conntrack INVALID packets (unless conntrack.tcpBeLiberal is set) to protect long-lived connections on kernels before 6.1; ${ctx.to} mode does not. The input shows neither the KUBE-FORWARD rules nor the ${BE_LIBERAL} sysctl. ${kernelNote}`,
+          services: [],
+          addresses: [],
+          evidence: [],
+          action: 'Check the kube-proxy metric iptables_ct_state_invalid_dropped_packets_total; if it is not zero, run the new mode with conntrack.tcpBeLiberal: true.',
+          docs: DOCS.virtualIps,
+        }),
+      ]
+    }
+    return [
+      finding({
+        id: 'MIGRATE_CONNTRACK_INVALID_DROP',
+        severity: bug === false ? 'info' : 'warning',
+        title: `The conntrack INVALID-drop rule goes away in ${ctx.to} mode`,
+        message: `iptables mode has \`-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP\`, a workaround for a kernel bug (before 6.1) that resets long-lived connections; ${ctx.to} mode installs nothing. ${kernelNote}`,
+        services: [],
+        addresses: [],
+        evidence: [],
+        action: 'Run kube-proxy with `--conntrack-tcp-be-liberal` (config conntrack.tcpBeLiberal: true); the iptables_ct_state_invalid_dropped_packets_total metric shows whether the rule drops anything today.',
+        docs: DOCS.virtualIps,
+      }),
+    ]
+  }
+
+  if (ctx.to === 'iptables') {
+    if (liberal || ctx.target.conntrackInvalidDrop === false) return []
+    return [
+      finding({
+        id: 'MIGRATE_CONNTRACK_INVALID_DROP_ADDED',
+        severity: 'info',
+        title: 'iptables mode adds a conntrack INVALID-drop rule',
+        message: `iptables mode drops conntrack INVALID packets in KUBE-FORWARD unless conntrack.tcpBeLiberal is set; ${ctx.from} mode has no such rule.`,
+        services: [],
+        addresses: [],
+        evidence: [],
+        action: 'Nothing to do unless traffic relies on INVALID packets being forwarded; then set conntrack.tcpBeLiberal: true.',
+        docs: DOCS.virtualIps,
+      }),
+    ]
+  }
+
+  // ipvs <-> nftables: neither has the rule, so behaviour does not change; the kernel bug is worth a note.
+  if (bug !== true) return []
+  return [
+    finding({
+      id: 'MIGRATE_CONNTRACK_KERNEL_BUG',
+      severity: 'info',
+      title: `Kernel ${ctx.state.node.kernel} has the conntrack bug that resets long-lived connections`,
+      message: `Neither ${ctx.from} nor ${ctx.to} mode installs the INVALID-drop workaround, so nothing changes, but kernels before 6.1 can reset long-lived connections.`,
+      services: [],
+      addresses: [],
+      evidence: [],
+      action: 'Consider conntrack.tcpBeLiberal: true, or a kernel 6.1 or newer.',
+      docs: DOCS.virtualIps,
+    }),
+  ]
+}
+
+export const conntrackChecks: Check[] = [conntrackInvalidDrop]

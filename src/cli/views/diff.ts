@@ -1,0 +1,58 @@
+/**
+ * The human view of `kp diff`: one block per service port with `-` lines for A and `+` lines
+ * for B, like a unified diff. Colour is an extra only: the `-`/`+` signs carry the meaning.
+ */
+import {Chalk} from 'chalk'
+import type {DiffResult, DiffSide, FieldDifference} from '../../analyze/diff.js'
+import {escapeControl} from '../escape.js'
+
+export interface DiffViewOptions {
+  color: boolean
+}
+
+/** Set members (a frontend, an endpoint) are shown bare; attributes as `field: value`. */
+const MEMBER_FIELDS = new Set(['frontend', 'endpoint'])
+
+function formatValue(field: string, v: unknown): string {
+  // The model's nodePortAddresses [] means kube-proxy's default, every local address (types.ts).
+  if (field === 'nodePortAddresses' && Array.isArray(v) && v.length === 0) return '(every local address)'
+  if (Array.isArray(v)) return v.length === 0 ? '(none)' : v.map((x) => String(x)).join(', ')
+  return String(v)
+}
+
+function sideLine(name: string, side: DiffSide): string {
+  const paths = side.sources.map((s) => s.path).join(', ') || '(no sources)'
+  return `${name}: ${side.mode} mode, from ${escapeControl(paths)}`
+}
+
+const changeWords = {added: 'only in b', removed: 'only in a', changed: 'changed'} as const
+
+export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
+  const c = new Chalk({level: opts.color ? 1 : 0})
+  const lines: string[] = [c.red(`--- ${sideLine('a', result.a)}`), c.green(`+++ ${sideLine('b', result.b)}`)]
+  const differenceLines = (d: FieldDifference): string[] => {
+    const field = escapeControl(d.field)
+    const show = (v: unknown) => (MEMBER_FIELDS.has(d.field) ? `${field} ${escapeControl(formatValue(d.field, v))}` : `${field}: ${escapeControl(formatValue(d.field, v))}`)
+    const out: string[] = []
+    if (d.a !== null) out.push(c.red(`  - ${show(d.a)}`))
+    if (d.b !== null) out.push(c.green(`  + ${show(d.b)}`))
+    return out
+  }
+  for (const s of result.services) {
+    lines.push('', c.bold(`${escapeControl(s.service)}  (${changeWords[s.change]})`))
+    for (const d of s.differences) lines.push(...differenceLines(d))
+  }
+  if (result.node.length > 0) {
+    lines.push('', c.bold('node settings'))
+    for (const d of result.node) lines.push(...differenceLines(d))
+  }
+  lines.push('')
+  if (result.equal) lines.push('No differences: both states proxy the same service ports the same way.')
+  else {
+    const count = (change: keyof typeof changeWords) => result.services.filter((s) => s.change === change).length
+    const parts = [`${count('changed')} changed`, `${count('removed')} only in a`, `${count('added')} only in b`]
+    const nodePart = result.node.length > 0 ? `; ${result.node.length} node setting(s) differ` : ''
+    lines.push(`Service ports: ${parts.join(', ')}${nodePart}.`)
+  }
+  return lines.join('\n')
+}

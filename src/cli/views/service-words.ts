@@ -1,0 +1,44 @@
+/** Words the list and explain views share for frontends, actions and endpoints. */
+import {endpointAddress, formatShare, frontendAddress} from '../../analyze/addresses.js'
+import type {Endpoint, Frontend, FrontendAction, FrontendType} from '../../model/types.js'
+import {escapeControl} from '../escape.js'
+import type {Style} from './style.js'
+
+const TYPE_LABEL: Record<FrontendType, string> = {
+  ClusterIP: 'ClusterIP',
+  NodePort: 'NodePort',
+  ExternalIP: 'ExternalIP',
+  LoadBalancer: 'LB',
+  External: 'External',
+}
+
+/** `REJECT` / `DROP` as words (coloured on a terminal); nothing for forward. */
+export function actionMark(action: FrontendAction, style: Style): string {
+  if (action === 'reject') return style.red('REJECT')
+  if (action === 'drop') return style.red('DROP')
+  return ''
+}
+
+/** `ClusterIP 172.30.0.41:80`, `NodePort *:3001 DROP`, `LB 5.6.7.8:80 (from 203.0.113.0/25)`. */
+export function frontendLabel(fe: Frontend, style: Style): string {
+  const parts = [`${TYPE_LABEL[fe.type]} ${escapeControl(frontendAddress(fe))}`]
+  if (fe.sourceRanges.length > 0) parts.push(`(from ${escapeControl(fe.sourceRanges.join(', '))})`)
+  const mark = actionMark(fe.action, style)
+  if (mark) parts.push(mark)
+  return parts.join(' ')
+}
+
+export function localityWord(local: boolean | null): string {
+  return local === true ? 'local' : local === false ? 'remote' : ''
+}
+
+/** `10.180.0.4:80 50 % local`, `10.244.2.7:8080 weight 0 remote draining`: what the source shows. */
+export function endpointLabel(ep: Endpoint): string {
+  // No share where a scheduler decides (IPVS): the weight says what there is to say.
+  const parts = ep.share === null ? [escapeControl(endpointAddress(ep))] : [escapeControl(endpointAddress(ep)), formatShare(ep.share)]
+  if (ep.weight !== null) parts.push(`weight ${ep.weight}`)
+  const where = localityWord(ep.local)
+  if (where) parts.push(where)
+  if (ep.state !== null && ep.state !== 'ready') parts.push(ep.state)
+  return parts.join(' ')
+}

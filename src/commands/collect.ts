@@ -1,0 +1,64 @@
+import {Flags} from '@oclif/core'
+import {KpCommand} from '../cli/base-command.js'
+import {escapeControl} from '../cli/escape.js'
+import {EXIT, UsageError} from '../errors.js'
+import type {Mode} from '../model/types.js'
+import type {BundleManifest} from '../readers/bundle.js'
+import {FORMAT_IDS} from '../readers/registry.js'
+
+export default class Collect extends KpCommand {
+  static override summary = "Save this node's kube-proxy state into a folder to read anywhere with -f"
+  static override description = `Runs the same read-only commands kp reads live (iptables-save of both backends and families, nft -j list table ip|ip6 kube-proxy, ipvsadm -Sn and -Ln, ipset save, ip -j addr show kube-ipvs0) plus uname -r, the tool versions and the sysctls that change how the rules behave, and writes their raw outputs with a manifest.json. \`kp list -f DIR\` (and every other command) then reads the folder as if it were this node. Leftovers of other modes are saved too, but not read.
+
+A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.environment.code} only when no ruleset at all could be saved (for example without root).`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --out /tmp/node-a',
+    '<%= config.bin %> <%= command.id %> --out /tmp/node-a --force --json',
+    'tar czf node-a.tgz -C /tmp node-a    # attach to a ticket; read with: kp list -f node-a/',
+  ]
+
+  // Collect reads the node, never files: of the shared input flags only --mode applies. The
+  // others stay parseable (hidden) so that giving one is a clear usage error, not "unknown flag".
+  static override baseFlags = {
+    ...KpCommand.baseFlags,
+    file: Flags.string({char: 'f', multiple: true, hidden: true}),
+    format: Flags.option({options: FORMAT_IDS, hidden: true})(),
+    cluster: Flags.string({multiple: true, hidden: true}),
+    node: Flags.string({hidden: true}),
+  }
+
+  static override flags = {
+    out: Flags.string({required: true, description: 'The folder to write (created if missing; must be empty unless --force).'}),
+    force: Flags.boolean({description: 'Write into a folder that already holds files (kp overwrites its own file names only).'}),
+    timeout: Flags.integer({default: 60, min: 1, description: 'Seconds each command may run before kp stops it.'}),
+  }
+
+  async run(): Promise<BundleManifest> {
+    const {flags} = await this.parse(Collect)
+    const fileFlags = (['file', 'format', 'cluster', 'node'] as const).filter((name) => flags[name] !== undefined)
+    if (fileFlags.length > 0) {
+      throw new UsageError(`kp collect reads this node; --${fileFlags.join(', --')} does not apply`, 'USAGE_COLLECT_INPUT', ['kp collect --out DIR, then kp list -f DIR'])
+    }
+    const {collectBundle} = await import('../live/collect-bundle.js')
+    const manifest = await collectBundle({
+      outDir: flags.out,
+      force: flags.force,
+      mode: flags.mode as Mode | undefined,
+      timeoutMs: flags.timeout * 1000,
+      createdBy: `kp/${this.config.version}`,
+    })
+    for (const w of manifest.warnings) this.warnLine(w)
+    if (!this.jsonEnabled()) {
+      const saved = manifest.files.filter((f) => f.path !== null)
+      this.log(`Saved ${saved.length} outputs and manifest.json into ${escapeControl(flags.out)} (mode: ${manifest.mode ?? 'none found'}).`)
+      for (const f of manifest.files) {
+        const cmd = escapeControl(f.command.join(' '))
+        const status = f.path === null ? `not saved: ${escapeControl(f.error ?? '')}` : f.error ? `failed: ${escapeControl(f.error)}` : f.read ? 'read by kp -f' : 'kept for reference'
+        this.log(`  ${(f.path ?? '-').padEnd(28)} ${cmd.padEnd(36)} ${status}`)
+      }
+      this.log(`Read it anywhere with: kp list -f ${escapeControl(flags.out)}`)
+    }
+    return manifest
+  }
+}

@@ -1,0 +1,144 @@
+import {mkdir, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {Flags} from '@oclif/core'
+import {type Finding, sortFindings} from '../analyze/findings.js'
+import {FAIL_ON, type ProxyMode, failsOn, planMigration} from '../analyze/migrate.js'
+import {KpCommand, MODES} from '../cli/base-command.js'
+import {EXIT, EnvironmentError, KpError} from '../errors.js'
+import type {ProxyState} from '../model/types.js'
+import type {RenderedFile, RenderOptions, RenderResult} from '../render/types.js'
+
+export interface MigrateResult {
+  schemaVersion: 1
+  kind: 'MigrateResult'
+  /** The mode the node runs today; null when the input (cluster objects) does not say. */
+  from: ProxyMode | null
+  to: ProxyMode
+  /** What kube-proxy would program in the target mode (the primary file); null with --check. */
+  text: string | null
+  /** Every file the target mode needs, the primary one first; [] with --check. */
+  files: RenderedFile[]
+  findings: Finding[]
+}
+
+/** Each target's renderer (src/render/<mode>/render.ts), loaded only when used. */
+async function loadRenderer(mode: ProxyMode): Promise<(state: ProxyState, opts: RenderOptions) => RenderResult> {
+  switch (mode) {
+    case 'iptables':
+      return (await import('../render/iptables/render.js')).renderIptables
+    case 'nftables':
+      return (await import('../render/nftables/render.js')).renderNftables
+    case 'ipvs':
+      return (await import('../render/ipvs/render.js')).renderIpvs
+  }
+}
+
+
+export default class Migrate extends KpCommand {
+  static override summary = 'Show what kube-proxy would program in another mode, and what will behave differently'
+  static override description = `Writes the rules of the target mode to stdout (or --out FILE) and the migration findings to stderr: every caveat of switching this node from its current mode, each with the services or addresses affected, where in the input it was seen, what to do, and a link to the upstream documentation. What the input cannot show is reported as a "cannot verify" finding naming what to collect.
+
+With --check only the findings are printed, and the exit status is ${EXIT.found.code} when a finding is at or above --fail-on (default error), else ${EXIT.ok.code}.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --to nftables -f iptables-save.txt > kube-proxy.nft',
+    '<%= config.bin %> <%= command.id %> --to nftables --check -f node-bundle/',
+    '<%= config.bin %> <%= command.id %> --to nftables --check --fail-on warning --json',
+    '<%= config.bin %> <%= command.id %> --to nftables --from ipvs -f cluster.yaml --node worker-1 --check',
+  ]
+
+  static override flags = {
+    to: Flags.option({options: MODES, required: true, description: 'The mode to migrate to.'})(),
+    from: Flags.option({options: MODES, description: 'The mode the node runs today, when the input cannot say (cluster objects).'})(),
+    check: Flags.boolean({description: 'Print the findings only; exit 1 when one is at or above --fail-on.'}),
+    'fail-on': Flags.option({options: FAIL_ON, default: 'error' as const, description: 'With --check: the lowest severity that makes the exit status 1.'})(),
+    out: Flags.string({description: 'Write the target rules to this file instead of stdout.'}),
+    'out-dir': Flags.string({description: 'Write every file the target mode needs (for example both families) into this folder.', exclusive: ['out']}),
+    // Target settings: each overrides what the input shows; without either the renderer uses
+    // kube-proxy's default and says so in a finding (src/render/common.ts resolveNodeSettings).
+    'pod-cidr': Flags.string({multiple: true, helpGroup: 'TARGET', description: 'Pod (cluster) CIDR(s) for the local-traffic detector.'}),
+    'local-detector': Flags.option({options: ['cidr', 'interface', 'interface-prefix', 'none'] as const, helpGroup: 'TARGET', description: 'How kube-proxy tells pod traffic apart.'})(),
+    'local-interface': Flags.string({helpGroup: 'TARGET', description: 'Bridge interface or interface prefix for the interface detectors.'}),
+    'node-ip': Flags.string({multiple: true, helpGroup: 'TARGET', description: "The node's own IP(s), for NodePorts and LoadBalancer source ranges."}),
+    'nodeport-addresses': Flags.string({multiple: true, helpGroup: 'TARGET', description: 'nodePortAddresses (CIDRs) of the target configuration.'}),
+    'service-cidr': Flags.string({multiple: true, helpGroup: 'TARGET', description: 'Service CIDR(s), for the nftables rule that drops traffic to unallocated ClusterIPs.'}),
+    'masquerade-mark': Flags.string({helpGroup: 'TARGET', description: 'The masquerade mark as written in rules, e.g. 0x4000.'}),
+    'masquerade-all': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'masqueradeAll of the target configuration.'}),
+    'random-fully': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'Whether MASQUERADE uses --random-fully (iptables, ipvs).'}),
+    'localhost-nodeports': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'iptables.localhostNodePorts of the target configuration.'}),
+    'conntrack-invalid-drop': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'Whether iptables mode drops conntrack INVALID packets (nf_conntrack_tcp_be_liberal=0).'}),
+    scheduler: Flags.string({helpGroup: 'TARGET', description: 'IPVS scheduler for services whose input does not show one (default rr).'}),
+  }
+
+  async run(): Promise<MigrateResult> {
+    const {flags} = await this.parse(Migrate)
+    const state = await this.loadState(flags)
+    const to = flags.to as ProxyMode
+    const from = (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
+    const findings = planMigration(state, to, {
+      from: from ?? undefined,
+      sysctls: this.loadedFacts?.sysctls ?? null,
+      target: {nodePortAddresses: flags['nodeport-addresses'], localhostNodePorts: flags['localhost-nodeports'], conntrackInvalidDrop: flags['conntrack-invalid-drop']},
+    })
+
+    // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
+    const render = await loadRenderer(to)
+    const rendered = render(state, {
+      podCIDRs: flags['pod-cidr'],
+      localDetector: flags['local-detector'],
+      localInterface: flags['local-interface'],
+      nodeIPs: flags['node-ip'],
+      nodePortAddresses: flags['nodeport-addresses'],
+      serviceCIDRs: flags['service-cidr'],
+      masqueradeMark: flags['masquerade-mark'],
+      masqueradeAll: flags['masquerade-all'],
+      randomFully: flags['random-fully'],
+      localhostNodePorts: flags['localhost-nodeports'],
+      conntrackInvalidDrop: flags['conntrack-invalid-drop'],
+      scheduler: flags.scheduler,
+    })
+    const all = sortFindings([...findings, ...rendered.findings])
+    const result: MigrateResult = {
+      schemaVersion: 1,
+      kind: 'MigrateResult',
+      from,
+      to,
+      text: flags.check ? null : rendered.text,
+      files: flags.check ? [] : rendered.files,
+      findings: all,
+    }
+
+    if (!flags.check) await this.writeRules(rendered, flags.out, flags['out-dir'])
+    if (!this.jsonEnabled()) {
+      const {formatFindings} = await import('../cli/views/migrate.js')
+      // --check: the findings are the answer (stdout, so they can be paged or saved); otherwise
+      // stdout carries the rules and the findings go to stderr.
+      const stream = flags.check ? process.stdout : process.stderr
+      const color = Boolean(stream.isTTY) && !flags['no-color'] && !process.env.NO_COLOR
+      const view = formatFindings(all, {color})
+      if (flags.check) this.log(view)
+      else process.stderr.write(`${view}\n`)
+    }
+    if (flags.check && failsOn(all, flags['fail-on'])) process.exitCode = EXIT.found.code
+    return result
+  }
+
+  private async writeRules(rendered: RenderResult, out: string | undefined, outDir: string | undefined): Promise<void> {
+    try {
+      if (outDir) {
+        await mkdir(outDir, {recursive: true})
+        for (const f of rendered.files) await writeFile(join(outDir, f.name), f.text)
+        return
+      }
+      if (out) await writeFile(out, rendered.text)
+      else if (!this.jsonEnabled()) this.log(rendered.text)
+    } catch (error) {
+      if (error instanceof KpError) throw error
+      throw new EnvironmentError(`cannot write ${outDir ?? out}: ${(error as Error).message}`, 'OUTPUT_UNWRITABLE')
+    }
+    const others = rendered.files.slice(1)
+    if (others.length > 0 && !this.jsonEnabled()) {
+      this.warnLine(`the target needs ${others.length} more file(s) (${others.map((f) => f.name).join(', ')}); use --out-dir DIR to write them all, or --json`)
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * `kp collect --out DIR`: save every read-only output kp would read on this node (and the
+ * leftovers it would not) with a manifest, so `kp ... -f DIR` answers the same anywhere.
+ * Missing programs and failed commands are recorded in the manifest, not fatal; only a bundle
+ * with no ruleset at all is an error (exit 4).
+ */
+import {mkdir, readdir, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {UsageError} from '../errors.js'
+import type {Mode} from '../model/types.js'
+import {BUNDLE_MANIFEST, type BundleFile, type BundleManifest} from '../readers/bundle.js'
+import {environmentError} from './exec.js'
+import {type Capture, snapshotNode} from './snapshot.js'
+
+export interface CollectOptions {
+  outDir: string
+  /** Write into a folder that already holds files. */
+  force?: boolean
+  mode?: Mode
+  timeoutMs?: number
+  /** "kp/0.1.0", recorded in the manifest. */
+  createdBy: string
+  /** Root for /proc and /sys (tests). */
+  root?: string
+}
+
+/** Refuses an unusable or non-empty --out before any command runs. */
+async function checkOutDir(outDir: string, force: boolean): Promise<void> {
+  let entries: string[] | null = null
+  try {
+    const s = await stat(outDir)
+    if (!s.isDirectory()) throw new UsageError(`--out ${outDir}: exists and is not a folder`, 'USAGE_OUT_NOT_DIR')
+    entries = await readdir(outDir)
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new UsageError(`--out ${outDir}: cannot use it: ${(error as Error).message}`, 'USAGE_OUT_UNUSABLE')
+    }
+  }
+  if (entries && entries.length > 0 && !force) {
+    throw new UsageError(`--out ${outDir}: folder is not empty`, 'USAGE_OUT_NOT_EMPTY', ['choose a new folder, or pass --force to write into this one'])
+  }
+}
+
+function bundleFile(c: Capture): BundleFile {
+  const r = c.result
+  const saved = r !== null && r.failure?.code !== 'LIVE_MISSING_PROGRAM'
+  return {
+    path: saved ? c.file : null,
+    format: c.format,
+    command: c.argv,
+    tool: c.tool,
+    exitCode: r?.exitCode ?? null,
+    stderr: r?.stderr.trim() ?? '',
+    error: r?.failure?.message ?? (c.skipped ? `not run: ${c.skipped}` : null),
+    read: c.read && saved && r.failure === null,
+  }
+}
+
+export async function collectBundle(opts: CollectOptions): Promise<BundleManifest> {
+  await checkOutDir(opts.outDir, Boolean(opts.force))
+  const snap = await snapshotNode({mode: opts.mode, timeoutMs: opts.timeoutMs, everything: true, root: opts.root})
+
+  const rulesets = snap.captures.filter((c) => c.format !== null && c.result !== null)
+  if (!rulesets.some((c) => c.result!.failure === null)) {
+    // Nothing to save: say why with the most telling failure (no root beats a missing program).
+    const failed = rulesets.map((c) => c.result!).filter((r) => r.failure !== null)
+    const worst = failed.find((r) => r.failure!.code === 'LIVE_NEEDS_ROOT') ?? failed.find((r) => r.failure!.code !== 'LIVE_MISSING_PROGRAM') ?? failed[0]
+    if (worst) throw environmentError(worst)
+  }
+
+  await mkdir(opts.outDir, {recursive: true})
+  const files: BundleFile[] = []
+  for (const c of snap.captures) {
+    const f = bundleFile(c)
+    if (f.path !== null) await writeFile(join(opts.outDir, f.path), c.result!.stdout)
+    files.push(f)
+  }
+  const warnings = [...snap.detection.warnings]
+  if (snap.detection.mode === null) warnings.push(`no ${opts.mode ? `${opts.mode}-mode ` : ''}kube-proxy rules found: ${snap.detection.looked.join('; ')}`)
+  const manifest: BundleManifest = {
+    kind: 'KpBundle',
+    schemaVersion: 1,
+    createdBy: opts.createdBy,
+    createdAt: new Date().toISOString(),
+    mode: snap.detection.mode,
+    warnings,
+    files,
+    facts: snap.facts,
+  }
+  await writeFile(join(opts.outDir, BUNDLE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+  return manifest
+}

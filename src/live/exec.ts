@@ -1,0 +1,124 @@
+/**
+ * The one place kp runs programs. Every command is a read-only dump or version query, run
+ * directly (never through a shell) with a timeout. A run never throws: its failure is
+ * classified into one of the LIVE_* shapes below, and callers decide whether that failure
+ * is fatal (`kp list` live: EnvironmentError, exit 4) or only recorded (`kp collect`).
+ */
+import {execa} from 'execa'
+import {EnvironmentError} from '../errors.js'
+
+export type FailureCode = 'LIVE_MISSING_PROGRAM' | 'LIVE_NEEDS_ROOT' | 'LIVE_TIMEOUT' | 'LIVE_COMMAND_FAILED'
+
+export interface CommandFailure {
+  code: FailureCode
+  message: string
+}
+
+export interface CommandResult {
+  argv: string[]
+  /** The argv as one line, the way it is shown to people and in `live:<command line>` source paths. */
+  commandLine: string
+  stdout: string
+  stderr: string
+  /** null when the program could not start or was killed. */
+  exitCode: number | null
+  /** null when the command ran and exited 0. */
+  failure: CommandFailure | null
+}
+
+export interface RunOptions {
+  /** Milliseconds before the program is killed. */
+  timeoutMs?: number
+}
+
+export const DEFAULT_TIMEOUT_MS = 60_000
+
+// A 10,000-service node's iptables-save is about 50 MB; leave room for much larger ones.
+const MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
+
+// The dump programs live in sbin, which is missing from many users' PATH (sudo keeps it, `su`
+// and plain shells often do not). Appending these never shadows a program the user chose.
+const SBIN_DIRS = ['/usr/local/sbin', '/usr/sbin', '/sbin']
+
+function searchPath(): string {
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean)
+  for (const d of SBIN_DIRS) if (!dirs.includes(d)) dirs.push(d)
+  return dirs.join(':')
+}
+
+// What iptables-save, ip6tables-save, nft, ipset and the legacy tools print when they lack
+// CAP_NET_ADMIN (checked as uid 65534 with iptables 1.8.9, nftables 1.0.6, ipset 7.17):
+//   "Could not fetch rule set generation id: Permission denied (you must be root)"
+//   "Operation not permitted (you must be root)", "Kernel error received: Operation not permitted"
+//   "Failed to list table names in /proc/net/ip_tables_names: Permission denied"
+const NEEDS_ROOT = /permission denied|operation not permitted|you must be root/i
+
+export function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
+}
+
+export function commandLineOf(argv: readonly string[]): string {
+  return argv.map(quoteArg).join(' ')
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n', 1)[0] ?? ''
+}
+
+/** Runs one program with its arguments. Never throws; see CommandResult.failure. */
+export async function runCommand(argv: readonly string[], opts: RunOptions = {}): Promise<CommandResult> {
+  const [file, ...args] = argv
+  const commandLine = commandLineOf(argv)
+  if (file === undefined) throw new Error('runCommand: empty argv')
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const r = await execa(file, args, {
+    reject: false,
+    timeout: timeoutMs,
+    stdin: 'ignore',
+    maxBuffer: MAX_OUTPUT_BYTES,
+    stripFinalNewline: false,
+    // LC_ALL=C keeps error messages in English, which the classification below reads.
+    env: {PATH: searchPath(), LC_ALL: 'C'},
+  })
+  const stdout = typeof r.stdout === 'string' ? r.stdout : ''
+  const stderr = typeof r.stderr === 'string' ? r.stderr : ''
+  const result: CommandResult = {argv: [...argv], commandLine, stdout, stderr, exitCode: r.exitCode ?? null, failure: null}
+  if (!r.failed) return result
+  if (r.code === 'ENOENT') {
+    result.failure = {code: 'LIVE_MISSING_PROGRAM', message: `${file} is not installed (not found in PATH)`}
+  } else if (r.code === 'EACCES') {
+    result.failure = {code: 'LIVE_NEEDS_ROOT', message: `${file} cannot be executed: permission denied`}
+  } else if (r.timedOut) {
+    result.failure = {code: 'LIVE_TIMEOUT', message: `${commandLine} did not finish within ${timeoutMs / 1000} s and was stopped`}
+  } else if (r.isMaxBuffer) {
+    result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} printed more than ${MAX_OUTPUT_BYTES} bytes`}
+  } else if (NEEDS_ROOT.test(stderr)) {
+    result.failure = {code: 'LIVE_NEEDS_ROOT', message: `${commandLine} needs root: ${firstLine(stderr)}`}
+  } else if (r.signal) {
+    result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} was killed by ${r.signal}`}
+  } else {
+    const why = firstLine(stderr)
+    result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} exited with status ${r.exitCode ?? '?'}${why ? `: ${why}` : ''}`}
+  }
+  return result
+}
+
+const HINTS: Record<FailureCode, string[]> = {
+  LIVE_MISSING_PROGRAM: ['install it (Debian: iptables, nftables, ipset, ipvsadm, iproute2), or read a saved dump with -f FILE'],
+  LIVE_NEEDS_ROOT: ['run kp as root (for example with sudo), or read a saved dump with -f FILE'],
+  LIVE_TIMEOUT: ['the node may be under heavy load; save the dump by hand and read it with -f FILE'],
+  LIVE_COMMAND_FAILED: ['run the command by hand to see its full error output'],
+}
+
+/** The exit-4 error for a failed run, carrying the command line and its stderr. */
+export function environmentError(r: CommandResult): EnvironmentError {
+  const failure = r.failure ?? {code: 'LIVE_COMMAND_FAILED' as const, message: `${r.commandLine} failed`}
+  return new EnvironmentError(failure.message, failure.code, r.commandLine, r.stderr.trim() || null, HINTS[failure.code])
+}
+
+/** Runs a command and throws EnvironmentError (exit 4) when it fails. */
+export async function runChecked(argv: readonly string[], opts: RunOptions = {}): Promise<CommandResult> {
+  const r = await runCommand(argv, opts)
+  if (r.failure) throw environmentError(r)
+  return r
+}

@@ -1,0 +1,116 @@
+/**
+ * The parsed form of one iptables text source: `iptables-save` / `ip6tables-save` (with or
+ * without `-c`), `iptables [-t TABLE] -S`, or kube-proxy's own `iptables-restore` input.
+ *
+ * Generic over chain names: nothing here knows about kube-proxy, so the IPVS-mode reader can
+ * use the same ruleset (import `parseIptablesText` from ./parse.js). The builder in ./build.ts
+ * gives the KUBE-* chains their meaning.
+ */
+
+/** `[packets:bytes]` from `-c` saves, chain declarations, or `-c P B` in `-S -v` output. */
+export interface IptablesCounters {
+  packets: number
+  bytes: number
+}
+
+/** One option of a rule (`--dport 80`, `! --mark 0x4000/0x4000`, `--rcheck`), in the order written. */
+export interface IptablesOption {
+  /** As written, with its dashes: `--dport`, `-s`, `--to-destination`. */
+  name: string
+  /** Zero (a flag such as `--rcheck`), one, or more values; quotes removed, escapes resolved. */
+  values: string[]
+  /** `! --opt v` or the old `--opt ! v` form. */
+  negated: boolean
+  /** The `-m MODULE` in force when the option was written (null before any `-m`). */
+  module: string | null
+}
+
+/** A negatable value of one of the options every rule may have. */
+export interface IptablesMatch {
+  value: string
+  negated: boolean
+}
+
+export interface IptablesRule {
+  /** 1-based line in the source. */
+  line: number
+  table: string
+  chain: string
+  counters: IptablesCounters | null
+  /** `-p` (lowercase, as written). */
+  protocol: IptablesMatch | null
+  /** `-s` / `-d`, normalised: `/32` and `/128` removed, IPv6 in its canonical form. */
+  source: IptablesMatch | null
+  destination: IptablesMatch | null
+  inInterface: IptablesMatch | null
+  outInterface: IptablesMatch | null
+  /** `--dport` / `--sport` as written (a port, or a `lo:hi` range). */
+  dport: IptablesMatch | null
+  sport: IptablesMatch | null
+  /** `-m` modules in the order written. */
+  modules: string[]
+  /** The first `--comment` value (quotes removed). */
+  comment: string | null
+  /** `-j TARGET` or `-g CHAIN`; null for a rule without a target (kube-proxy's KUBE-FW "other traffic" no-op). */
+  target: string | null
+  /** true for `-g` (goto). */
+  goto: boolean
+  /** Every match option before the target, including the ones parsed into the fields above. */
+  matches: IptablesOption[]
+  /** Options after `-j TARGET` (`--to-destination`, `--reject-with`, `--or-mark`, `--random-fully`). */
+  targetOptions: IptablesOption[]
+}
+
+export interface IptablesChain {
+  table: string
+  name: string
+  /** PREROUTING, INPUT, FORWARD, OUTPUT, POSTROUTING. */
+  builtin: boolean
+  /** ACCEPT / DROP for a built-in chain; null for a user chain (`-`). */
+  policy: string | null
+  counters: IptablesCounters | null
+  /** Where the chain was declared (`:NAME`, `-N`, `-P`), or its first rule's line when never declared. */
+  line: number
+  /** false when rules were appended to a chain the source never declared. */
+  declared: boolean
+  /** The line of a `-X NAME` (restore input only): the chain is deleted, not a live chain. */
+  deletedLine: number | null
+  rules: IptablesRule[]
+}
+
+export interface IptablesTable {
+  /** nat, filter, mangle, raw, security. */
+  name: string
+  /** The `*table` line; for `-S` input, the first line of the block read as this table. */
+  line: number
+  /** false when the table never reached its COMMIT (a dump cut off part-way). */
+  committed: boolean
+  /** In the order declared; a Map so the builder indexes by name without scanning. */
+  chains: Map<string, IptablesChain>
+}
+
+/** Which of the accepted text forms the source is. */
+export type IptablesTextForm = 'iptables-save' | 'restore-input' | 'list-rules'
+
+export interface IptablesRuleset {
+  form: IptablesTextForm
+  /** From the header, e.g. "iptables-save v1.8.9 (nf_tables)"; null when the source has none. */
+  tool: string | null
+  /** From the header (`ip6tables-save`), else from the first address seen; null when neither tells. */
+  family: 'IPv4' | 'IPv6' | null
+  tables: Map<string, IptablesTable>
+  /** Rules in source order across all tables (the same objects as in the chains). */
+  rules: IptablesRule[]
+}
+
+export const BUILTIN_CHAINS: ReadonlySet<string> = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'])
+
+/** The first match option with this name (e.g. `--probability`), or undefined. */
+export function findMatch(rule: IptablesRule, name: string): IptablesOption | undefined {
+  return rule.matches.find((o) => o.name === name)
+}
+
+/** The first target option with this name (e.g. `--to-destination`), or undefined. */
+export function findTargetOption(rule: IptablesRule, name: string): IptablesOption | undefined {
+  return rule.targetOptions.find((o) => o.name === name)
+}

@@ -1,0 +1,656 @@
+/**
+ * Reads one `ip kube-proxy` / `ip6 kube-proxy` table into service ports
+ * (reference/kube-proxy-iptables-nftables.md §3 and §5).
+ *
+ * Services come from the map and set elements, never from chains alone: `service-ips`,
+ * `service-nodeports`, `no-endpoint-services`, `no-endpoint-nodeports` and `firewall-ips`
+ * name every frontend. The per-service chains they point at add policies, endpoints, affinity
+ * and source ranges. Chains nothing points at are leftovers: kube-proxy flushes the chains of a
+ * deleted service and deletes them a sync later (§3.5, fixtures/nft/upstream-syncrepeated-
+ * stalechains), so an empty one is an info diagnostic and a non-empty one a warning.
+ *
+ * The layouts read:
+ * * endpoint chains behind `numgen random mod N vmap { 0 : goto endpoint-... }` with
+ *   `jump mark-for-masquerade` (fixtures/nft/upstream-overall), with or without `P dport PORT`
+ *   in the ClusterIP masquerade rule (older revision);
+ * * the newest layout, where the service chain DNATs directly: `dnat ip to numgen random mod N
+ *   map { 0 : IP . PORT , ... }` or `dnat to IP:PORT`, the ClusterIP masquerade rule sits in the
+ *   `services` chain and sets the mark itself (fixtures/nft/newest-inline-dnat);
+ * * in both, ClientIP affinity keeps endpoint chains: `ip saddr @affinity-X goto endpoint-X` in
+ *   the service chain and `update @affinity-X { ip saddr }` in the endpoint chain, the timeout
+ *   on the affinity set (`timeout 10800s` in transactions, `timeout 3h` in nft list).
+ */
+import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
+import {nftNameHash} from './hash.js'
+import type {NftChain, NftRule, NftSet, NftTable} from './ir.js'
+import type {NodeFacts} from './node-facts.js'
+import type {Reporter} from './reporter.js'
+import {addressMatch, hasSequence, interfaceMatch, markSetOr, portOf, protocolOf, splitHostPort, toCidr, verdictOf} from './words.js'
+
+type ChainPrefix = 'service' | 'local' | 'external' | 'firewall' | 'endpoint' | 'affinity'
+const PREFIXES: ReadonlySet<string> = new Set(['service', 'local', 'external', 'firewall', 'endpoint', 'affinity'])
+
+/** A per-service object name `PREFIX-HASH8-ns/svc/proto/port[__IP/PORT]` taken apart. */
+export interface PerServiceName {
+  prefix: ChainPrefix
+  hash: string
+  /** What the hash was computed over: everything after `HASH8-`. */
+  hashed: string
+  /** `ns/svc/proto/portName`. */
+  base: string
+  namespace: string
+  name: string
+  protocol: string
+  portName: string
+  /** `IP/PORT` of an endpoint or affinity name (IPv6 with `.` for `:`); null otherwise. */
+  endpointPart: string | null
+  truncated: boolean
+}
+
+function isBase32(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (!((c >= 65 && c <= 90) || (c >= 50 && c <= 55))) return false
+  }
+  return true
+}
+
+export function parsePerServiceName(full: string): PerServiceName | null {
+  const dash = full.indexOf('-')
+  if (dash < 0) return null
+  const prefix = full.slice(0, dash)
+  if (!PREFIXES.has(prefix) || full.charCodeAt(dash + 9) !== 45) return null
+  const hash = full.slice(dash + 1, dash + 9)
+  if (!isBase32(hash)) return null
+  const hashed = full.slice(dash + 10)
+  // A name with "/" is always a per-service object (§3.6); kube-proxy's own names have none.
+  if (!hashed.includes('/')) return null
+  const sep = hashed.indexOf('__')
+  const base = sep < 0 ? hashed : hashed.slice(0, sep)
+  const parts = base.split('/')
+  if (parts.length !== 4) return null
+  return {
+    prefix: prefix as ChainPrefix,
+    hash,
+    hashed,
+    base,
+    namespace: parts[0]!,
+    name: parts[1]!,
+    protocol: parts[2]!,
+    portName: parts[3]!,
+    endpointPart: sep < 0 ? null : hashed.slice(sep + 2),
+    truncated: hashed.endsWith('...'),
+  }
+}
+
+interface ServiceAcc {
+  key: string
+  namespace: string | null
+  name: string | null
+  portName: string | null
+  protocol: Protocol
+  /** Keyed `IP|port` for address frontends, `*|port` for NodePorts. */
+  frontends: Map<string, Frontend>
+  /** The chain the ClusterIP's service-ips element points at (service-B or local-B). */
+  internalChain: string | null
+  /** service-B and local-B chains something points at. */
+  clusterChain: string | null
+  localChain: string | null
+  externalChain: string | null
+  firewallChains: Set<string>
+  itp: TrafficPolicy | null
+  etp: TrafficPolicy | null
+  affinityTimeout: number | null | undefined
+  rules: SourceRef[]
+}
+
+interface SelectedEndpoint {
+  ip: string
+  port: number | null
+  share: number
+}
+
+export class KubeProxyTableReader {
+  private readonly services = new Map<string, ServiceAcc>()
+  /** `IP|proto|port` and `*|proto|port` -> the service that owns that frontend. */
+  private readonly byFrontend = new Map<string, ServiceAcc>()
+  private readonly used = new Set<string>()
+  private readonly perService = new Map<string, PerServiceName>()
+  private readonly clusterIps: Set<string> | null
+  private readonly family: Family
+
+  constructor(
+    private readonly table: NftTable,
+    private readonly path: string,
+    private readonly facts: NodeFacts,
+    private readonly reporter: Reporter,
+  ) {
+    this.family = table.family === 'ip6' ? 'IPv6' : 'IPv4'
+    const cips = table.sets.get('cluster-ips')
+    this.clusterIps = cips ? new Set(cips.elements.map((e) => e.key[0]!)) : null
+  }
+
+  private ref(line: number): SourceRef {
+    return {path: this.path, line}
+  }
+
+  read(): ServicePort[] {
+    this.indexNames()
+    this.readTopLevelChains()
+    this.readServiceIps()
+    this.readNodePorts()
+    this.readNoEndpoints('no-endpoint-services', false)
+    this.readNoEndpoints('no-endpoint-nodeports', true)
+    this.readFirewallIps()
+    const out: ServicePort[] = []
+    for (const acc of this.services.values()) out.push(this.finishService(acc))
+    this.reportLeftovers()
+    return out
+  }
+
+  /** One pass over chain and set names: per-service names, with their hashes checked (§3.6). */
+  private indexNames(): void {
+    const check = (objName: string, line: number): void => {
+      const p = parsePerServiceName(objName)
+      if (!p) return
+      this.perService.set(objName, p)
+      if (p.truncated) {
+        this.reporter.report('info', 'NFT_NAME_TRUNCATED', `${objName}: a truncated name (over 240 characters); its hash cannot be checked`, this.ref(line))
+        return
+      }
+      const want = nftNameHash(p.hashed)
+      if (want !== p.hash) {
+        this.reporter.report('warning', 'NFT_HASH_MISMATCH', `${objName}: kube-proxy would name this ${p.prefix}-${want}-${p.hashed}; the hash ${p.hash} does not match (hand-edited or not made by kube-proxy)`, this.ref(line))
+      }
+    }
+    for (const chain of this.table.chains.values()) check(chain.name, chain.line)
+    for (const set of this.table.sets.values()) check(set.name, set.line)
+  }
+
+  /** A per-service name a verdict points at; also for chains missing from a truncated dump. */
+  private nameOf(target: string): PerServiceName | undefined {
+    return this.perService.get(target) ?? parsePerServiceName(target) ?? undefined
+  }
+
+  private serviceFor(p: PerServiceName, protocol: Protocol, line: number): ServiceAcc {
+    let acc = this.services.get(p.base)
+    if (!acc) {
+      acc = this.newAcc(p.base, p.namespace, p.name, p.portName, protocol)
+      const nameProto = protocolOf(p.protocol)
+      if (nameProto !== protocol) {
+        this.reporter.report('warning', 'NFT_INCONSISTENT', `the element says ${protocol} but the chain ${p.prefix}-${p.hash}-${p.base} says ${p.protocol}`, this.ref(line))
+      }
+    }
+    return acc
+  }
+
+  private newAcc(key: string, namespace: string | null, name: string | null, portName: string | null, protocol: Protocol): ServiceAcc {
+    const acc: ServiceAcc = {
+      key,
+      namespace,
+      name,
+      portName,
+      protocol,
+      frontends: new Map(),
+      internalChain: null,
+      clusterChain: null,
+      localChain: null,
+      externalChain: null,
+      firewallChains: new Set(),
+      itp: null,
+      etp: null,
+      affinityTimeout: undefined,
+      rules: [],
+    }
+    this.services.set(key, acc)
+    return acc
+  }
+
+  private addFrontend(acc: ServiceAcc, type: Frontend['type'], ip: string | null, port: number, action: FrontendAction, line: number): Frontend {
+    const key = `${ip ?? '*'}|${port}`
+    let fe = acc.frontends.get(key)
+    if (!fe) {
+      fe = {type, ip, port, sourceRanges: [], action}
+      acc.frontends.set(key, fe)
+      this.byFrontend.set(`${ip ?? '*'}|${acc.protocol}|${port}`, acc)
+    }
+    acc.rules.push(this.ref(line))
+    return fe
+  }
+
+  private chain(name: string): NftChain | undefined {
+    return this.table.chains.get(name)
+  }
+
+  private use(chainName: string, line: number, from: string): NftChain | null {
+    this.used.add(chainName)
+    const chain = this.chain(chainName)
+    if (!chain) {
+      this.reporter.report('warning', 'NFT_MISSING_CHAIN', `${from} points at chain ${chainName}, which is not in the table`, this.ref(line))
+      return null
+    }
+    return chain
+  }
+
+  private set(name: string): NftSet | undefined {
+    return this.table.sets.get(name)
+  }
+
+  /** `services`, `masquerading`, `mark-for-masquerade`: node-wide facts. */
+  private readTopLevelChains(): void {
+    const mfm = this.chain('mark-for-masquerade')
+    for (const rule of mfm?.rules ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
+    const services = this.chain('services')
+    for (const rule of services?.rules ?? []) {
+      const w = rule.tokens
+      if (w.includes('@service-nodeports')) {
+        if (hasSequence(w, 'fib', 'daddr', 'type', 'local')) this.facts.allNodeAddresses()
+        else if (w.includes('@nodeport-ips')) for (const e of this.set('nodeport-ips')?.elements ?? []) this.facts.addNodePortAddress(e.key[0]!)
+      } else if (markSetOr(w) !== null) {
+        // Newest layout: `ip daddr @cluster-ips ip saddr != CIDR meta mark set meta mark | 0x4000`.
+        this.facts.masqueradeMark ??= markSetOr(w)
+        this.facts.sawInternalChain = true
+        this.readDetector(w, rule)
+      }
+    }
+    const masq = this.chain('masquerading')
+    for (const rule of masq?.rules ?? []) {
+      const i = rule.tokens.indexOf('masquerade')
+      if (i < 0) continue
+      const flags = rule.tokens.slice(i + 1).join(',')
+      this.facts.randomFully = (this.facts.randomFully ?? false) || flags.includes('fully-random')
+    }
+  }
+
+  /** The pod-traffic detector in a ClusterIP masquerade rule (`ip saddr != CIDR`, `iif != X`). */
+  private readDetector(words: readonly string[], rule: NftRule): void {
+    const saddr = addressMatch(words, 'saddr')
+    const iface = interfaceMatch(words)
+    if (saddr?.negated && !saddr.values[0]?.startsWith('@')) {
+      for (const v of saddr.values) this.facts.addCidr(toCidr(v))
+      this.facts.masqueradeAll ??= false
+    } else if (iface?.negated) {
+      this.facts.addInterface(iface.name)
+      this.facts.masqueradeAll ??= false
+    } else if (!saddr && !iface) {
+      this.facts.masqueradeAll = true
+    } else {
+      this.reporter.report('info', 'NFT_UNKNOWN_RULE', `a masquerade rule kp does not recognise: ${words.join(' ')}`, this.ref(rule.line))
+    }
+  }
+
+  private elementTarget(value: string[] | null): {kind: string; target: string | null} | null {
+    if (!value || value.length === 0) return null
+    if ((value[0] === 'goto' || value[0] === 'jump') && value[1] !== undefined) return {kind: value[0], target: value[1]}
+    return {kind: value[0]!, target: null}
+  }
+
+  private readServiceIps(): void {
+    const map = this.set('service-ips')
+    for (const el of map?.elements ?? []) {
+      const [ip, protoWord, portWord] = el.key
+      const protocol = protocolOf(protoWord)
+      const port = portOf(portWord)
+      const t = this.elementTarget(el.value)
+      const p = t?.target ? this.nameOf(t.target) : undefined
+      if (!ip || protocol === null || port === null || !p || (p.prefix !== 'service' && p.prefix !== 'local' && p.prefix !== 'external')) {
+        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `service-ips element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+        continue
+      }
+      const acc = this.serviceFor(p, protocol, el.line)
+      this.use(t!.target!, el.line, 'service-ips')
+      if (p.prefix === 'external') {
+        this.addFrontend(acc, 'External', ip, port, 'forward', el.line)
+        acc.externalChain = t!.target
+      } else {
+        this.addFrontend(acc, 'ClusterIP', ip, port, 'forward', el.line)
+        if (this.clusterIps && !this.clusterIps.has(ip)) {
+          this.reporter.report('warning', 'NFT_INCONSISTENT', `${ip} points at ${t!.target} like a ClusterIP but is not in the cluster-ips set`, this.ref(el.line))
+        }
+        acc.internalChain = t!.target
+        acc.itp = p.prefix === 'local' ? 'Local' : 'Cluster'
+        if (p.prefix === 'local') acc.localChain = t!.target
+        else acc.clusterChain = t!.target
+      }
+    }
+  }
+
+  private readNodePorts(): void {
+    const map = this.set('service-nodeports')
+    for (const el of map?.elements ?? []) {
+      const [protoWord, portWord] = el.key
+      const protocol = protocolOf(protoWord)
+      const port = portOf(portWord)
+      const t = this.elementTarget(el.value)
+      const p = t?.target ? this.nameOf(t.target) : undefined
+      if (protocol === null || port === null || !p || p.prefix !== 'external') {
+        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `service-nodeports element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+        continue
+      }
+      const acc = this.serviceFor(p, protocol, el.line)
+      this.use(t!.target!, el.line, 'service-nodeports')
+      this.addFrontend(acc, 'NodePort', null, port, 'forward', el.line)
+      acc.externalChain = t!.target
+    }
+  }
+
+  /** `no-endpoint-services` / `no-endpoint-nodeports`: `KEY comment "SPN" : goto reject-chain | drop`. */
+  private readNoEndpoints(mapName: string, nodePorts: boolean): void {
+    const map = this.set(mapName)
+    for (const el of map?.elements ?? []) {
+      const ip = nodePorts ? null : el.key[0]
+      const protocol = protocolOf(el.key[nodePorts ? 0 : 1])
+      const port = portOf(el.key[nodePorts ? 1 : 2])
+      const t = this.elementTarget(el.value)
+      const action: FrontendAction | null = t?.kind === 'drop' ? 'drop' : t?.target === 'reject-chain' ? 'reject' : null
+      if ((!nodePorts && !ip) || protocol === null || port === null || action === null) {
+        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `${mapName} element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+        continue
+      }
+      const acc = this.serviceForComment(el.comment, ip ?? '*', protocol, port, el.line)
+      const isClusterIp = !nodePorts && (this.clusterIps ? this.clusterIps.has(ip!) : ![...acc.frontends.values()].some((f) => f.type === 'ClusterIP'))
+      const type: Frontend['type'] = nodePorts ? 'NodePort' : isClusterIp ? 'ClusterIP' : 'External'
+      const fe = this.addFrontend(acc, type, ip ?? null, port, action, el.line)
+      fe.action = action
+      // drop = a Local policy without local endpoints (§3.4); reject = no endpoints at all.
+      if (action === 'drop') {
+        if (type === 'ClusterIP') acc.itp = 'Local'
+        else acc.etp = 'Local'
+      }
+    }
+  }
+
+  /** The service a no-endpoint element belongs to: by its comment, else by its frontend. */
+  private serviceForComment(comment: string | null, ip: string, protocol: Protocol, port: number, line: number): ServiceAcc {
+    if (comment !== null) {
+      const slash = comment.indexOf('/')
+      const colon = comment.indexOf(':', slash + 1)
+      if (slash > 0) {
+        const namespace = comment.slice(0, slash)
+        const name = colon < 0 ? comment.slice(slash + 1) : comment.slice(slash + 1, colon)
+        const portName = colon < 0 ? '' : comment.slice(colon + 1)
+        const base = `${namespace}/${name}/${protocol.toLowerCase()}/${portName}`
+        return this.services.get(base) ?? this.newAcc(base, namespace, name, portName, protocol)
+      }
+      this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `element comment "${comment}" is not a service port name (ns/name:port)`, this.ref(line))
+    }
+    const known = this.byFrontend.get(`${ip}|${protocol}|${port}`)
+    if (known) return known
+    const key = `?${ip}|${protocol}|${port}`
+    return this.services.get(key) ?? this.newAcc(key, null, null, null, protocol)
+  }
+
+  private readFirewallIps(): void {
+    const map = this.set('firewall-ips')
+    for (const el of map?.elements ?? []) {
+      const [ip, protoWord, portWord] = el.key
+      const protocol = protocolOf(protoWord)
+      const port = portOf(portWord)
+      const t = this.elementTarget(el.value)
+      const p = t?.target ? this.nameOf(t.target) : undefined
+      if (!ip || protocol === null || port === null || !p || p.prefix !== 'firewall') {
+        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `firewall-ips element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+        continue
+      }
+      const acc = this.serviceFor(p, protocol, el.line)
+      this.use(t!.target!, el.line, 'firewall-ips')
+      // Only LoadBalancer IPs have source ranges, so this External frontend is a LoadBalancer.
+      const fe = this.addFrontend(acc, 'LoadBalancer', ip, port, 'forward', el.line)
+      fe.type = 'LoadBalancer'
+      acc.firewallChains.add(t!.target!)
+    }
+  }
+
+  // ---- per-service chains ----------------------------------------------------------------
+
+  private finishService(a: ServiceAcc): ServicePort {
+    if (a.externalChain) this.readExternalChain(a)
+    const lbIps = new Set<string>()
+    for (const fe of a.frontends.values()) if (fe.type === 'LoadBalancer' && fe.ip) lbIps.add(fe.ip)
+    const ranges: string[] = []
+    for (const fw of a.firewallChains) ranges.push(...this.readFirewallChain(fw, lbIps))
+    for (const fe of a.frontends.values()) if (fe.type === 'LoadBalancer') fe.sourceRanges = [...new Set(ranges)]
+
+    const cluster = a.clusterChain ? this.readSelectionChain(a, a.clusterChain) : null
+    const local = a.localChain ? this.readSelectionChain(a, a.localChain) : null
+    // Shares are those of the cluster path (DESIGN §2): the chain the ClusterIP goes to (local-B
+    // under ITP=Local), else service-B. An endpoint only the other chain reaches gets share 0.
+    // Locality is known only under a Local policy: local-B members are local, the rest are not.
+    const primary = a.internalChain === a.localChain && local ? local : cluster ?? local
+    const localKnown = a.itp === 'Local' || a.etp === 'Local'
+    const endpoints = new Map<string, Endpoint>()
+    const add = (list: SelectedEndpoint[] | null, fromPrimary: boolean, isLocal: boolean): void => {
+      for (const e of list ?? []) {
+        const k = `${e.ip}|${e.port}`
+        let ep = endpoints.get(k)
+        if (!ep) {
+          ep = {ip: e.ip, port: e.port, local: localKnown ? false : null, share: 0, weight: null, state: null}
+          endpoints.set(k, ep)
+        }
+        if (fromPrimary) ep.share = (ep.share ?? 0) + e.share
+        if (isLocal && localKnown) ep.local = true
+      }
+    }
+    add(primary, true, primary === local)
+    if (cluster && cluster !== primary) add(cluster, false, false)
+    if (local && local !== primary) add(local, false, true)
+
+    const hasExternal = [...a.frontends.values()].some((f) => f.type !== 'ClusterIP')
+    // An external chain without the Local short-circuits: ETP=Cluster. No external chain and no
+    // drop element (no endpoints at all): the policy cannot be seen, null.
+    if (hasExternal && a.etp === null && a.externalChain) a.etp = 'Cluster'
+    return {
+      namespace: a.namespace,
+      name: a.name,
+      portName: a.portName,
+      protocol: a.protocol,
+      family: this.family,
+      frontends: [...a.frontends.values()],
+      healthCheckNodePort: null,
+      internalTrafficPolicy: a.itp,
+      externalTrafficPolicy: hasExternal ? a.etp : null,
+      sessionAffinity: a.affinityTimeout === undefined ? null : {type: 'ClientIP', timeoutSeconds: a.affinityTimeout},
+      scheduler: null,
+      endpoints: [...endpoints.values()],
+      rules: a.rules,
+    }
+  }
+
+  /** external-B: ETP=Local shows `fib saddr type local` short-circuits or `goto local-B` (§3.4). */
+  private readExternalChain(a: ServiceAcc): void {
+    const chain = this.chain(a.externalChain!)
+    if (!chain) return
+    a.rules.push(this.ref(chain.line))
+    for (const rule of chain.rules) {
+      const w = rule.tokens
+      const v = verdictOf(w)
+      const p = v?.target ? this.nameOf(v.target) : undefined
+      if (hasSequence(w, 'fib', 'saddr', 'type', 'local')) a.etp = 'Local'
+      if (v && v.target && p && (p.prefix === 'service' || p.prefix === 'local') && v.kind === 'goto') {
+        this.use(v.target, rule.line, chain.name)
+        if (p.prefix === 'local') {
+          a.etp = 'Local'
+          a.localChain = v.target
+        } else {
+          a.clusterChain ??= v.target
+          const saddr = addressMatch(w, 'saddr')
+          const iface = interfaceMatch(w)
+          if (saddr && !saddr.negated) {
+            // "short-circuit pod traffic": the detector in its IfLocal form.
+            for (const x of saddr.values) this.facts.addCidr(toCidr(x))
+            a.etp = 'Local'
+          } else if (iface && !iface.negated) {
+            this.facts.addInterface(iface.name)
+            a.etp = 'Local'
+          }
+        }
+        continue
+      }
+      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null) continue
+      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chain.name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+    }
+  }
+
+  /** firewall-B: `ip saddr != { CIDR , ... } drop`; LB IPs appended by kube-proxy are not ranges. */
+  private readFirewallChain(name: string, lbIps: Set<string>): string[] {
+    const chain = this.chain(name)
+    if (!chain) return []
+    const out: string[] = []
+    for (const rule of chain.rules) {
+      const saddr = addressMatch(rule.tokens, 'saddr')
+      if (saddr?.negated && verdictOf(rule.tokens)?.kind === 'drop') {
+        for (const x of saddr.values) if (!lbIps.has(x)) out.push(toCidr(x))
+      } else {
+        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
+      }
+    }
+    return out
+  }
+
+  /**
+   * service-B / local-B: the endpoints it picks and with what share. Each of the N entries of
+   * `numgen random mod N` is picked with probability 1/N.
+   */
+  private readSelectionChain(a: ServiceAcc, name: string): SelectedEndpoint[] {
+    const chain = this.chain(name)
+    if (!chain) return []
+    a.rules.push(this.ref(chain.line))
+    this.facts.sawInternalChain ||= chain.rules.length > 0
+    const out: SelectedEndpoint[] = []
+    for (const rule of chain.rules) {
+      const w = rule.tokens
+      const v = verdictOf(w)
+      const numgen = w.indexOf('numgen')
+      if (numgen >= 0 && w.includes('vmap')) {
+        const n = Number(w[numgen + 3])
+        const targets = vmapTargets(w, w.indexOf('vmap') + 1)
+        if (targets.length !== n) this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: numgen mod ${w[numgen + 3]} but ${targets.length} entries`, this.ref(rule.line))
+        for (const target of targets) {
+          const ep = this.readEndpointChain(target, rule.line, name)
+          if (ep) out.push({...ep, share: 1 / Math.max(n, targets.length)})
+        }
+        continue
+      }
+      const dnat = w.indexOf('dnat')
+      if (dnat >= 0) {
+        out.push(...this.inlineDnat(w, dnat, name, rule))
+        continue
+      }
+      if (v?.kind === 'goto' && v.target?.startsWith('endpoint-')) {
+        const set = w.find((x) => x.startsWith('@affinity-'))
+        if (set) {
+          // ClientIP affinity: `ip saddr @affinity-X goto endpoint-X`; the set carries the timeout.
+          const s = this.set(set.slice(1))
+          a.affinityTimeout = s?.timeoutSeconds ?? a.affinityTimeout ?? null
+          this.used.add(set.slice(1))
+          this.used.add(v.target)
+          continue
+        }
+      }
+      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null) {
+        this.readDetector(w, rule)
+        continue
+      }
+      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+    }
+    return out
+  }
+
+  /** Newest layout: `dnat ip to numgen random mod N map { 0 : IP . PORT , ... }` or `dnat to IP:PORT`. */
+  private inlineDnat(w: readonly string[], dnat: number, chainName: string, rule: NftRule): SelectedEndpoint[] {
+    const to = w.indexOf('to', dnat)
+    if (to < 0) {
+      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chainName}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
+      return []
+    }
+    if (w[to + 1] === 'numgen') {
+      const n = Number(w[to + 4])
+      const open = w.indexOf('{', to)
+      const out: SelectedEndpoint[] = []
+      let k = open + 1
+      while (open > 0 && k < w.length && w[k] !== '}') {
+        // idx : IP . PORT [,]
+        if (w[k + 1] === ':' && w[k + 3] === '.') {
+          out.push({ip: w[k + 2]!, port: portOf(w[k + 4]), share: 0})
+          k += 5
+        } else if (w[k + 1] === ':') {
+          const hp = splitHostPort(w[k + 2]!)
+          if (hp) out.push({...hp, share: 0})
+          k += 3
+        } else {
+          k++
+        }
+        if (w[k] === ',') k++
+      }
+      if (out.length !== n) this.reporter.report('warning', 'NFT_INCONSISTENT', `${chainName}: numgen mod ${w[to + 4]} but ${out.length} entries`, this.ref(rule.line))
+      for (const e of out) e.share = 1 / Math.max(n, out.length)
+      return out
+    }
+    const hp = w[to + 1] ? splitHostPort(w[to + 1]!) : null
+    if (!hp) {
+      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chainName}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
+      return []
+    }
+    return [{...hp, share: 1}]
+  }
+
+  /** endpoint-BE: `meta l4proto tcp dnat to IP:PORT` (+ hairpin masquerade, affinity update). */
+  private readEndpointChain(name: string, line: number, from: string): {ip: string; port: number | null} | null {
+    const chain = this.use(name, line, from)
+    if (!chain) return null
+    let found: {ip: string; port: number | null} | null = null
+    for (const rule of chain.rules) {
+      const w = rule.tokens
+      const dnat = w.indexOf('dnat')
+      if (dnat >= 0) {
+        const to = w.indexOf('to', dnat)
+        found = to >= 0 && w[to + 1] ? splitHostPort(w[to + 1]!) : null
+        if (!found) this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
+        continue
+      }
+      const v = verdictOf(w)
+      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null) continue
+      if (w[0] === 'update' && w[1]?.startsWith('@affinity-')) {
+        this.used.add(w[1].slice(1))
+        continue
+      }
+      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+    }
+    if (!found) {
+      this.reporter.report('warning', 'NFT_NO_DNAT', `endpoint chain ${name} is selected by ${from} but has no dnat; its endpoint is unknown`, this.ref(chain.line))
+      return null
+    }
+    const p = this.perService.get(name)
+    if (p?.endpointPart && !p.truncated && p.endpointPart !== `${found.ip.replaceAll(':', '.')}/${found.port}`) {
+      this.reporter.report('warning', 'NFT_INCONSISTENT', `endpoint chain ${name} DNATs to ${found.ip}:${found.port}, not to the endpoint its name says`, this.ref(chain.line))
+    }
+    return found
+  }
+
+  /** Per-service chains and sets nothing points at: leftovers of deleted services (§3.5). */
+  private reportLeftovers(): void {
+    for (const [objName, p] of this.perService) {
+      if (this.used.has(objName)) continue
+      const chain = this.chain(objName)
+      if (!chain) {
+        if (p.prefix === 'affinity') this.reporter.report('info', 'NFT_STALE_SET', `affinity set ${objName} is not used by any rule`, this.ref(this.set(objName)?.line ?? 1))
+        continue
+      }
+      if (chain.rules.length === 0) {
+        this.reporter.report('info', 'NFT_STALE_CHAIN', `empty chain ${objName}: flushed by kube-proxy for a deleted service or endpoint, to be deleted on a later sync; not a service`, this.ref(chain.line))
+      } else {
+        this.reporter.report('warning', 'NFT_UNREFERENCED_CHAIN', `chain ${objName} has rules but no map element or rule points at it; it was not counted as a service`, this.ref(chain.line))
+      }
+    }
+  }
+}
+
+/** Targets of `{ 0 : goto X , 1 : goto Y }` starting at words[i]. */
+function vmapTargets(w: readonly string[], i: number): string[] {
+  const out: string[] = []
+  if (w[i] !== '{') return out
+  for (let k = i + 1; k < w.length && w[k] !== '}'; k++) {
+    if ((w[k] === 'goto' || w[k] === 'jump') && w[k + 1] !== undefined) out.push(w[k + 1]!)
+  }
+  return out
+}

@@ -1,0 +1,564 @@
+/**
+ * What the three renderers share: the node settings they need (from the options, else the
+ * state's node, else kube-proxy's default, with a finding whenever a default or a gap decides),
+ * and a "plan" per service port that restates the model as kube-proxy's own inputs
+ * (ClusterIP, externalIPs, LB IPs, nodePort, policies, endpoints) and runs kube-proxy's endpoint
+ * categorisation (pkg/proxy/topology.go CategorizeEndpoints, reference §1 "Endpoint
+ * categorisation"). Each renderer then writes its own layout from the plans.
+ */
+import type {Endpoint, Family, LocalDetector, ProxyState, ServicePort, SourceRef} from '../model/types.js'
+import {displayName} from '../core/state.js'
+import type {Finding} from '../analyze/findings.js'
+import type {RenderOptions} from './types.js'
+import {endpointString} from '../readers/iptables/hash.js'
+import {cidrContains, familyOf, hostAddress, isLoopback, parseAddress} from './ip.js'
+
+export type RenderTarget = 'iptables' | 'nftables' | 'ipvs'
+
+const DOCS_VIRTUAL_IPS = 'https://kubernetes.io/docs/reference/networking/virtual-ips/'
+const DOCS_KUBE_PROXY_CONFIG = 'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/'
+
+export function finding(
+  id: string,
+  severity: Finding['severity'],
+  title: string,
+  message: string,
+  more: Partial<Pick<Finding, 'services' | 'addresses' | 'evidence' | 'action' | 'docs'>> = {},
+): Finding {
+  return {
+    id,
+    severity,
+    title,
+    message,
+    services: more.services ?? [],
+    addresses: more.addresses ?? [],
+    evidence: more.evidence ?? [],
+    action: more.action ?? '',
+    docs: more.docs ?? null,
+  }
+}
+
+/** The local-traffic detector for one family (pkg/proxy/util/localdetector.go). */
+export interface FamilyDetector {
+  kind: LocalDetector
+  /** The pod CIDR (cidr) or interface name / prefix without `+`/`*` (interface, interface-prefix). */
+  value: string | null
+}
+
+export interface NodeSettings {
+  detector: Record<Family, FamilyDetector>
+  masqueradeMark: string
+  masqueradeAll: boolean
+  randomFully: boolean
+  localhostNodePorts: boolean
+  /** [] means every local address (kube-proxy's default). */
+  nodePortAddresses: string[]
+  nodeIPs: string[]
+  conntrackInvalidDrop: boolean
+  nfacct: boolean
+  serviceCIDRs: string[]
+}
+
+/** kube-proxy's default masquerade bit 14, as the upstream tests write it. */
+const DEFAULT_MASQUERADE_MARK = '0x4000'
+
+/**
+ * Resolves the node settings a renderer needs. Order: options (flags), then the state's node,
+ * then kube-proxy's default. Every default and every gap becomes a finding, so the operator sees
+ * what the rendering assumed.
+ */
+export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, target: RenderTarget, families: Set<Family>): {settings: NodeSettings; findings: Finding[]} {
+  const node = state.node
+  const findings: Finding[] = []
+  const assumed = (id: string, what: string, value: string, flag: string, severity: Finding['severity'] = 'info') =>
+    findings.push(
+      finding(id, severity, `${what} not known; assumed ${value}`, `The source state does not show ${what}, and no option gave it, so the ${target} rules were rendered with kube-proxy's default (${value}).`, {
+        action: `Check the node's kube-proxy configuration and pass ${flag} if it differs.`,
+        docs: DOCS_KUBE_PROXY_CONFIG,
+      }),
+    )
+
+  const masqueradeMark = opts.masqueradeMark ?? node.masqueradeMark ?? DEFAULT_MASQUERADE_MARK
+  if (opts.masqueradeMark === undefined && node.masqueradeMark === null) assumed('RENDER_DEFAULT_MASQUERADE_MARK', 'the masquerade mark', DEFAULT_MASQUERADE_MARK, '--masquerade-mark')
+
+  const masqueradeAll = opts.masqueradeAll ?? node.masqueradeAll ?? false
+  if (opts.masqueradeAll === undefined && node.masqueradeAll === null) assumed('RENDER_DEFAULT_MASQUERADE_ALL', 'masqueradeAll', 'false', '--masquerade-all')
+
+  // nftables always writes `masquerade fully-random`; only iptables and ipvs make it optional.
+  const randomFully = opts.randomFully ?? node.randomFully ?? true
+  if (target !== 'nftables' && opts.randomFully === undefined && node.randomFully === null) assumed('RENDER_DEFAULT_RANDOM_FULLY', 'whether MASQUERADE uses --random-fully', 'true (every iptables since 1.6.2 supports it)', '--random-fully')
+
+  // Only the iptables proxier implements localhost NodePorts (IPv4, route_localnet).
+  const localhostNodePorts = opts.localhostNodePorts ?? node.localhostNodePorts ?? true
+  if (target === 'iptables' && families.has('IPv4') && opts.localhostNodePorts === undefined && node.localhostNodePorts === null) assumed('RENDER_DEFAULT_LOCALHOST_NODEPORTS', 'localhostNodePorts', 'true', '--localhost-nodeports')
+
+  const conntrackInvalidDrop = opts.conntrackInvalidDrop ?? node.conntrackInvalidDrop ?? true
+  if (target === 'iptables' && opts.conntrackInvalidDrop === undefined && node.conntrackInvalidDrop === null) assumed('RENDER_DEFAULT_CONNTRACK_INVALID_DROP', 'whether conntrack INVALID packets are dropped (nf_conntrack_tcp_be_liberal=0)', 'true', '--conntrack-invalid-drop')
+
+  // NodePort frontends with an address (IPVS virtual servers on node IPs) show where NodePorts
+  // are accepted when nothing else says.
+  const nodePortFrontendIPs = [...new Set(state.services.flatMap((sp) => sp.frontends.filter((f) => f.type === 'NodePort' && f.ip !== null).map((f) => f.ip!)))].sort()
+  let nodePortAddresses = opts.nodePortAddresses ?? node.nodePortAddresses
+  if (nodePortAddresses === null && nodePortFrontendIPs.length > 0) {
+    nodePortAddresses = nodePortFrontendIPs
+    findings.push(
+      finding('RENDER_NODEPORT_ADDRESSES_FROM_FRONTENDS', 'info', `NodePorts rendered on the addresses the source shows them on (${nodePortFrontendIPs.join(', ')})`, 'The source state does not show nodePortAddresses, but its NodePort frontends listen on specific node addresses; the rendered NodePorts accept traffic on those addresses only.', {
+        addresses: nodePortFrontendIPs,
+        action: 'Pass --nodeport-addresses if kube-proxy is configured otherwise.',
+        docs: DOCS_KUBE_PROXY_CONFIG,
+      }),
+    )
+  } else if (nodePortAddresses === null) {
+    nodePortAddresses = []
+    assumed('RENDER_DEFAULT_NODEPORT_ADDRESSES', 'nodePortAddresses', 'every local address', '--nodeport-addresses')
+  }
+
+  // A nodePortAddresses entry that is a single host is a node address; use those when the node's
+  // addresses are not given (an IPVS state shows its NodePort virtual servers' addresses there).
+  const nodeIPs = opts.nodeIPs ?? nodePortAddresses.map(hostAddress).filter((ip): ip is string => ip !== null && !isLoopback(ip))
+  const serviceCIDRs = opts.serviceCIDRs ?? []
+  if (target === 'nftables' && serviceCIDRs.length === 0) {
+    findings.push(
+      finding('RENDER_MISSING_SERVICE_CIDRS', 'info', 'service CIDRs not known; the "Drop traffic to unallocated ClusterIPs" rule is left out', 'kube-proxy in nftables mode drops traffic to addresses of the service CIDRs that no Service uses. The source state does not show the service CIDRs, so that rule is not rendered.', {
+        action: 'Pass --service-cidr with the cluster\'s service CIDRs to render it.',
+        docs: DOCS_KUBE_PROXY_CONFIG,
+      }),
+    )
+  }
+
+  const podCIDRs = opts.podCIDRs ?? node.podCIDRs
+  let detectorKind: LocalDetector | null = opts.localDetector ?? node.localDetector ?? (podCIDRs.length > 0 ? 'cidr' : null)
+  const localInterface = opts.localInterface ?? node.localInterface
+  if (detectorKind === null) {
+    findings.push(
+      finding('RENDER_MISSING_LOCAL_DETECTOR', 'warning', 'pod CIDR / local-traffic detector not known; masquerade rules for off-cluster traffic left out', 'kube-proxy tells pod traffic from other traffic with a local-traffic detector (pod CIDR or interface). Neither the source state nor the options say which, so the rendered rules behave like kube-proxy without a detector: traffic from outside the cluster to a ClusterIP is not masqueraded and ETP=Local services lose the pod short-circuit.', {
+        action: 'Pass --pod-cidr (or --local-detector interface --local-interface NAME).',
+        docs: DOCS_VIRTUAL_IPS,
+      }),
+    )
+    detectorKind = 'none'
+  }
+  const detector: Record<Family, FamilyDetector> = {IPv4: {kind: 'none', value: null}, IPv6: {kind: 'none', value: null}}
+  for (const family of ['IPv4', 'IPv6'] as const) {
+    if (detectorKind === 'cidr') {
+      const cidrs = podCIDRs.filter((c) => familyOf(c) === family)
+      if (cidrs.length > 0) {
+        detector[family] = {kind: 'cidr', value: cidrs[0]!}
+        if (cidrs.length > 1) {
+          findings.push(
+            finding('RENDER_SEVERAL_POD_CIDRS', 'warning', `several ${family} pod CIDRs; kube-proxy's detector uses one`, `kube-proxy's cidr detector takes one CIDR per family; ${cidrs[0]} was used and ${cidrs.slice(1).join(', ')} ignored.`, {
+              addresses: cidrs,
+              action: 'Pass the cluster CIDR that kube-proxy is configured with as --pod-cidr.',
+              docs: DOCS_KUBE_PROXY_CONFIG,
+            }),
+          )
+        }
+      } else if (families.has(family)) {
+        findings.push(
+          finding('RENDER_MISSING_POD_CIDR', 'warning', `no ${family} pod CIDR; ${family} masquerade rules for off-cluster traffic left out`, `The local-traffic detector is "cidr" but no ${family} pod CIDR is known, so the ${family} rules were rendered without the pod-CIDR matches (as kube-proxy does without a detector).`, {
+            action: `Pass the ${family} cluster CIDR with --pod-cidr.`,
+            docs: DOCS_VIRTUAL_IPS,
+          }),
+        )
+      }
+    } else if (detectorKind === 'interface' || detectorKind === 'interface-prefix') {
+      if (localInterface) detector[family] = {kind: detectorKind, value: localInterface}
+      else if (families.has(family) && family === 'IPv4') {
+        findings.push(
+          finding('RENDER_MISSING_LOCAL_INTERFACE', 'warning', `the ${detectorKind} detector needs an interface name, which is not known`, 'The local-traffic detector is by interface, but the interface (or prefix) is not known, so the rules were rendered without the detector matches.', {
+            action: 'Pass --local-interface.',
+            docs: DOCS_VIRTUAL_IPS,
+          }),
+        )
+      }
+    }
+  }
+
+  return {
+    settings: {detector, masqueradeMark, masqueradeAll, randomFully, localhostNodePorts, nodePortAddresses, nodeIPs, conntrackInvalidDrop, nfacct: opts.nfacct ?? false, serviceCIDRs},
+    findings,
+  }
+}
+
+/**
+ * Which addresses of one family accept NodePorts (kube-proxy's NodePortAddresses): entries of the
+ * other family are ignored; no entry of this family, or a zero CIDR, means "every local address"
+ * (matchAll). Otherwise single hosts are taken as they are, and CIDR entries (and the `primary`
+ * keyword) select the known node IPs inside them (GetNodeIPs). What cannot be resolved becomes a
+ * finding.
+ */
+export function nodePortIPs(settings: NodeSettings, family: Family, target: RenderTarget): {matchAll: boolean; ips: string[]; findings: Finding[]} {
+  const ips: string[] = []
+  const findings: Finding[] = []
+  const seen = new Set<string>()
+  const add = (ip: string) => {
+    if (!seen.has(ip)) {
+      seen.add(ip)
+      ips.push(ip)
+    }
+  }
+  const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
+  const entries = settings.nodePortAddresses.filter((e) => e === 'primary' || familyOf(e) === family)
+  if (entries.length === 0 || entries.some((e) => e === '0.0.0.0/0' || e === '::/0')) return {matchAll: true, ips, findings}
+  for (const entry of entries) {
+    const host = entry === 'primary' ? null : hostAddress(entry)
+    if (host !== null) {
+      add(host)
+      continue
+    }
+    const inside = entry === 'primary' ? familyNodeIPs.slice(0, 1) : familyNodeIPs.filter((ip) => cidrContains(entry, ip))
+    if (inside.length === 0) {
+      findings.push(
+        finding('RENDER_MISSING_NODE_IPS', 'warning', `nodePortAddresses ${entry} selects node IPs that are not known`, `kube-proxy accepts NodePorts on the node addresses selected by ${entry}; the node's addresses are not known, so no ${target} NodePort address was rendered for it.`, {
+          addresses: [entry],
+          action: 'Pass the node addresses with --node-ip.',
+          docs: DOCS_KUBE_PROXY_CONFIG,
+        }),
+      )
+    }
+    for (const ip of inside) add(ip)
+  }
+  return {matchAll: false, ips, findings}
+}
+
+export {isLoopback}
+
+/** One endpoint as kube-proxy sees it. */
+export interface PlannedEndpoint {
+  ip: string
+  port: number
+  local: boolean
+  ready: boolean
+  servingTerminating: boolean
+  /** Go net.JoinHostPort: `ip:port`, `[ipv6]:port`. */
+  endpointString: string
+}
+
+export interface PlannedFrontend {
+  ip: string
+  port: number
+  sourceRanges: string[]
+}
+
+export interface ServicePlan {
+  sp: ServicePort
+  /** displayName(sp), for findings. */
+  display: string
+  family: Family
+  namespace: string
+  name: string
+  portName: string
+  /** ServicePortName.String(): `ns/name:port`, or `ns/name` for an unnamed port. */
+  spn: string
+  /** true when the names were made up because the source does not show them. */
+  syntheticName: boolean
+  /** `tcp`, `udp`, `sctp`. */
+  protocol: string
+  clusterIP: PlannedFrontend | null
+  externalIPs: PlannedFrontend[]
+  loadBalancerIPs: PlannedFrontend[]
+  /** The loadBalancerSourceRanges (the union over LB frontends). */
+  sourceRanges: string[]
+  nodePort: number | null
+  healthCheckNodePort: number | null
+  internalLocal: boolean
+  externalLocal: boolean
+  externallyAccessible: boolean
+  affinitySeconds: number | null
+  /** Endpoints in kube-proxy's order (sorted by endpoint string). */
+  allEndpoints: PlannedEndpoint[]
+  clusterEndpoints: PlannedEndpoint[]
+  localEndpoints: PlannedEndpoint[]
+  allLocallyReachable: PlannedEndpoint[]
+  hasEndpoints: boolean
+  usesClusterEndpoints: boolean
+  usesLocalEndpoints: boolean
+  /** The decisions syncProxyRules makes per service port, shared by both rule-writing modes. */
+  usesClusterPolicyChain: boolean
+  usesLocalPolicyChain: boolean
+  /** false: ClusterIP traffic is rejected (no endpoints) or dropped (ITP=Local, none local). */
+  hasInternalEndpoints: boolean
+  /** false: external traffic is rejected (no endpoints) or dropped (ETP=Local, none local). */
+  hasExternalEndpoints: boolean
+  /** The external chain exists when there are endpoints anywhere and the port is reachable from outside. */
+  usesExternalChain: boolean
+  evidence: SourceRef[]
+}
+
+const UNSAFE_NAME_CHARS = /[^A-Za-z0-9.-]/g
+const SAFE_NAME = /^[A-Za-z0-9._-]*$/
+
+/** The default sessionAffinityConfig.clientIP.timeoutSeconds. */
+const DEFAULT_AFFINITY_SECONDS = 10800
+
+/**
+ * Restates one service port as kube-proxy's inputs. Everything the model cannot give and every
+ * guess becomes a finding; nothing is dropped without one.
+ */
+export function planService(sp: ServicePort, target: RenderTarget, findings: Finding[]): ServicePlan {
+  const display = displayName(sp)
+  const evidence = sp.rules.slice(0, 5)
+  const note = (id: string, severity: Finding['severity'], title: string, message: string, action: string, addresses: string[] = []) =>
+    findings.push(finding(id, severity, title, message, {services: [display], addresses, evidence, action, docs: DOCS_VIRTUAL_IPS}))
+
+  const clusterFe = sp.frontends.find((f) => f.type === 'ClusterIP') ?? null
+  let syntheticName = false
+  let namespace = sp.namespace
+  let name = sp.name
+  let portName = sp.portName
+  const unsafe = [namespace, name, portName].some((v) => v !== null && !SAFE_NAME.test(v)) || namespace === '' || name === ''
+  if (unsafe) {
+    // Names land in rule comments and nft chain names; a crafted source must not be able to
+    // break out of a quoted comment or inject a line.
+    note('RENDER_UNSAFE_NAME', 'error', 'service name has characters Kubernetes does not allow; a made-up name was used', 'The namespace, name or port name of this service port contains characters outside [A-Za-z0-9._-], which no Kubernetes object can have. It was not written into the rules; a name made up from the ClusterIP was used instead.', 'Check where this state came from.')
+    namespace = null
+    name = null
+  }
+  if (namespace === null || name === null) {
+    // kube-proxy's chain names hash the Service's name; without one, make a stable name from
+    // the ClusterIP, port and protocol so the same state always renders the same chains.
+    syntheticName = true
+    const anchor = clusterFe ?? sp.frontends[0] ?? null
+    namespace = 'kp-unnamed'
+    name = `${(anchor?.ip ?? 'none').replace(UNSAFE_NAME_CHARS, '.')}-${anchor?.port ?? 'none'}-${sp.protocol.toLowerCase()}`
+    portName = ''
+    if (!unsafe && target !== 'ipvs') note('RENDER_SYNTHETIC_NAME', 'warning', 'service name unknown; chain names made up from ClusterIP:port/protocol', `The source does not name this service port, so kube-proxy's chain-name hashes cannot be computed. It was rendered as ${namespace}/${name}; the chain names will differ from what kube-proxy programs.`, 'Read the node together with the cluster objects (--cluster) so services have their names.')
+  } else if (portName === null) {
+    portName = ''
+    if (target !== 'ipvs') note('RENDER_UNKNOWN_PORT_NAME', 'warning', 'port name unknown; rendered as an unnamed port', 'The source does not show the port name, which is part of the chain-name hash. It was rendered as an unnamed port; if the port has a name, the chain names will differ from kube-proxy\'s.', 'Read the node together with the cluster objects (--cluster).')
+  }
+  const spn = portName ? `${namespace}/${name}:${portName}` : `${namespace}/${name}`
+  const protocol = sp.protocol.toLowerCase()
+
+  const withPort = (type: string, f: {ip: string | null; port: number | null; sourceRanges: string[]}): PlannedFrontend | null => {
+    if (f.ip !== null && parseAddress(f.ip)?.family !== sp.family) {
+      note('RENDER_BAD_ADDRESS', 'error', `${type} frontend address is not an ${sp.family} address; left out`, `The ${type} frontend address of this ${sp.family} service port is not a valid ${sp.family} address, so it was not rendered.`, 'Check the source state.', [f.ip])
+      return null
+    }
+    if (f.port !== null && !isPort(f.port)) {
+      note('RENDER_BAD_PORT', 'error', `${type} frontend port ${f.port} is not a port; left out`, `The ${type} frontend port is not an integer between 1 and 65535, so it was not rendered.`, 'Check the source state.', f.ip ? [f.ip] : [])
+      return null
+    }
+    const badRanges = f.sourceRanges.filter((r) => familyOf(r) !== sp.family || !r.includes('/'))
+    if (badRanges.length > 0) {
+      note('RENDER_BAD_SOURCE_RANGE', 'error', 'source ranges that are not CIDRs of the service family left out', `loadBalancerSourceRanges ${badRanges.join(', ')} are not ${sp.family} CIDRs, so they were not rendered.`, 'Check the source state.', badRanges)
+      f = {...f, sourceRanges: f.sourceRanges.filter((r) => !badRanges.includes(r))}
+    }
+    if (f.ip === null || f.port === null) {
+      note('RENDER_FRONTEND_INCOMPLETE', 'warning', `${type} frontend without ${f.ip === null ? 'address' : 'port'} left out`, `A ${type} frontend of this service port has no ${f.ip === null ? 'address' : 'port'} in the source, so it cannot be rendered.`, 'Read the node together with the cluster objects (--cluster).', f.ip ? [f.ip] : [])
+      return null
+    }
+    return {ip: f.ip, port: f.port, sourceRanges: f.sourceRanges}
+  }
+  const clusterIP = clusterFe ? withPort('ClusterIP', clusterFe) : null
+  if (!clusterFe) {
+    note('RENDER_NO_CLUSTER_IP', 'warning', 'no ClusterIP known; ClusterIP rules left out', 'kube-proxy always programs the ClusterIP of a service port; the source does not show it for this one, so only its other frontends were rendered.', 'Read the node together with the cluster objects (--cluster).')
+  }
+  const externalIPs: PlannedFrontend[] = []
+  const loadBalancerIPs: PlannedFrontend[] = []
+  const sourceRanges: string[] = []
+  let nodePort: number | null = null
+  for (const f of sp.frontends) {
+    if (f.type === 'ExternalIP') {
+      const p = withPort('ExternalIP', f)
+      if (p) externalIPs.push(p)
+    } else if (f.type === 'LoadBalancer' || (f.type === 'External' && f.sourceRanges.length > 0)) {
+      // nftables shows externalIPs and LB IPs alike; one with source ranges is an LB IP.
+      const p = withPort('LoadBalancer', f)
+      if (p) loadBalancerIPs.push(p)
+      for (const r of f.sourceRanges) if (!sourceRanges.includes(r)) sourceRanges.push(r)
+    } else if (f.type === 'External') {
+      const p = withPort('External', f)
+      if (p) externalIPs.push(p)
+      if (p && target !== 'nftables') {
+        note('RENDER_EXTERNAL_KIND_GUESSED', 'info', `${f.ip} rendered as an externalIP; the source cannot tell an externalIP from a LoadBalancer IP`, `The source (nftables) writes externalIPs and LoadBalancer IPs the same way. ${target} treats them differently (comments${target === 'ipvs' ? ', ipsets' : ''}); ${f.ip} was rendered as an externalIP.`, 'Read the node together with the cluster objects (--cluster) to know which it is.', [f.ip ?? ''])
+      }
+    } else if (f.type === 'NodePort') {
+      if (f.port !== null && !isPort(f.port)) {
+        note('RENDER_BAD_PORT', 'error', `NodePort ${f.port} is not a port; left out`, 'The NodePort is not an integer between 1 and 65535, so it was not rendered.', 'Check the source state.')
+      } else if (f.port === null) {
+        note('RENDER_FRONTEND_INCOMPLETE', 'warning', 'NodePort frontend without port left out', 'A NodePort frontend of this service port has no port in the source, so it cannot be rendered.', 'Read the node together with the cluster objects (--cluster).')
+      } else if (nodePort === null) {
+        nodePort = f.port
+      } else if (nodePort !== f.port) {
+        note('RENDER_SEVERAL_NODEPORTS', 'warning', `several NodePorts (${nodePort}, ${f.port}); kube-proxy has one per service port`, `The source shows more than one NodePort for this service port; only ${nodePort} was rendered.`, 'Check the source for leftovers of an older Service definition.')
+      }
+    }
+  }
+
+  const internalLocal = sp.internalTrafficPolicy === 'Local'
+  const externalLocal = sp.externalTrafficPolicy === 'Local'
+  const externallyAccessible = nodePort !== null || externalIPs.length > 0 || loadBalancerIPs.length > 0
+
+  let affinitySeconds: number | null = null
+  if (sp.sessionAffinity) {
+    affinitySeconds = sp.sessionAffinity.timeoutSeconds ?? DEFAULT_AFFINITY_SECONDS
+    if (sp.sessionAffinity.timeoutSeconds === null) {
+      note('RENDER_DEFAULT_AFFINITY_TIMEOUT', 'info', 'session affinity timeout not known; assumed 10800 s', 'The source shows ClientIP session affinity without its timeout; the API default (10800 s) was used.', 'Check sessionAffinityConfig.clientIP.timeoutSeconds of the Service.')
+    }
+  }
+
+  if (sp.scheduler !== null && sp.scheduler !== 'rr' && target !== 'ipvs') {
+    note('RENDER_SCHEDULER_NOT_EXPRESSIBLE', 'warning', `IPVS scheduler "${sp.scheduler}" cannot be expressed in ${target}`, `${target} mode picks endpoints uniformly at random; the "${sp.scheduler}" scheduler's behaviour (for example source hashing or least connections) is lost.`, sp.scheduler === 'sh' ? 'Use sessionAffinity: ClientIP for source-IP stickiness.' : 'Check that uniform random balancing is acceptable for this service.')
+  }
+
+  const allEndpoints: PlannedEndpoint[] = []
+  const seenEndpoints = new Set<string>()
+  let draining = 0
+  let unequalWeights = false
+  let unknownLocality = false
+  for (const ep of sp.endpoints) {
+    if (ep.port === null) {
+      note('RENDER_ENDPOINT_INCOMPLETE', 'warning', `endpoint ${ep.ip} without port left out`, `The source does not show the port of endpoint ${ep.ip}, so it cannot be rendered.`, 'Read the node together with the cluster objects (--cluster).', [ep.ip])
+      continue
+    }
+    if (parseAddress(ep.ip)?.family !== sp.family || !isPort(ep.port)) {
+      note('RENDER_BAD_ADDRESS', 'error', `endpoint ${ep.ip}:${ep.port} is not a valid ${sp.family} address and port; left out`, `The endpoint is not a valid ${sp.family} address with a port between 1 and 65535, so it was not rendered.`, 'Check the source state.', [ep.ip])
+      continue
+    }
+    if (isDraining(ep)) {
+      draining++
+      continue
+    }
+    if (ep.weight !== null && ep.weight !== 1) unequalWeights = true
+    if (ep.local === null && (internalLocal || externalLocal)) unknownLocality = true
+    const es = endpointString(ep.ip, ep.port)
+    if (seenEndpoints.has(es)) continue
+    seenEndpoints.add(es)
+    allEndpoints.push({
+      ip: ep.ip,
+      port: ep.port,
+      local: ep.local === true,
+      ready: ep.state !== 'serving-terminating',
+      servingTerminating: ep.state === 'serving-terminating',
+      endpointString: es,
+    })
+  }
+  if (draining > 0) {
+    note('RENDER_DRAINING_ENDPOINTS_LEFT_OUT', 'info', `${draining} draining endpoint(s) (IPVS weight 0) left out`, 'IPVS weight 0 means kube-proxy is deleting the real server; it is not a wanted endpoint, so it was not rendered.', 'None; they disappear once their connections end.')
+  }
+  if (unequalWeights && target !== 'ipvs') {
+    note('RENDER_WEIGHTS_NOT_EXPRESSIBLE', 'warning', `IPVS weights cannot be expressed in ${target}`, `Some endpoints have an IPVS weight other than 1; ${target} mode gives every endpoint the same share.`, 'Check that equal shares are acceptable for this service.')
+  }
+  if (unknownLocality) {
+    note('RENDER_ENDPOINT_LOCALITY_UNKNOWN', 'warning', 'endpoint locality unknown under a Local traffic policy; treated as remote', 'The service uses a Local traffic policy, but the source does not say which endpoints run on this node. They were treated as remote, so no local-policy chain was rendered for them.', 'Read the node together with the cluster objects (--cluster) and --node.')
+  }
+  // kube-proxy sorts a service's endpoints by their endpoint string (endpointslicecache.go).
+  allEndpoints.sort((a, b) => (a.endpointString < b.endpointString ? -1 : a.endpointString > b.endpointString ? 1 : 0))
+
+  let healthCheckNodePort = sp.healthCheckNodePort
+  if (healthCheckNodePort !== null && !isPort(healthCheckNodePort)) {
+    note('RENDER_BAD_PORT', 'error', `health check NodePort ${healthCheckNodePort} is not a port; left out`, 'The healthCheckNodePort is not an integer between 1 and 65535, so it was not rendered.', 'Check the source state.')
+    healthCheckNodePort = null
+  }
+
+  // pkg/proxy/serviceport.go: Cluster endpoints are used whenever the port is reachable from
+  // outside, even with ETP=Local, because the short-circuit rules jump to the cluster chain.
+  const usesClusterEndpoints = !internalLocal || externallyAccessible
+  const usesLocalEndpoints = internalLocal || (externallyAccessible && externalLocal)
+  const cat = categorize(allEndpoints, usesClusterEndpoints, usesLocalEndpoints)
+  const noLocal = cat.localEndpoints.length === 0
+
+  return {
+    sp,
+    display,
+    family: sp.family,
+    namespace,
+    name,
+    portName: portName ?? '',
+    spn,
+    syntheticName,
+    protocol,
+    clusterIP,
+    externalIPs,
+    loadBalancerIPs,
+    sourceRanges,
+    nodePort,
+    healthCheckNodePort,
+    internalLocal,
+    externalLocal,
+    externallyAccessible,
+    affinitySeconds,
+    allEndpoints,
+    ...cat,
+    usesClusterEndpoints,
+    usesLocalEndpoints,
+    usesClusterPolicyChain: cat.clusterEndpoints.length > 0 && usesClusterEndpoints,
+    usesLocalPolicyChain: !noLocal && usesLocalEndpoints,
+    hasInternalEndpoints: cat.hasEndpoints && !(internalLocal && noLocal),
+    hasExternalEndpoints: cat.hasEndpoints && !(externalLocal && noLocal),
+    usesExternalChain: cat.hasEndpoints && externallyAccessible,
+    evidence,
+  }
+}
+
+function isPort(n: number): boolean {
+  return Number.isInteger(n) && n > 0 && n < 65536
+}
+
+function isDraining(ep: Endpoint): boolean {
+  return ep.state === 'draining' || ep.weight === 0
+}
+
+/** kube-proxy's CategorizeEndpoints (topology hints are not in the model and do not apply). */
+function categorize(
+  endpoints: PlannedEndpoint[],
+  usesCluster: boolean,
+  usesLocal: boolean,
+): {clusterEndpoints: PlannedEndpoint[]; localEndpoints: PlannedEndpoint[]; allLocallyReachable: PlannedEndpoint[]; hasEndpoints: boolean} {
+  let clusterEndpoints: PlannedEndpoint[] = []
+  let localEndpoints: PlannedEndpoint[] = []
+  let hasEndpoints = false
+  if (usesCluster) {
+    clusterEndpoints = endpoints.filter((e) => e.ready)
+    // No ready endpoint anywhere: fall back to serving-terminating ones.
+    if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter((e) => e.servingTerminating)
+    if (clusterEndpoints.length > 0) hasEndpoints = true
+  }
+  if (!usesLocal) return {clusterEndpoints, localEndpoints, allLocallyReachable: clusterEndpoints, hasEndpoints}
+  let localReady = false
+  let localTerminating = false
+  for (const e of endpoints) {
+    if (e.ready) {
+      hasEndpoints = true
+      if (e.local) localReady = true
+    } else if (e.servingTerminating) {
+      hasEndpoints = true
+      if (e.local) localTerminating = true
+    }
+  }
+  if (localReady) localEndpoints = endpoints.filter((e) => e.local && e.ready)
+  else if (localTerminating) localEndpoints = endpoints.filter((e) => e.local && e.servingTerminating)
+  if (!usesCluster) return {clusterEndpoints, localEndpoints, allLocallyReachable: localEndpoints, hasEndpoints}
+  const all = [...clusterEndpoints]
+  const seen = new Set(all.map((e) => e.endpointString))
+  for (const e of localEndpoints) if (!seen.has(e.endpointString)) all.push(e)
+  return {clusterEndpoints, localEndpoints, allLocallyReachable: all, hasEndpoints}
+}
+
+/** The families present in the state (services of each), IPv4 first. */
+export function familiesOf(state: ProxyState): Family[] {
+  const has = new Set(state.services.map((s) => s.family))
+  return (['IPv4', 'IPv6'] as const).filter((f) => has.has(f))
+}
+
+/** The same node-wide finding can come from each family; keep one. */
+export function dedupeFindings(findings: Finding[]): Finding[] {
+  const seen = new Set<string>()
+  return findings.filter((f) => {
+    const key = `${f.id}\u0000${f.title}\u0000${f.services.join(',')}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/**
+ * kube-proxy adds its jump rules to the built-in chains once with `iptables -I` (EnsureRule), not
+ * in its restore input; the rendered files therefore do not contain them either.
+ */
+export function jumpRulesFinding(target: RenderTarget, jumps: string[]): Finding {
+  return finding('RENDER_JUMP_RULES_NOT_INCLUDED', 'info', 'the jump rules in the built-in chains are not part of the rendered restore input', `kube-proxy inserts its jump rules into the built-in chains once (iptables -I) rather than through its restore input, and the ${target} files follow it. Until kube-proxy runs (or they are added by hand), the rendered chains are not reached: ${jumps.join('; ')}.`, {
+    action: 'Let kube-proxy start in the new mode (it adds them), or insert them by hand with iptables -I when testing the files alone.',
+  })
+}

@@ -1,0 +1,367 @@
+/**
+ * ProxyState -> an `nft -f` script for kube-proxy's nftables mode: `table ip kube-proxy` and/or
+ * `table ip6 kube-proxy`, in the knftables transaction syntax kube-proxy itself sends
+ * (`add chain ip kube-proxy ...`, `add rule ...`, `add element ...`).
+ *
+ * Each table is first created and deleted (`add table` + `delete table`, so the script works
+ * whether or not the table exists) and then written in full, so the script replaces whatever
+ * kube-proxy table is there and can be re-run.
+ *
+ * Layout: the current one by default (base chains `filter-prerouting-pre-dnat` /
+ * `filter-output-pre-dnat` and the masquerade rule without `P dport PORT`), as in kube-proxy's
+ * tests at 81810de (fixtures/render/upstream/nftables-*.dump; reference §3.2-3.4); `older` on
+ * request (see NftablesLayout). Per-service objects follow
+ * pkg/proxy/nftables/proxier.go syncProxyRules; chain names use the hashes of §3.6.
+ */
+import type {Family, ProxyState} from '../../model/types.js'
+import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../readers/nft/hash.js'
+import {sortFindings} from '../../analyze/findings.js'
+import type {Finding} from '../../analyze/findings.js'
+import {cidrContains, familyOf} from '../ip.js'
+import {dedupeFindings, finding, familiesOf, isLoopback, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
+import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
+import type {RenderOptions, RenderResult} from '../types.js'
+
+interface FamilyWords {
+  /** `ip` / `ip6`, the table family and the address match keyword. */
+  ipX: string
+  /** `ipv4_addr` / `ipv6_addr`. */
+  addrType: string
+  /** The localhost guard of the "every address" NodePort rules. */
+  noLocalhost: string
+}
+
+function wordsFor(family: Family): FamilyWords {
+  return family === 'IPv4'
+    ? {ipX: 'ip', addrType: 'ipv4_addr', noLocalhost: 'ip daddr != 127.0.0.0/8'}
+    : {ipX: 'ip6', addrType: 'ipv6_addr', noLocalhost: 'ip6 daddr != ::1'}
+}
+
+/**
+ * The two layouts of kube-proxy's base chains (reference §3.2). `current`: the tests at 81810de
+ * (fixtures/render/upstream/nftables-*.dump). `older`: proxier.go @b0f823e, whose filter chains
+ * all run at dstnat-10 plus a `filter-output-post-dnat` at dstnat+10, and whose ClusterIP
+ * masquerade rule also matches `P dport PORT` (§3.4). Priorities are written as numbers
+ * (dstnat = -100, srcnat = 100), as the tests' dumps do.
+ */
+export type NftablesLayout = 'current' | 'older'
+
+const BASE_CHAINS: Record<NftablesLayout, [string, string][]> = {
+  current: [
+    ['filter-prerouting-pre-dnat', 'type filter hook prerouting priority -110'],
+    ['filter-output-pre-dnat', 'type filter hook output priority -110'],
+    ['filter-forward', 'type filter hook forward priority 0'],
+    ['filter-input', 'type filter hook input priority 0'],
+    ['filter-output', 'type filter hook output priority 0'],
+  ],
+  older: [
+    ['filter-prerouting', 'type filter hook prerouting priority -110'],
+    ['filter-input', 'type filter hook input priority -110'],
+    ['filter-forward', 'type filter hook forward priority -110'],
+    ['filter-output', 'type filter hook output priority -110'],
+    ['filter-output-post-dnat', 'type filter hook output priority -90'],
+  ],
+}
+
+/** `ct state new` jumps from the filter base chains, in kube-proxy's order within each chain. */
+const FILTER_JUMPS: Record<NftablesLayout, [string, string][]> = {
+  current: [
+    ['filter-prerouting-pre-dnat', 'firewall-check'],
+    ['filter-forward', 'service-endpoints-check'],
+    ['filter-forward', 'cluster-ips-check'],
+    ['filter-input', 'nodeport-endpoints-check'],
+    ['filter-input', 'service-endpoints-check'],
+    ['filter-output', 'service-endpoints-check'],
+    ['filter-output-pre-dnat', 'firewall-check'],
+    ['filter-output', 'cluster-ips-check'],
+  ],
+  older: [
+    ['filter-input', 'nodeport-endpoints-check'],
+    ['filter-input', 'service-endpoints-check'],
+    ['filter-forward', 'service-endpoints-check'],
+    ['filter-output', 'service-endpoints-check'],
+    ['filter-prerouting', 'firewall-check'],
+    ['filter-output', 'firewall-check'],
+    ['filter-forward', 'cluster-ips-check'],
+    ['filter-output-post-dnat', 'cluster-ips-check'],
+  ],
+}
+
+/** Lines of one table, written with the `add OBJECT FAMILY kube-proxy` prefix. */
+class Script {
+  readonly lines: string[] = []
+  constructor(private readonly prefix: string) {}
+  blank(): void {
+    this.lines.push('')
+  }
+  comment(text: string): void {
+    this.lines.push(`# ${text}`)
+  }
+  add(kind: 'table' | 'chain' | 'rule' | 'set' | 'map' | 'element', rest = ''): void {
+    this.lines.push(`add ${kind} ${this.prefix}${rest ? ` ${rest}` : ''}`)
+  }
+  chain(name: string, spec = ''): void {
+    this.add('chain', spec ? `${name} { ${spec} ; }` : name)
+  }
+  rule(chain: string, rule: string): void {
+    this.add('rule', `${chain} ${rule}`)
+  }
+  element(container: string, body: string): void {
+    this.add('element', `${container} { ${body} }`)
+  }
+}
+
+/**
+ * The detector's nftables match (pkg/proxy/util/localdetector.go, current version). Older
+ * copies (reference §1, localdetector.go @3db434d6be34) wrote `iif`, which nft rejects for a prefix
+ * (`iif veth*`: "Interface does not exist"); the current `iifname` is written.
+ */
+function detector(settings: NodeSettings, family: Family, ipX: string, local: boolean): string | null {
+  const d = settings.detector[family]
+  if (d.kind === 'none' || d.value === null) return null
+  const op = local ? '' : '!= '
+  switch (d.kind) {
+    case 'cidr':
+      return `${ipX} saddr ${op}${d.value}`
+    case 'interface':
+      return `iifname ${op}${d.value}`
+    case 'interface-prefix':
+      return `iifname ${op}${d.value}*`
+  }
+}
+
+function writeBase(s: Script, w: FamilyWords, settings: NodeSettings, family: Family, layout: NftablesLayout, findings: Finding[]): void {
+  const mark = settings.masqueradeMark
+  s.add('table', '{ comment "rules for kube-proxy" ; }')
+  s.blank()
+  s.add('set', `cluster-ips { type ${w.addrType} ; comment "Active ClusterIPs" ; }`)
+  const np = nodePortIPs(settings, family, 'nftables')
+  findings.push(...np.findings)
+  if (!np.matchAll) s.add('set', `nodeport-ips { type ${w.addrType} ; comment "IPs that accept NodePort traffic" ; }`)
+  s.blank()
+  s.add('map', `firewall-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`)
+  s.add('map', 'no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }')
+  s.add('map', `no-endpoint-services { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`)
+  s.add('map', `service-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`)
+  s.add('map', 'service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }')
+  s.blank()
+  s.chain('cluster-ips-check')
+  for (const [name, spec] of BASE_CHAINS[layout]) s.chain(name, spec)
+  s.chain('firewall-check')
+  s.chain('mark-for-masquerade')
+  s.chain('masquerading')
+  s.chain('nat-output', 'type nat hook output priority -100')
+  s.chain('nat-postrouting', 'type nat hook postrouting priority 100')
+  s.chain('nat-prerouting', 'type nat hook prerouting priority -100')
+  s.chain('nodeport-endpoints-check')
+  s.add('chain', 'reject-chain { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }')
+  s.chain('services')
+  s.chain('service-endpoints-check')
+  s.blank()
+  s.rule('cluster-ips-check', `${w.ipX} daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`)
+  const serviceCIDRs = settings.serviceCIDRs.filter((c) => familyOf(c) === family)
+  if (serviceCIDRs.length > 0) s.rule('cluster-ips-check', `${w.ipX} daddr { ${serviceCIDRs.join(' , ')} } drop comment "Drop traffic to unallocated ClusterIPs"`)
+  for (const [chain, target] of FILTER_JUMPS[layout]) s.rule(chain, `ct state new jump ${target}`)
+  s.rule('firewall-check', `${w.ipX} daddr . meta l4proto . th dport vmap @firewall-ips`)
+  s.rule('mark-for-masquerade', `mark set mark or ${mark}`)
+  s.rule('masquerading', `mark and ${mark} == 0 return`)
+  s.rule('masquerading', `mark set mark xor ${mark}`)
+  s.rule('masquerading', 'masquerade fully-random')
+  s.rule('nat-output', 'jump services')
+  s.rule('nat-postrouting', 'jump masquerading')
+  s.rule('nat-prerouting', 'jump services')
+  if (np.matchAll) s.rule('nodeport-endpoints-check', `${w.noLocalhost} meta l4proto . th dport vmap @no-endpoint-nodeports`)
+  else s.rule('nodeport-endpoints-check', `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`)
+  s.rule('reject-chain', 'reject')
+  s.rule('services', `${w.ipX} daddr . meta l4proto . th dport vmap @service-ips`)
+  if (np.matchAll) s.rule('services', `fib daddr type local ${w.noLocalhost} meta l4proto . th dport vmap @service-nodeports`)
+  else s.rule('services', `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`)
+  s.blank()
+  if (!np.matchAll) {
+    for (const ip of np.ips) {
+      if (isLoopback(ip)) {
+        findings.push(
+          finding('RENDER_LOCALHOST_NODEPORTS_UNSUPPORTED', 'warning', `nodePortAddresses includes ${ip}; nftables mode has no localhost NodePorts`, 'kube-proxy in nftables mode never accepts NodePort traffic on loopback addresses (it logs an error and skips them); clients that use localhost:NODEPORT stop working.', {
+            addresses: [ip],
+            action: 'Make clients use a node address instead of localhost.',
+            docs: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
+          }),
+        )
+        continue
+      }
+      s.element('nodeport-ips', ip)
+    }
+  }
+  s.rule('service-endpoints-check', `${w.ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`)
+}
+
+function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family: Family, layout: NftablesLayout, plan: ServicePlan, findings: Finding[]): void {
+  const base = servicePortBaseName(plan.namespace, plan.name, plan.protocol, plan.portName)
+  const chainBase = hashAndTruncate(base)
+  const clusterPolicyChain = `service-${chainBase}`
+  const localPolicyChain = `local-${chainBase}`
+  const externalChain = `external-${chainBase}`
+  const fwChain = `firewall-${chainBase}`
+  // Each endpoint's hashed base name is used up to five times; compute it once.
+  const epBases = new Map<PlannedEndpoint, string>()
+  const epBase = (ep: PlannedEndpoint) => {
+    let b = epBases.get(ep)
+    if (b === undefined) {
+      b = hashAndTruncate(endpointBaseName(base, ep.ip, ep.port))
+      epBases.set(ep, b)
+    }
+    return b
+  }
+  const {hasEndpoints, clusterEndpoints, localEndpoints, usesClusterPolicyChain, usesLocalPolicyChain, hasInternalEndpoints, hasExternalEndpoints, usesExternalChain} = plan
+  const internalChain = plan.internalLocal ? localPolicyChain : clusterPolicyChain
+  const externalPolicyChain = plan.externalLocal ? localPolicyChain : clusterPolicyChain
+  // Unlike iptables, the firewall chain does not depend on endpoints (reference §3.4).
+  const usesFWChain = plan.loadBalancerIPs.length > 0 && plan.sourceRanges.length > 0
+  const internalVerdict = !hasEndpoints ? 'goto reject-chain' : 'drop'
+  const externalVerdict = internalVerdict
+  const p = plan.protocol
+  const comment = `comment "${plan.spn}"`
+
+  s.comment(plan.spn)
+  // Chains first, in kube-proxy's order (endpoint, service, local, external, firewall): `nft -f`
+  // needs a chain to exist before a rule or verdict map jumps to it.
+  for (const ep of plan.allLocallyReachable) s.chain(`endpoint-${epBase(ep)}`)
+  if (usesClusterPolicyChain) s.chain(clusterPolicyChain)
+  if (usesLocalPolicyChain) s.chain(localPolicyChain)
+  if (usesExternalChain) s.chain(externalChain)
+  if (usesFWChain) s.chain(fwChain)
+  if (plan.affinitySeconds !== null) {
+    for (const ep of plan.allLocallyReachable) {
+      s.add('set', `affinity-${epBase(ep)} { type ${w.addrType} ; flags dynamic,timeout ; timeout ${plan.affinitySeconds}s ; }`)
+    }
+  }
+
+  // Service chains: masquerade, affinity, endpoint dispatch.
+  const writeDispatch = (chain: string, endpoints: PlannedEndpoint[]) => {
+    if (plan.affinitySeconds !== null) {
+      for (const ep of endpoints) s.rule(chain, `${w.ipX} saddr @affinity-${epBase(ep)} goto endpoint-${epBase(ep)}`)
+    }
+    const vmap = endpoints.map((ep, i) => `${i} : goto endpoint-${epBase(ep)}`).join(' , ')
+    s.rule(chain, `numgen random mod ${endpoints.length} vmap { ${vmap} }`)
+  }
+  const cip = plan.clusterIP
+  const masqueradeRule = (chain: string) => {
+    if (!hasInternalEndpoints || !cip || chain !== internalChain) return
+    const notLocal = detector(settings, family, w.ipX, false)
+    const dest = layout === 'older' ? `${w.ipX} daddr ${cip.ip} ${p} dport ${cip.port}` : `${w.ipX} daddr ${cip.ip}`
+    if (settings.masqueradeAll) s.rule(chain, `${dest} jump mark-for-masquerade`)
+    else if (notLocal) s.rule(chain, `${dest} ${notLocal} jump mark-for-masquerade`)
+  }
+  if (usesClusterPolicyChain) {
+    masqueradeRule(clusterPolicyChain)
+    writeDispatch(clusterPolicyChain, clusterEndpoints)
+  }
+  if (usesLocalPolicyChain) {
+    masqueradeRule(localPolicyChain)
+    writeDispatch(localPolicyChain, localEndpoints)
+  }
+
+  if (usesExternalChain) {
+    if (!plan.externalLocal) {
+      s.rule(externalChain, 'jump mark-for-masquerade')
+    } else {
+      const local = detector(settings, family, w.ipX, true)
+      if (local) s.rule(externalChain, `${local} goto ${clusterPolicyChain} comment "short-circuit pod traffic"`)
+      s.rule(externalChain, 'fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"')
+      s.rule(externalChain, `fib saddr type local goto ${clusterPolicyChain} comment "short-circuit local traffic"`)
+    }
+    if (hasExternalEndpoints) s.rule(externalChain, `goto ${externalPolicyChain}`)
+  }
+
+  for (const ep of plan.allLocallyReachable) {
+    const chain = `endpoint-${epBase(ep)}`
+    s.rule(chain, `${w.ipX} saddr ${ep.ip} jump mark-for-masquerade`)
+    if (plan.affinitySeconds !== null) s.rule(chain, `update @affinity-${epBase(ep)} { ${w.ipX} saddr }`)
+    s.rule(chain, `meta l4proto ${p} dnat to ${ep.endpointString}`)
+  }
+
+  if (usesFWChain) {
+    const sources = [...plan.sourceRanges]
+    const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
+    if (familyNodeIPs.length === 0) {
+      findings.push(
+        finding('RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES', 'info', 'node IP not known; LB IPs not added to the source-range allow-list', 'kube-proxy also allows the LoadBalancer IPs themselves as sources when a loadBalancerSourceRange contains the node IP (so the node can reach its own LB). The node IP is not known, so they were left out.', {
+          services: [plan.display],
+          addresses: plan.sourceRanges,
+          evidence: plan.evidence,
+          action: 'Pass the node addresses with --node-ip.',
+        }),
+      )
+    }
+    if (plan.sourceRanges.some((r) => familyNodeIPs.some((ip) => cidrContains(r, ip)))) sources.push(...plan.loadBalancerIPs.map((lb) => lb.ip))
+    s.rule(fwChain, `${w.ipX} saddr != { ${sources.join(' , ')} } drop`)
+  }
+
+  // Map and set elements.
+  if (cip) {
+    s.element('cluster-ips', cip.ip)
+    if (hasInternalEndpoints) s.element('service-ips', `${cip.ip} . ${p} . ${cip.port} : goto ${internalChain}`)
+    else s.element('no-endpoint-services', `${cip.ip} . ${p} . ${cip.port} ${comment} : ${internalVerdict}`)
+  }
+  for (const eip of plan.externalIPs) {
+    if (hasEndpoints) s.element('service-ips', `${eip.ip} . ${p} . ${eip.port} : goto ${externalChain}`)
+    if (!hasExternalEndpoints) s.element('no-endpoint-services', `${eip.ip} . ${p} . ${eip.port} ${comment} : ${externalVerdict}`)
+  }
+  for (const lb of plan.loadBalancerIPs) {
+    if (hasEndpoints) s.element('service-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${externalChain}`)
+    if (usesFWChain) s.element('firewall-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${fwChain}`)
+  }
+  if (!hasExternalEndpoints) {
+    for (const lb of plan.loadBalancerIPs) s.element('no-endpoint-services', `${lb.ip} . ${p} . ${lb.port} ${comment} : ${externalVerdict}`)
+  }
+  if (plan.nodePort !== null) {
+    if (hasEndpoints) s.element('service-nodeports', `${p} . ${plan.nodePort} : goto ${externalChain}`)
+    if (!hasExternalEndpoints) s.element('no-endpoint-nodeports', `${p} . ${plan.nodePort} ${comment} : ${externalVerdict}`)
+  }
+  if (plan.healthCheckNodePort !== null) {
+    findings.push(
+      finding('RENDER_HEALTH_CHECK_NODEPORT_NO_RULE', 'info', `health check NodePort ${plan.healthCheckNodePort} needs no nftables rule`, 'iptables mode accepts the healthCheckNodePort with a filter rule; nftables mode writes none (kube-proxy serves it on a host socket). If the node\'s firewall drops incoming traffic by default, allow this port there.', {
+        services: [plan.display],
+        evidence: plan.evidence,
+        action: `Make sure the node firewall allows TCP ${plan.healthCheckNodePort}.`,
+      }),
+    )
+  }
+  s.blank()
+}
+
+/**
+ * Renders the state as an `nft -f` script (`opts.nftablesLayout`: 'current' by default, or 'older').
+ * `text` holds every family's table (`table ip` first);
+ * `files` has that one script. With `opts.bare` the leading `#` comments and the
+ * `add table` + `delete table` replacement preamble are left out, which gives exactly the form
+ * of kube-proxy's own test expectations.
+ */
+export function renderNftables(state: ProxyState, opts: RenderOptions & {bare?: boolean} = {}): RenderResult {
+  const layout: NftablesLayout = opts.nftablesLayout ?? 'current'
+  const families = familiesOf(state)
+  if (families.length === 0) families.push('IPv4')
+  const findings: Finding[] = []
+  const resolved = resolveNodeSettings(state, opts, 'nftables', new Set(families))
+  findings.push(...resolved.findings)
+  const parts: string[] = []
+  if (!opts.bare) parts.push('# kube-proxy nftables mode: load with `nft -f FILE`. Replaces any existing kube-proxy table of these families.')
+  for (const family of families) {
+    const w = wordsFor(family)
+    const s = new Script(`${w.ipX} kube-proxy`)
+    if (!opts.bare) {
+      // Create-then-delete works whether or not the table exists, so the script can be re-run.
+      s.add('table')
+      s.lines.push(`delete table ${w.ipX} kube-proxy`)
+    }
+    writeBase(s, w, resolved.settings, family, layout, findings)
+    s.blank()
+    for (const sp of state.services) {
+      if (sp.family !== family) continue
+      writeService(s, w, resolved.settings, family, layout, planService(sp, 'nftables', findings), findings)
+    }
+    parts.push(s.lines.join('\n'))
+  }
+  const text = `${parts.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`
+  return {text, files: [{name: 'kube-proxy.nft', family: null, loadWith: 'nft -f kube-proxy.nft', text}], findings: sortFindings(dedupeFindings(findings))}
+}

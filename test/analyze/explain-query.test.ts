@@ -1,0 +1,57 @@
+import {describe, expect, it} from 'vitest'
+import {parseServiceQuery} from '../../src/analyze/explain-query.js'
+
+describe('parseServiceQuery', () => {
+  it.each([
+    ['ns5/svc5', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: null, protocol: null}],
+    ['ns5/svc5:p80', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: 'p80', protocol: null}],
+    ['ns5/svc5:80', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: '80', protocol: null}],
+    // the display name kp list prints reads back
+    ['ns5/svc5:p80/tcp', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: 'p80', protocol: 'TCP'}],
+    ['ns8/svc8/udp', undefined, {by: 'name', namespace: 'ns8', name: 'svc8', port: null, protocol: 'UDP'}],
+    ['svc5', 'ns5', {by: 'name', namespace: 'ns5', name: 'svc5', port: null, protocol: null}],
+    ['svc5:p80/sctp', undefined, {by: 'name', namespace: null, name: 'svc5', port: 'p80', protocol: 'SCTP'}],
+    ['svc5', undefined, {by: 'name', namespace: null, name: 'svc5', port: null, protocol: null}],
+    // a service really called "tcp"
+    ['ns1/tcp', undefined, {by: 'name', namespace: 'ns1', name: 'tcp', port: null, protocol: null}],
+    ['ns5/svc5', 'ns5', {by: 'name', namespace: 'ns5', name: 'svc5', port: null, protocol: null}],
+  ] as const)('reads %s (-n %s) as a name', (text, ns, expected) => {
+    expect(parseServiceQuery(text, ns)).toEqual({...expected, text})
+  })
+
+  it.each([
+    ['172.30.0.41', {ip: '172.30.0.41', port: null, protocol: null}],
+    ['172.30.0.41:80', {ip: '172.30.0.41', port: 80, protocol: null}],
+    ['172.30.0.41:80/TCP', {ip: '172.30.0.41', port: 80, protocol: 'TCP'}],
+    ['[fd00:172:30:0::47]:80/udp', {ip: 'fd00:172:30::47', port: 80, protocol: 'UDP'}],
+    ['fd00:172:30::47', {ip: 'fd00:172:30::47', port: null, protocol: null}],
+    [':3001', {ip: null, port: 3001, protocol: null}],
+    ['*:3001/tcp', {ip: null, port: 3001, protocol: 'TCP'}],
+  ] as const)('reads %s as an address', (text, expected) => {
+    expect(parseServiceQuery(text)).toEqual({by: 'address', text, ...expected})
+  })
+
+  it.each([
+    ['', 'empty'],
+    ['  ', 'empty'],
+    ['a/b/c/d', 'is not ns/name'],
+    ['ns/name/quic', 'unknown protocol "quic"'],
+    ['ns/', 'empty service name'],
+    ['/svc', 'empty namespace'],
+    ['ns/svc:', 'empty port'],
+    ['1.2.3.4:0', 'not a port number'],
+    ['1.2.3.4:65536', 'not a port number'],
+    ['[fd00::zz]:80', 'not an IP address'],
+    ['999.1.1.1:80', 'not an IP address'],
+    [':', 'not a port number'],
+  ])('refuses %j', (text, reason) => {
+    const q = parseServiceQuery(text)
+    expect(q).toHaveProperty('invalid')
+    expect((q as {invalid: string}).invalid).toContain(reason)
+  })
+
+  it('refuses a namespace given twice, and -n with an address', () => {
+    expect(parseServiceQuery('ns1/svc', 'ns2')).toEqual({invalid: expect.stringContaining('given twice')})
+    expect(parseServiceQuery('1.2.3.4:80', 'ns2')).toEqual({invalid: expect.stringContaining('not to an address')})
+  })
+})

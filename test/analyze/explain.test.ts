@@ -1,0 +1,249 @@
+/**
+ * explainService on the model. States are built by hand here; the expectations follow
+ * kube-proxy's behaviour as restated in ../shared/reference/kube-proxy-iptables-nftables.md
+ * §1 (endpoint categorisation, traffic classes) and §2.4 (masquerade, REJECT, DROP, short-circuit).
+ */
+import {readFileSync} from 'node:fs'
+import {describe, expect, it} from 'vitest'
+import {formatShare} from '../../src/analyze/addresses.js'
+import {type ExplainResult, explainService} from '../../src/analyze/explain.js'
+import {parseServiceQuery, type ServiceQuery} from '../../src/analyze/explain-query.js'
+import {emptyState} from '../../src/core/state.js'
+import type {Endpoint, Frontend, NodeInfo, ProxyState, ServicePort} from '../../src/model/types.js'
+import {parse} from '../../src/readers/kp-json/parse.js'
+import {ROOT} from '../helpers/run-cli.js'
+
+function fe(type: Frontend['type'], ip: string | null, port: number, extra: Partial<Frontend> = {}): Frontend {
+  return {type, ip, port, sourceRanges: [], action: 'forward', ...extra}
+}
+
+function ep(ip: string, share: number | null, local: boolean | null = null): Endpoint {
+  return {ip, port: 8080, local, share, weight: null, state: null}
+}
+
+function svc(ns: string, name: string, extra: Partial<ServicePort> = {}): ServicePort {
+  return {
+    namespace: ns,
+    name,
+    portName: 'http',
+    protocol: 'TCP',
+    family: 'IPv4',
+    frontends: [],
+    healthCheckNodePort: null,
+    internalTrafficPolicy: 'Cluster',
+    externalTrafficPolicy: null,
+    sessionAffinity: null,
+    scheduler: null,
+    endpoints: [],
+    rules: [],
+    ...extra,
+  }
+}
+
+function state(services: ServicePort[], node: Partial<NodeInfo> = {podCIDRs: ['10.0.0.0/8'], localDetector: 'cidr', masqueradeAll: false}): ProxyState {
+  const s = emptyState('iptables')
+  s.services = services
+  s.node = {...s.node, ...node}
+  return s
+}
+
+function q(text: string, ns?: string): ServiceQuery {
+  const query = parseServiceQuery(text, ns)
+  if ('invalid' in query) throw new Error(query.invalid)
+  return query
+}
+
+function found(s: ProxyState, text: string, ns?: string): ExplainResult {
+  const r = explainService(s, q(text, ns))
+  if (r.kind !== 'ExplainResult') throw new Error(`not found: ${text}`)
+  return r
+}
+
+const web = svc('shop', 'web', {
+  frontends: [fe('ClusterIP', '172.30.1.10', 80), fe('LoadBalancer', '5.6.7.8', 80, {sourceRanges: ['203.0.113.0/25']}), fe('NodePort', null, 30080)],
+  externalTrafficPolicy: 'Cluster',
+  endpoints: [ep('10.1.0.1', 1 / 3), ep('10.1.0.2', 1 / 3), ep('10.1.0.3', 1 / 3)],
+  sessionAffinity: {type: 'ClientIP', timeoutSeconds: 10800},
+  rules: [{path: 'b.rules', line: 3}, {path: 'a.rules', line: 9}, {path: 'a.rules', line: 2}],
+})
+const webUdp = svc('shop', 'web', {protocol: 'UDP', portName: 'dns', frontends: [fe('ClusterIP', '172.30.1.10', 53)], endpoints: [ep('10.1.0.1', 1)]})
+const otherWeb = svc('blog', 'web', {frontends: [fe('ClusterIP', '172.30.2.10', 80)], endpoints: [ep('10.2.0.1', 1)]})
+const nodeState = state([otherWeb, web, webUdp])
+
+describe('explainService: matching', () => {
+  it('matches ns/name to every port of the service, and only that namespace', () => {
+    const r = found(nodeState, 'shop/web')
+    expect(r.matches.map((m) => m.service.displayName)).toEqual(['shop/web:http/tcp', 'shop/web:dns/udp'])
+    expect(r).toMatchObject({schemaVersion: 1, kind: 'ExplainResult', mode: 'iptables'})
+  })
+  it('matches a bare name in every namespace, or the one -n names', () => {
+    expect(found(nodeState, 'web').matches).toHaveLength(3)
+    expect(found(nodeState, 'web', 'blog').matches.map((m) => m.service.namespace)).toEqual(['blog'])
+  })
+  it('matches a port by name or by number, and a protocol', () => {
+    expect(found(nodeState, 'shop/web:dns').matches.map((m) => m.service.protocol)).toEqual(['UDP'])
+    expect(found(nodeState, 'shop/web:53').matches.map((m) => m.service.protocol)).toEqual(['UDP'])
+    expect(found(nodeState, 'shop/web:30080').matches.map((m) => m.service.portName)).toEqual(['http'])
+    expect(found(nodeState, 'shop/web/udp').matches.map((m) => m.service.portName)).toEqual(['dns'])
+  })
+  it('matches a VIP to the frontends on it only', () => {
+    const r = found(nodeState, '172.30.1.10')
+    expect(r.matches.map((m) => [m.service.displayName, m.frontends.map((f) => f.address)])).toEqual([
+      ['shop/web:http/tcp', ['172.30.1.10:80']],
+      ['shop/web:dns/udp', ['172.30.1.10:53']],
+    ])
+    expect(found(nodeState, '172.30.1.10:53/udp').matches).toHaveLength(1)
+    expect(found(nodeState, '5.6.7.8:80').matches[0]!.frontends.map((f) => f.type)).toEqual(['LoadBalancer'])
+  })
+  it('matches an IPv6 VIP however it is spelled', () => {
+    const v6 = svc('ns', 'v6', {family: 'IPv6', frontends: [fe('ClusterIP', 'fd00:172:30::47', 80)], endpoints: []})
+    expect(found(state([v6]), '[fd00:172:30:0:0::47]:80').matches[0]!.frontends[0]!.address).toBe('[fd00:172:30::47]:80')
+  })
+  it('matches :PORT and node-IP:PORT to a NodePort on every node address, saying what it assumes', () => {
+    expect(found(nodeState, ':30080').matches[0]!.frontends.map((f) => f.address)).toEqual(['*:30080'])
+    const r = found(nodeState, '192.168.1.5:30080/tcp')
+    expect(r.matches[0]!.frontends.map((f) => f.type)).toEqual(['NodePort'])
+    expect(r.matches[0]!.frontends[0]!.notes.join(' ')).toContain("192.168.1.5 is not a service IP; this assumes it is one of this node's addresses")
+  })
+  it('does not take a ClusterIP for a node address', () => {
+    expect(explainService(nodeState, q('172.30.1.10:30080')).kind).toBe('NotFound')
+  })
+  it('names the three closest service ports when nothing matches', () => {
+    const r = explainService(nodeState, q('shop/wbe'))
+    expect(r).toEqual({kind: 'NotFound', query: q('shop/wbe'), suggestions: ['shop/web:dns/udp', 'shop/web:http/tcp', 'blog/web:http/tcp']})
+    expect(explainService(state([]), q('x/y'))).toMatchObject({kind: 'NotFound', suggestions: []})
+  })
+})
+
+describe('explainService: what a new connection gets', () => {
+  const r = found(nodeState, 'shop/web:http')
+  const match = r.matches[0]!
+  const [clusterIp, lb, nodePort] = match.frontends
+
+  it('lists the endpoints with their effective shares, and rules in source order', () => {
+    expect(match.endpoints.map((e) => [e.address, formatShare(e.share)])).toEqual([
+      ['10.1.0.1:8080', '33.3 %'],
+      ['10.1.0.2:8080', '33.3 %'],
+      ['10.1.0.3:8080', '33.3 %'],
+    ])
+    expect(match.rules).toEqual([{path: 'a.rules', line: 2}, {path: 'a.rules', line: 9}, {path: 'b.rules', line: 3}])
+    expect(match.affinity).toMatchObject({type: 'ClientIP', timeoutSeconds: 10800})
+    expect(match.affinity!.text).toContain('10800 s')
+  })
+  it('ClusterIP: forwarded to one of the endpoints, masqueraded unless from the pod CIDR', () => {
+    expect(clusterIp).toMatchObject({action: 'forward', trafficPolicy: 'Cluster', masquerade: {when: 'conditional'}})
+    expect(clusterIp!.verdict).toContain('one of 3 endpoints')
+    expect(clusterIp!.masquerade.reason).toContain('10.0.0.0/8')
+    expect(clusterIp!.reaches).toHaveLength(3)
+  })
+  it('external frontends with ETP=Cluster: always masqueraded', () => {
+    expect(lb!.masquerade.when).toBe('always')
+    expect(nodePort!.masquerade.when).toBe('always')
+    expect(lb!.masquerade.reason).toContain('externalTrafficPolicy=Cluster')
+  })
+  it('source ranges filter the LB, not the NodePort', () => {
+    expect(lb!.sourceRanges).toEqual(['203.0.113.0/25'])
+    expect(lb!.notes.join(' ')).toContain('Only clients from 203.0.113.0/25')
+    expect(nodePort!.notes.join(' ')).not.toContain('Only clients')
+  })
+
+  it('no endpoints: rejected, nothing masqueraded', () => {
+    const s = state([svc('ns6', 'svc6', {frontends: [fe('ClusterIP', '172.30.0.46', 80, {action: 'reject'})], internalTrafficPolicy: null})])
+    const f = found(s, 'ns6/svc6').matches[0]!.frontends[0]!
+    expect(f).toMatchObject({action: 'reject', masquerade: {when: 'never'}, reaches: []})
+    expect(f.verdict).toContain('no endpoints')
+  })
+
+  it('ETP=Local without local endpoints: dropped for outside clients, short-circuited for pods and the node', () => {
+    const s = state([
+      svc('ns2', 'svc2', {
+        frontends: [fe('ClusterIP', '172.30.0.42', 80), fe('NodePort', null, 3001, {action: 'drop'})],
+        externalTrafficPolicy: 'Local',
+        endpoints: [ep('10.180.0.2', 1, false)],
+      }),
+    ])
+    const [cip, np] = found(s, 'ns2/svc2').matches[0]!.frontends
+    expect(cip!.action).toBe('forward')
+    expect(np).toMatchObject({action: 'drop', trafficPolicy: 'Local', masquerade: {when: 'conditional'}, reaches: []})
+    expect(np!.verdict).toContain('externalTrafficPolicy=Local and no endpoint of this service runs on this node')
+    expect(np!.notes.join(' ')).toContain('from pods and from this node itself are not dropped')
+  })
+
+  it('ETP=Local with a local endpoint: outside clients reach only it; the client address is kept', () => {
+    const s = state([
+      svc('ns', 'local', {
+        frontends: [fe('ExternalIP', '192.168.99.22', 80)],
+        externalTrafficPolicy: 'Local',
+        endpoints: [ep('10.1.0.1', 1 / 3, false), ep('10.1.0.2', 1 / 3, true), ep('10.1.0.3', 1 / 3, false)],
+      }),
+    ])
+    const f = found(s, 'ns/local').matches[0]!.frontends[0]!
+    expect(f.reaches).toEqual([{ip: '10.1.0.2', port: 8080, share: 1}])
+    expect(f.verdict).toContain('on this node (externalTrafficPolicy=Local)')
+    expect(f.masquerade.reason).toContain("keeps the client's source address")
+    expect(f.notes.join(' ')).toContain('short-circuited to all 3 endpoints')
+  })
+
+  it('ETP=Local where the source cannot tell locality: no share is claimed, and it says so', () => {
+    const s = state([svc('ns', 'unknown', {frontends: [fe('NodePort', null, 30001)], externalTrafficPolicy: 'Local', endpoints: [ep('10.1.0.1', 0.5), ep('10.1.0.2', 0.5)]})])
+    const f = found(s, 'ns/unknown').matches[0]!.frontends[0]!
+    expect(f.reaches.map((r) => r.share)).toEqual([null, null])
+    expect(f.verdict).toContain('this source does not show which of the 2 endpoints run here')
+  })
+
+  it('claims the ETP=Local short-circuit only for the iptables and nftables layouts', () => {
+    const services = [svc('ns2', 'svc2', {frontends: [fe('NodePort', null, 3001, {action: 'drop'})], externalTrafficPolicy: 'Local', endpoints: [ep('10.180.0.2', 1, false)]})]
+    const notes = (mode: ProxyState['mode']) => {
+      const s = {...state(structuredClone(services)), mode}
+      const f = found(s, 'ns2/svc2').matches[0]!.frontends[0]!
+      return [...f.notes, f.masquerade.reason].join(' ')
+    }
+    expect(notes('nftables')).toContain('short-circuited')
+    expect(notes('ipvs')).not.toContain('short-circuited')
+    expect(notes('cluster')).not.toContain('short-circuited')
+  })
+
+  it('ITP=Local without local endpoints drops ClusterIP traffic', () => {
+    const s = state([svc('ns', 'itp', {frontends: [fe('ClusterIP', '172.30.0.9', 80, {action: 'drop'})], internalTrafficPolicy: 'Local', endpoints: [ep('10.1.0.1', 1, false)]})])
+    expect(found(s, 'ns/itp').matches[0]!.frontends[0]!.verdict).toContain('internalTrafficPolicy=Local')
+  })
+
+  it('masquerade follows --masquerade-all and the local-traffic detector', () => {
+    const one = [svc('ns', 's', {frontends: [fe('ClusterIP', '172.30.0.9', 80)], endpoints: [ep('10.1.0.1', 1)]})]
+    const when = (node: Partial<NodeInfo>) => found(state(one, node), 'ns/s').matches[0]!.frontends[0]!.masquerade.when
+    expect(when({masqueradeAll: true, localDetector: 'cidr', podCIDRs: ['10.0.0.0/8']})).toBe('always')
+    expect(when({masqueradeAll: false, localDetector: 'none'})).toBe('never')
+    expect(when({masqueradeAll: false, localDetector: 'interface', localInterface: 'cbr0'})).toBe('conditional')
+    expect(when({masqueradeAll: null, localDetector: null})).toBe('unknown')
+  })
+
+  it('shares stay unknown where a scheduler decides (IPVS)', () => {
+    const s = state([svc('ns', 'ipvs', {frontends: [fe('ClusterIP', '172.30.0.9', 80)], scheduler: 'rr', endpoints: [ep('10.1.0.1', null), ep('10.1.0.2', null)]})])
+    const m = found(s, 'ns/ipvs').matches[0]!
+    expect(m.frontends[0]!.reaches.map((x) => x.share)).toEqual([null, null])
+    expect(m.notes.join(' ')).toContain('"rr" scheduler')
+  })
+})
+
+describe('explainService on the hand-made overall state (fixtures/kp-json/overall)', () => {
+  const path = `${ROOT}fixtures/kp-json/overall/state.json`
+  const overall = parse({path, text: readFileSync(path, 'utf8')}).data!
+
+  it('ns5/svc5: LB behind 203.0.113.0/25, ClientIP affinity 10800 s (iptables-overall.dump lines 65, 89)', () => {
+    const m = found(overall, 'ns5/svc5').matches[0]!
+    expect(m.frontends.map((f) => [f.type, f.address, f.action])).toEqual([
+      ['ClusterIP', '172.30.0.45:80', 'forward'],
+      ['LoadBalancer', '5.6.7.8:80', 'forward'],
+      ['NodePort', '*:3002', 'forward'],
+    ])
+    expect(m.frontends[1]!.sourceRanges).toEqual(['203.0.113.0/25'])
+    expect(m.affinity?.timeoutSeconds).toBe(10800)
+    expect(m.rules[0]).toEqual({path: 'fixtures/iptables/upstream-overall/input.rules', line: 17})
+  })
+  it('ns4/svc4: the 0.5 cascade (dump line 84) is 50 % each', () => {
+    expect(found(overall, 'ns4/svc4').matches[0]!.endpoints.map((e) => formatShare(e.share))).toEqual(['50 %', '50 %'])
+  })
+  it('the unnamed UDP port is shown as ns8/svc8/udp', () => {
+    expect(found(overall, '172.30.0.48:53/udp').matches[0]!.service.displayName).toBe('ns8/svc8/udp')
+  })
+})

@@ -1,0 +1,101 @@
+/**
+ * `kp collect`: flag handling (before any command runs), the bundle it writes in a fresh
+ * network namespace, and exit 4 when nothing can be collected. The iptables/nftables round
+ * trips (collect → list -f equals the file read) are in test/live/kernel.test.ts.
+ */
+import {spawnSync} from 'node:child_process'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import type {BundleManifest} from '../../src/readers/bundle.js'
+import {Netns, netnsUnavailable, runKpAsync} from '../live/netns.js'
+
+const tmp = mkdtempSync(join(tmpdir(), 'kp-collect-'))
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+const skipReason = netnsUnavailable()
+if (skipReason) console.log(`collect.test: skipping the namespace cases: ${skipReason}`)
+
+describe('kp collect flags', () => {
+  it('refuses a folder that already holds files, and leaves it alone (exit 2)', async () => {
+    const out = join(tmp, 'busy')
+    mkdirSync(out)
+    writeFileSync(join(out, 'notes.txt'), 'mine\n')
+    const r = await runKpAsync(['collect', '--out', out])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(`--out ${out}: folder is not empty`)
+    expect(r.stderr).toContain('--force')
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('mine\n')
+    expect(existsSync(join(out, 'manifest.json'))).toBe(false)
+  })
+
+  it('refuses --out that is a file, input flags, and a missing --out (exit 2)', async () => {
+    const file = join(tmp, 'a-file')
+    writeFileSync(file, '')
+    const [asFile, withF, noOut] = await Promise.all([
+      runKpAsync(['collect', '--out', file]),
+      runKpAsync(['collect', '--out', join(tmp, 'never'), '-f', 'x.rules']),
+      runKpAsync(['collect']),
+    ])
+    expect(asFile.exitCode).toBe(2)
+    expect(asFile.stderr).toContain('exists and is not a folder')
+    expect(withF.exitCode).toBe(2)
+    expect(withF.stderr).toContain('kp collect reads this node; --file does not apply')
+    expect(existsSync(join(tmp, 'never'))).toBe(false)
+    expect(noOut.exitCode).toBe(2)
+    expect(noOut.stderr).toMatch(/Missing required flag[\s\S]*out/)
+  })
+})
+
+describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', () => {
+  it('saves every output with a manifest, records what was not run, and the bundle says it has no rules', async () => {
+    const ns = new Netns()
+    const out = join(tmp, 'fresh')
+    try {
+      const r = await runKpAsync(['collect', '--out', out, '--json'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const manifest = JSON.parse(r.stdout) as BundleManifest
+      expect(manifest).toMatchObject({kind: 'KpBundle', schemaVersion: 1, mode: null})
+      expect(manifest.createdBy).toMatch(/^kp\/\d+\.\d+\.\d+/)
+      expect(manifest.warnings).toEqual([expect.stringContaining('no kube-proxy rules found: nft list tables has no kube-proxy table')])
+      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))).toEqual(manifest)
+
+      const byCommand = new Map(manifest.files.map((f) => [f.command.join(' '), f]))
+      // Each saved file holds what the command printed; uname -r is the kernel release.
+      const uname = byCommand.get('uname -r')!
+      expect(readFileSync(join(out, uname.path!), 'utf8')).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8'))
+      expect(manifest.facts.kernel).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim())
+      for (const f of manifest.files) if (f.path !== null) expect(existsSync(join(out, f.path))).toBe(true)
+      // A fresh namespace has no legacy tables: not run (it would load modules), and said why.
+      expect(byCommand.get('iptables-legacy-save')).toMatchObject({path: null, exitCode: null, read: false})
+      expect(byCommand.get('iptables-legacy-save')!.error).toMatch(/^not run: the legacy backend has no IPv4 tables/)
+      expect(byCommand.get('iptables-nft-save')).toMatchObject({path: 'iptables-nft-save.txt', format: 'iptables-save', exitCode: 0, read: false})
+      expect(manifest.files.some((f) => f.read)).toBe(false)
+
+      const list = await runKpAsync(['list', '-f', out])
+      expect(list.exitCode).toBe(3)
+      expect(list.stderr).toContain('the bundle holds no kube-proxy rules to read')
+
+      const again = await runKpAsync(['collect', '--out', out, '--force', '--json'], {prefix: ns.prefix})
+      expect(again.exitCode).toBe(0)
+    } finally {
+      ns.delete()
+    }
+  })
+})
+
+describe.skipIf(spawnSync('setpriv', ['--version']).status !== 0 || process.getuid?.() !== 0)('kp collect without root', () => {
+  it('exits 4 when no ruleset could be saved, and writes nothing', async () => {
+    // A folder the unprivileged user may write, so the only failure left is the missing root.
+    chmodSync(tmp, 0o755)
+    const parent = join(tmp, 'world-writable')
+    mkdirSync(parent, {mode: 0o777})
+    chmodSync(parent, 0o777)
+    const out = join(parent, 'as-nobody')
+    const r = await runKpAsync(['collect', '--out', out, '--json'], {prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']})
+    expect(r.exitCode).toBe(4)
+    expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'LIVE_NEEDS_ROOT', exitCode: 4}})
+    expect(existsSync(out)).toBe(false)
+  })
+})

@@ -1,0 +1,73 @@
+import {readFileSync} from 'node:fs'
+import {describe, expect, it} from 'vitest'
+import {runKp} from '../helpers/run-cli.js'
+
+const DIR = 'fixtures/diff/upstream-overall/'
+// Other readers' fixtures of the same upstream scenario (see each folder's PROVENANCE.md).
+const IPT_OVERALL = 'fixtures/iptables/upstream-overall/input.rules'
+const IPT_OLDER = 'fixtures/iptables/upstream-multipleservices-older/input.rules'
+const NFT_OVERALL = 'fixtures/nft/upstream-overall/input.nft'
+const CLUSTER = 'fixtures/kube/iptables-overall/cluster.yaml'
+
+describe('kp diff on saved states', () => {
+  it('exits 0 and reports equal for the same scenario in iptables and nftables mode', () => {
+    const r = runKp(['diff', `${DIR}iptables.state.json`, `${DIR}nftables.state.json`, '--json'])
+    expect(r.exitCode).toBe(0)
+    const doc = JSON.parse(r.stdout)
+    expect(doc).toMatchObject({schemaVersion: 1, kind: 'DiffResult', equal: true, services: [], node: []})
+    expect(doc.a.mode).toBe('iptables')
+    expect(doc.b).toEqual({mode: 'nftables', sources: [{path: 'corpus/upstream/nftables-overall.dump', format: 'nft', tool: null}]})
+  })
+
+  it('shows differences as -/+ lines grouped by service, without colour when not on a terminal, and exits 1', () => {
+    const r = runKp(['diff', `${DIR}iptables.state.json`, `${DIR}iptables-older.state.json`])
+    expect(r.exitCode).toBe(1)
+    const lines = r.stdout.split('\n')
+    const at = lines.indexOf('ns5/svc5:p80/tcp  (changed)')
+    expect(at).toBeGreaterThan(0)
+    expect(lines.slice(at + 1, at + 3)).toEqual(['  - sessionAffinity: ClientIP 10800s', '  + sessionAffinity: None'])
+    expect(r.stdout).not.toMatch(/\u001b\[/)
+  })
+
+  it('reads one side from stdin', () => {
+    const r = runKp(['diff', '-', `${DIR}nftables.state.json`, '--json'], {input: readFileSync(`${DIR}iptables.state.json`, 'utf8')})
+    expect(r.exitCode).toBe(0)
+    expect(JSON.parse(r.stdout).equal).toBe(true)
+  })
+})
+
+describe('kp diff on real dumps (through the readers)', () => {
+  it('the older upstream iptables test differs only by ns5/svc5 session affinity (corpus README), in one JSON document', () => {
+    const r = runKp(['diff', IPT_OVERALL, IPT_OLDER, '--json'])
+    expect(r.exitCode).toBe(1)
+    const doc = JSON.parse(r.stdout)
+    expect(doc.services).toEqual([
+      {service: 'ns5/svc5:p80/tcp', change: 'changed', differences: [{field: 'sessionAffinity', a: 'ClientIP 10800s', b: 'None'}]},
+    ])
+  })
+
+  it('iptables rules equal the cluster objects they come from, seen from test-node', () => {
+    const r = runKp(['diff', IPT_OVERALL, CLUSTER, '--node', 'test-node', '--json'])
+    expect(JSON.parse(r.stdout)).toMatchObject({equal: true, services: [], node: [], a: {mode: 'iptables'}, b: {mode: 'cluster'}})
+    expect(r.exitCode).toBe(0)
+  })
+
+  it('iptables and nftables of the same scenario proxy the same service ports; node settings differ', () => {
+    const r = runKp(['diff', IPT_OVERALL, NFT_OVERALL, '--json'])
+    expect(r.exitCode).toBe(1)
+    const doc = JSON.parse(r.stdout)
+    expect(doc.services).toEqual([])
+    // nftables always masquerades fully-random (reference §3.8), never serves localhost NodePorts,
+    // and this dump lists its NodePort addresses; the iptables test has localhost NodePorts on.
+    expect(doc.node.map((d: {field: string}) => d.field).sort()).toEqual(['localhostNodePorts', 'nodePortAddresses', 'randomFully'])
+  })
+})
+
+describe('kp diff errors', () => {
+  it('exits 3 with path:line on an unreadable side, 2 when both sides are stdin', () => {
+    const r = runKp(['diff', `${DIR}iptables.state.json`, 'does/not/exist', '--json'])
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr).toContain('does/not/exist:1: cannot read')
+    expect(runKp(['diff', '-', '-']).exitCode).toBe(2)
+  })
+})

@@ -1,0 +1,82 @@
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import type {Finding} from '../../src/analyze/findings.js'
+import {runKp} from '../helpers/run-cli.js'
+
+const NODE_A = 'fixtures/migrate/ipvs-node-a/state.json'
+const KEEPALIVED = 'fixtures/migrate/ipvs-keepalived/state.json'
+const tmp = mkdtempSync(join(tmpdir(), 'kp-migrate-'))
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+const ids = (findings: Finding[]) => findings.map((f) => f.id)
+
+describe('kp migrate --check', () => {
+  it('reports the IPVS-to-nftables caveats of node-a as one MigrateResult; exit status follows --fail-on error', () => {
+    const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--json'])
+    const doc = JSON.parse(r.stdout)
+    expect(doc).toMatchObject({schemaVersion: 1, kind: 'MigrateResult', from: 'ipvs', to: 'nftables', text: null, files: []})
+    // What node-a shows (fixtures/migrate/ipvs-node-a/PROVENANCE.md): NodePorts on 10.0.0.10, an LB and an
+    // externalIP bound to kube-ipvs0, ClientIP affinity on default/sticky, 10.244.2.7 draining at weight 0,
+    // IPv6 kube-dns ports, healthCheckNodePort 32000, no kernel or nft version.
+    expect(ids(doc.findings)).toEqual(
+      expect.arrayContaining([
+        'MIGRATE_NFT_KERNEL_UNKNOWN',
+        'MIGRATE_NFT_TOOL_UNKNOWN',
+        'MIGRATE_NODEPORT_ADDRESSES',
+        'MIGRATE_HOST_FIREWALL_UNVERIFIED',
+        'MIGRATE_IPVS_VIPS_NOT_LOCAL',
+        'MIGRATE_SESSION_AFFINITY_SCOPE',
+        'MIGRATE_IPVS_DRAINING',
+        'MIGRATE_IPVS_DUAL_STACK',
+        'MIGRATE_IPVS_CONFIG',
+      ]),
+    )
+    // lb has a local endpoint on node-a, so IPVS's Local fallback is not in play; rr needs no finding.
+    expect(ids(doc.findings)).not.toContain('MIGRATE_IPVS_LOCAL_FALLBACK')
+    expect(ids(doc.findings)).not.toContain('MIGRATE_IPVS_SCHEDULER_STICKY')
+    const draining = doc.findings.find((f: Finding) => f.id === 'MIGRATE_IPVS_DRAINING') as Finding
+    expect(draining).toMatchObject({severity: 'info', services: ['default/web:http/tcp'], addresses: ['10.244.2.7:8080']})
+    expect(draining.evidence).toEqual([{path: 'fixtures/migrate/ipvs-node-a/ipvsadm-Sn.txt', line: 1}])
+    expect(doc.findings.find((f: Finding) => f.id === 'MIGRATE_HOST_FIREWALL_UNVERIFIED').action).toContain('32000')
+    expect(r.exitCode).toBe(doc.findings.some((f: Finding) => f.severity === 'error') ? 1 : 0)
+  })
+
+  it('--fail-on warning and none move the threshold', () => {
+    expect(runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--fail-on', 'warning']).exitCode).toBe(1)
+    expect(runKp(['migrate', '--to', 'nftables', '-f', KEEPALIVED, '--check', '--fail-on', 'none', '--json']).exitCode).toBe(0)
+  })
+
+  it('exits 1 on a foreign virtual server the switch would flush, with its path:line', () => {
+    const r = runKp(['migrate', '--to', 'nftables', '-f', KEEPALIVED, '--check'])
+    expect(r.exitCode).toBe(1)
+    expect(r.stdout).toContain('ERROR MIGRATE_IPVS_FOREIGN_FLUSHED')
+    expect(r.stdout).toContain('fixtures/migrate/ipvs-keepalived/ipvsadm-Sn.txt:44')
+  })
+})
+
+describe('kp migrate', () => {
+  it('writes the rules to stdout and the findings to stderr; --json carries rules, files and findings in one document', () => {
+    const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain('table ip kube-proxy')
+    expect(r.stdout).not.toContain('MIGRATE_')
+    expect(r.stderr).toContain('INFO MIGRATE_IPVS_DRAINING')
+    const j = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--json'])
+    expect(j.exitCode).toBe(0)
+    const doc = JSON.parse(j.stdout)
+    expect(r.stdout).toBe(`${doc.text}\n`)
+    expect(doc.files[0].text).toBe(doc.text)
+    expect(ids(doc.findings)).toContain('MIGRATE_IPVS_DRAINING')
+  })
+
+  it('--out writes the rules to a file instead of stdout', () => {
+    const out = join(tmp, 'rules.txt')
+    const w = runKp(['migrate', '--to', 'iptables', '-f', NODE_A, '--out', out])
+    expect(w.exitCode).toBe(0)
+    expect(w.stdout).toBe('')
+    expect(readFileSync(out, 'utf8')).toContain('*nat')
+    expect(w.stderr).toContain('MIGRATE_NO_AUTOMATIC_CLEANUP')
+  })
+})

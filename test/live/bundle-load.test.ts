@@ -1,0 +1,86 @@
+/**
+ * Reading a `kp collect` bundle with -f DIR (src/readers/load.ts): only the files the manifest
+ * marks `read` are sources; failed, empty and leftover outputs are not; a manifest cannot
+ * point outside its folder. Bundles are written here by hand in the manifest's shape.
+ */
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {InputError} from '../../src/errors.js'
+import type {BundleFile, BundleManifest} from '../../src/readers/bundle.js'
+import {loadInputs} from '../../src/readers/load.js'
+
+const tmp = mkdtempSync(join(tmpdir(), 'kp-bundle-'))
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+const OVERALL = readFileSync('/work/shared/corpus/upstream/iptables-overall.dump', 'utf8')
+
+const file = (path: string | null, over: Partial<BundleFile> = {}): BundleFile => ({
+  path,
+  format: 'iptables-save',
+  command: [path ?? 'x'],
+  tool: null,
+  exitCode: 0,
+  stderr: '',
+  error: null,
+  read: true,
+  ...over,
+})
+
+function writeBundle(name: string, files: Array<[BundleFile, string | null]>): string {
+  const dir = join(tmp, name)
+  mkdirSync(dir)
+  const manifest: BundleManifest = {
+    kind: 'KpBundle',
+    schemaVersion: 1,
+    createdBy: 'kp/0.1.0',
+    createdAt: '2026-12-02T14:00:00.000Z',
+    mode: 'iptables',
+    warnings: [],
+    files: files.map(([f]) => f),
+    facts: {node: 'node-a', kernel: '6.1.0', nftVersion: '1.0.6', iptablesBackends: ['nf_tables'], sysctls: {'net.ipv4.conf.all.route_localnet': '1'}},
+  }
+  for (const [f, text] of files) if (f.path !== null && text !== null) writeFileSync(join(dir, f.path), text)
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
+  return dir
+}
+
+describe('reading a bundle folder', () => {
+  it('reads only the files marked read, with their format and tool, and returns the facts', async () => {
+    const dir = writeBundle('mixed', [
+      [file('iptables-nft-save.txt', {tool: 'iptables v1.8.9 (nf_tables)'}), OVERALL],
+      [file('iptables-legacy-save.txt', {read: false}), OVERALL], // a leftover backend
+      [file('ip6tables-nft-save.txt'), ''], // empty on the node: nothing to read
+      [file('nft-ip-kube-proxy.json', {format: 'nft-json', exitCode: 1, error: 'nft exited with status 1', read: false}), ''],
+      [file(null, {command: ['ipvsadm', '-Sn'], format: 'ipvsadm', exitCode: null, error: 'ipvsadm is not installed', read: false}), null],
+      [file('uname-r.txt', {format: null, read: false}), '6.1.0\n'],
+    ])
+    const loaded = await loadInputs([dir])
+    expect(loaded.sources).toEqual([{path: join(dir, 'iptables-nft-save.txt'), text: OVERALL, format: 'iptables-save', tool: 'iptables v1.8.9 (nf_tables)'}])
+    expect(loaded.facts).toMatchObject({node: 'node-a', kernel: '6.1.0', iptablesBackends: ['nf_tables']})
+  })
+
+  it('refuses a manifest path that leaves the bundle folder (exit 3)', async () => {
+    const dir = writeBundle('escape', [[file('../../etc/passwd'), null]])
+    const err = await loadInputs([dir]).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(InputError)
+    expect((err as InputError).message).toBe(`${join(dir, 'manifest.json')}:1: bundle file path "../../etc/passwd" points outside the bundle`)
+    const abs = writeBundle('absolute', [[file('/etc/passwd'), null]])
+    await expect(loadInputs([abs])).rejects.toMatchObject({code: 'INPUT_BAD_BUNDLE', exitCode: 3})
+  })
+
+  it('says so when the bundle holds nothing to read (exit 3)', async () => {
+    const dir = writeBundle('nothing', [[file('iptables-nft-save.txt', {read: false}), OVERALL]])
+    await expect(loadInputs([dir])).rejects.toMatchObject({
+      code: 'INPUT_EMPTY_BUNDLE',
+      exitCode: 3,
+      message: `${join(dir, 'manifest.json')}:1: the bundle holds no kube-proxy rules to read (kp collect found none on node-a)`,
+    })
+  })
+
+  it('reports a listed file that is missing from the folder with its path (exit 3)', async () => {
+    const dir = writeBundle('missing', [[file('iptables-nft-save.txt'), null]])
+    await expect(loadInputs([dir])).rejects.toMatchObject({code: 'INPUT_UNREADABLE', message: `${join(dir, 'iptables-nft-save.txt')}:1: cannot read bundle file: no such file or directory`})
+  })
+})

@@ -1,0 +1,84 @@
+/**
+ * The command wrapper's failure shapes, each produced by running a real program that fails
+ * that way (no mocks): a missing program, a non-zero exit, a timeout, and no root.
+ */
+import {describe, expect, it} from 'vitest'
+import {EnvironmentError} from '../../src/errors.js'
+import {commandLineOf, environmentError, runChecked, runCommand} from '../../src/live/exec.js'
+
+const isRoot = process.getuid?.() === 0
+const setprivWorks = isRoot && (await runCommand(['setpriv', '--version'])).failure === null
+if (!setprivWorks) console.log('exec.test: skipping the no-root case: needs root and setpriv(1) to drop privileges')
+
+describe('runCommand', () => {
+  it('returns stdout byte for byte (final newline kept) and exit 0 without a failure', async () => {
+    const r = await runCommand(['printf', 'a b\\nc\\n'])
+    expect(r).toMatchObject({stdout: 'a b\nc\n', exitCode: 0, failure: null, commandLine: "printf 'a b\\nc\\n'"})
+  })
+
+  it('classifies a program that does not exist as LIVE_MISSING_PROGRAM', async () => {
+    const r = await runCommand(['kp-no-such-program-xyz', '--version'])
+    expect(r.exitCode).toBeNull()
+    expect(r.failure?.code).toBe('LIVE_MISSING_PROGRAM')
+    expect(r.failure?.message).toContain('kp-no-such-program-xyz is not installed')
+  })
+
+  it('classifies a non-zero exit as LIVE_COMMAND_FAILED with the status and first stderr line', async () => {
+    const f = await runCommand(['false'])
+    expect(f.exitCode).toBe(1)
+    expect(f.failure).toEqual({code: 'LIVE_COMMAND_FAILED', message: 'false exited with status 1'})
+    const ls = await runCommand(['ls', '/kp-no-such-dir'])
+    expect(ls.exitCode).toBe(2)
+    expect(ls.failure?.message).toMatch(/^ls \/kp-no-such-dir exited with status 2: ls: cannot access/)
+  })
+
+  it('stops a command at its timeout and says so (LIVE_TIMEOUT)', async () => {
+    const started = Date.now()
+    const r = await runCommand(['sleep', '10'], {timeoutMs: 200})
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(r.failure?.code).toBe('LIVE_TIMEOUT')
+    expect(r.failure?.message).toBe('sleep 10 did not finish within 0.2 s and was stopped')
+  })
+
+  it.skipIf(!setprivWorks)('classifies iptables-save without root as LIVE_NEEDS_ROOT', async () => {
+    // iptables 1.8.9 prints "Could not fetch rule set generation id: Permission denied (you must be root)".
+    const r = await runCommand(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'iptables-save'])
+    expect(r.failure?.code).toBe('LIVE_NEEDS_ROOT')
+    expect(r.failure?.message).toMatch(/needs root: .*(Permission denied|not permitted)/)
+  })
+
+  it('finds programs in sbin even when PATH lacks it', async () => {
+    const saved = process.env.PATH
+    process.env.PATH = '/usr/bin:/bin'
+    try {
+      const r = await runCommand(['ip', '-V'])
+      expect(r.failure).toBeNull()
+      expect(r.stdout).toMatch(/^ip utility/)
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+})
+
+describe('environment errors (exit 4)', () => {
+  it('carry the command line, its stderr and a hint', async () => {
+    const r = await runCommand(['ls', '/kp-no-such-dir'])
+    const e = environmentError(r)
+    expect(e).toBeInstanceOf(EnvironmentError)
+    expect(e.exitCode).toBe(4)
+    expect(e.code).toBe('LIVE_COMMAND_FAILED')
+    expect(e.command).toBe('ls /kp-no-such-dir')
+    expect(e.stderr).toContain('No such file or directory')
+    expect(e.hints.length).toBeGreaterThan(0)
+  })
+
+  it('runChecked throws for a missing program and returns a good run', async () => {
+    await expect(runChecked(['kp-no-such-program-xyz'])).rejects.toMatchObject({code: 'LIVE_MISSING_PROGRAM', exitCode: 4})
+    await expect(runChecked(['true'])).resolves.toMatchObject({exitCode: 0})
+  })
+
+  it('quotes arguments with spaces or shell characters in command lines', () => {
+    expect(commandLineOf(['nft', '-j', 'list', 'table', 'ip', 'kube-proxy'])).toBe('nft -j list table ip kube-proxy')
+    expect(commandLineOf(['echo', "it's here"])).toBe(`echo 'it'\\''s here'`)
+  })
+})

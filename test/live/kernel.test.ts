@@ -1,0 +1,170 @@
+/**
+ * Live reading against the real kernel: kube-proxy's rules from the corpus are loaded into a
+ * network namespace made for the test, and kp run inside it must read the same model as from
+ * the file. Skips (and says why) where namespaces cannot be made.
+ */
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {BundleManifest} from '../../src/readers/bundle.js'
+import type {ProxyState} from '../../src/model/types.js'
+import {ROOT} from '../helpers/run-cli.js'
+import {Netns, addKubeProxyNfacctCounters, netnsUnavailable, objectsBeforeRules, runKpAsync} from './netns.js'
+
+const skipReason = netnsUnavailable()
+if (skipReason) console.log(`kernel.test: skipping the real-kernel tests: ${skipReason}`)
+
+const IPTABLES_OVERALL = join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')
+const NFTABLES_OVERALL = '/work/shared/corpus/upstream/nftables-overall.dump'
+
+/**
+ * What must be equal between a live read and a file read: everything except where it came from
+ * (sources, `live:` paths and line numbers, which differ because iptables-save reorders the
+ * restore input) and the node facts only a live read can know.
+ */
+function comparable(state: ProxyState): unknown {
+  return {
+    ...state,
+    sources: undefined,
+    // The mark as each source writes it: the corpus transaction says 0x4000, `nft list` and
+    // `nft -j` (a number) show 0x00004000. The same value either way.
+    node: {...state.node, name: null, kernel: null, nftVersion: null, iptablesBackends: null, masqueradeMark: state.node.masqueradeMark === null ? null : Number(state.node.masqueradeMark)},
+    services: state.services.map((sp) => ({...sp, rules: undefined})),
+    foreign: state.foreign.map((f) => ({...f, source: null})),
+    diagnostics: state.diagnostics.map((d) => ({...d, source: null})),
+  }
+}
+
+async function listJson(args: string[], prefix?: string[]): Promise<ProxyState> {
+  const r = await runKpAsync(['list', '--json', ...args], {prefix})
+  if (r.exitCode !== 0) throw new Error(`kp list ${args.join(' ')} exited ${r.exitCode}: ${r.stderr}`)
+  return JSON.parse(r.stdout) as ProxyState
+}
+
+describe.skipIf(skipReason !== null)('live reading in a network namespace', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'kp-kernel-'))
+  afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+  it('says no kube-proxy rules were found in a fresh namespace, naming what it ran (exit 3)', async () => {
+    const ns = new Netns()
+    try {
+      const r = await runKpAsync(['list'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(3)
+      expect(r.stderr).toContain('no kube-proxy rules found on this node: ')
+      expect(r.stderr).toContain('nft list tables has no kube-proxy table')
+      expect(r.stderr).toContain('iptables-nft-save has no KUBE-* chains')
+      expect(r.stderr).toContain('ip6tables-nft-save has no KUBE-* chains')
+    } finally {
+      ns.delete()
+    }
+  })
+
+  describe('iptables mode (upstream-overall loaded with iptables-restore)', () => {
+    let ns: Netns
+    let fromFile: ProxyState
+    beforeAll(async () => {
+      ns = new Netns()
+      addKubeProxyNfacctCounters(ns)
+      ns.run(['iptables-restore'], readFileSync(IPTABLES_OVERALL, 'utf8'))
+      fromFile = await listJson(['-f', IPTABLES_OVERALL])
+    })
+    afterAll(() => ns?.delete())
+
+    it('reads the same model live as from the file, and says which commands it ran', async () => {
+      const r = await runKpAsync(['list', '--json', '--verbose'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const live = JSON.parse(r.stdout) as ProxyState
+      for (const ran of ['nft list tables', 'iptables-nft-save', 'ip6tables-nft-save']) expect(r.stderr).toContain(`kp: ran ${ran}\n`)
+      expect(fromFile.services.length).toBeGreaterThan(0)
+      expect(comparable(live)).toEqual(comparable(fromFile))
+      // Where it came from: the nf_tables backend's iptables-save, with its version.
+      const version = /v\d+\.\d+\.\d+/.exec(ns.run(['iptables', '--version']))![0]
+      expect(live.sources).toEqual([{path: 'live:iptables-nft-save', format: 'iptables-save', tool: `iptables ${version} (nf_tables)`}])
+      expect(live.node.iptablesBackends).toEqual(['nf_tables'])
+      expect(live.node.kernel).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim())
+    })
+
+    it('kp collect saves a bundle that reads the same model anywhere with -f', async () => {
+      const out = join(tmp, 'iptables-bundle')
+      const r = await runKpAsync(['collect', '--out', out, '--json'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const manifest = JSON.parse(r.stdout) as BundleManifest
+      expect(manifest.mode).toBe('iptables')
+      expect(manifest.files.filter((f) => f.read).map((f) => f.path)).toEqual(['iptables-nft-save.txt'])
+      expect(manifest.facts.sysctls['net.ipv4.conf.all.route_localnet']).toMatch(/^[01]$/)
+      expect(comparable(await listJson(['-f', out]))).toEqual(comparable(fromFile))
+    })
+
+    it('--mode nftables finds no nftables rules here (exit 3)', async () => {
+      const r = await runKpAsync(['list', '--mode', 'nftables'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(3)
+      expect(r.stderr).toContain('no nftables-mode kube-proxy rules found on this node')
+    })
+
+    it('warns when kube-proxy chains are in the legacy backend too, and reads the one with more rules', async () => {
+      // A leftover legacy-backend copy of kube-proxy's fixed chains (§2.3), as an image upgrade can leave.
+      const legacy = ['*nat', ':KUBE-SERVICES - [0:0]', ':KUBE-MARK-MASQ - [0:0]', '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000', 'COMMIT', ''].join('\n')
+      const both = new Netns()
+      try {
+        addKubeProxyNfacctCounters(both)
+        both.run(['iptables-restore'], readFileSync(IPTABLES_OVERALL, 'utf8'))
+        both.run(['iptables-legacy-restore'], legacy)
+        const r = await runKpAsync(['list', '--json'], {prefix: both.prefix})
+        expect(r.exitCode).toBe(0)
+        expect(r.stderr).toMatch(/kp: warning: kube-proxy chains exist in both iptables backends \(nf_tables: \d+ KUBE-\* rules, legacy: 1\); reading nf_tables/)
+        const live = JSON.parse(r.stdout) as ProxyState
+        expect(live.node.iptablesBackends).toEqual(['legacy', 'nf_tables'])
+        expect(comparable(live)).toEqual(comparable(fromFile))
+      } finally {
+        both.delete()
+      }
+    })
+  })
+
+  describe('nftables mode (upstream nftables-overall loaded with nft -f)', () => {
+    let ns: Netns
+    beforeAll(async () => {
+      ns = new Netns()
+      ns.run(['nft', '-f', '-'], objectsBeforeRules(readFileSync(NFTABLES_OVERALL, 'utf8')))
+    })
+    afterAll(() => ns?.delete())
+
+    it('reads the same model live (nft -j list table ip kube-proxy) as from the transaction file', async () => {
+      const live = await listJson([], ns.prefix)
+      const fromFile = await listJson(['-f', NFTABLES_OVERALL])
+      expect(fromFile.services.length).toBeGreaterThan(0)
+      expect(comparable(live)).toEqual(comparable(fromFile))
+      expect(live.sources.map((s) => s.path)).toEqual(['live:nft -j list table ip kube-proxy'])
+      expect(live.sources[0]!.tool).toBe(ns.run(['nft', '--version']).trim())
+    })
+
+    it('calls iptables-mode chains next to the kube-proxy table leftovers', async () => {
+      addKubeProxyNfacctCounters(ns)
+      ns.run(['iptables-restore'], readFileSync(IPTABLES_OVERALL, 'utf8'))
+      const out = join(tmp, 'nft-bundle')
+      const r = await runKpAsync(['collect', '--out', out, '--json'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const manifest = JSON.parse(r.stdout) as BundleManifest
+      expect(manifest.mode).toBe('nftables')
+      expect(manifest.warnings).toEqual([expect.stringMatching(/^leftover iptables-mode rules \(iptables-nft-save: 16 per-service/)])
+      // The leftovers are saved for people but not read.
+      const byPath = Object.fromEntries(manifest.files.map((f) => [f.path, f.read]))
+      expect(byPath).toMatchObject({'nft-ip-kube-proxy.json': true, 'iptables-nft-save.txt': false})
+      expect(r.stderr).toContain('kp: warning: leftover iptables-mode rules')
+    })
+  })
+
+  it.skipIf(spawnSync('setpriv', ['--version']).status !== 0)(
+    'exits 4 with a hint when not root',
+    async () => {
+      const r = await runKpAsync(['list', '--json'], {prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']})
+      expect(r.exitCode).toBe(4)
+      const {error} = JSON.parse(r.stdout) as {error: {code: string; message: string; hints: string[]}}
+      expect(error.code).toBe('LIVE_NEEDS_ROOT')
+      expect(error.message).toMatch(/needs root/)
+      expect(error.hints[0]).toMatch(/run kp as root/)
+    },
+  )
+})
