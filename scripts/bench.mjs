@@ -3,17 +3,22 @@
 // system tool that reads the same input as a yardstick, plus kp's start-up cost. Prints a
 // markdown table and puts it in docs/benchmarks.md (between the bench markers).
 //
-//   node scripts/bench.mjs [--sizes 1000,10000] [--endpoints 10] [--runs 3] [--comments auto|always] [--no-write]
+//   node scripts/bench.mjs [--sizes 1000,10000] [--endpoints 10] [--runs 3] [--comments auto|always]
+//                          [--formats iptables-save,nft-text,nft-json,ipvsadm] [--no-migrate] [--no-write]
 //
 // Inputs go to a temporary folder (never the repo) that is removed at the end. Formats are
-// entries of FORMATS below; nft text / nft -j / ipvsadm rows plug in there.
-import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+// entries of FORMATS below; `kp migrate` and `kp diff` (issue 4) have their own table after them.
+// The nft rows need root and `ip netns`: the generated transaction is loaded into a network
+// namespace made for it (and always deleted) so that the real nft prints the list and -j forms.
+import {spawn, spawnSync} from 'node:child_process'
+import {createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {cpus, freemem, release, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
-import {generateIptablesSave, serviceName} from './bench/gen-iptables.mjs'
+import {CLUSTER_IP_BASE, generateIptablesSave, ipv4, serviceName} from './bench/gen-iptables.mjs'
+import {generateIpvsadmList} from './bench/gen-ipvsadm.mjs'
+import {generateNftTransaction} from './bench/gen-nft.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const KP = [process.execPath, join(ROOT, 'bin/run.js')]
@@ -30,12 +35,127 @@ const {values: opts} = parseArgs({
     // auto: kube-proxy's large-cluster mode drops SVC→SEP and SEP comments above 1000 endpoints.
     comments: {type: 'string', default: 'auto'},
     'startup-runs': {type: 'string', default: '10'},
+    formats: {type: 'string', default: 'iptables-save,nft-text,nft-json,ipvsadm'},
+    'no-migrate': {type: 'boolean', default: false},
+    // A measurement whose first run takes longer than this many seconds is not repeated (the
+    // 10k nft yardstick alone takes minutes of kernel time on this 2-core machine).
+    'single-run-above': {type: 'string', default: '60'},
     'no-write': {type: 'boolean', default: false},
   },
 })
 const sizes = opts.sizes.split(',').map(Number)
 const endpointsPerService = Number(opts.endpoints)
 const runs = Number(opts.runs)
+const singleRunAbove = Number(opts['single-run-above'])
+const selectedFormats = new Set(opts.formats.split(','))
+
+const explainMiddleService = (services) => {
+  const s = serviceName(Math.floor(services / 2))
+  return `${s.namespace}/${s.name}:${s.portName}`
+}
+
+/** Network namespaces made by this run (`kp-bench-<pid>-<n>`), deleted in every case. */
+let netnsCounter = 0
+const liveNetns = new Set()
+function netnsAdd() {
+  const name = `kp-bench-${process.pid}-${++netnsCounter}`
+  const r = spawnSync('ip', ['netns', 'add', name], {encoding: 'utf8'})
+  if (r.status !== 0) return {error: (r.stderr || String(r.error)).trim()}
+  liveNetns.add(name)
+  return {name}
+}
+function netnsDel(name) {
+  spawnSync('ip', ['netns', 'del', name])
+  liveNetns.delete(name)
+}
+/** Why the nft rows cannot load rules into a kernel here, or null. */
+function netnsUnavailable() {
+  if (process.getuid?.() !== 0) return 'not root'
+  const ns = netnsAdd()
+  if (ns.error) return `ip netns add failed: ${ns.error}`
+  netnsDel(ns.name)
+  const nft = spawnSync('nft', ['--version'])
+  return nft.status === 0 ? null : 'nft is not installed'
+}
+
+/** Runs argv (in netns `ns` when given) with stdout to `outPath`; resolves {exitCode, stderr}. */
+function runToFile(argv, outPath) {
+  return new Promise((resolve, reject) => {
+    const out = createWriteStream(outPath)
+    const child = spawn(argv[0], argv.slice(1), {stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stdout.pipe(out)
+    child.stderr.on('data', (b) => (stderr += b))
+    child.on('error', reject)
+    child.on('close', (code) => out.end(() => resolve({exitCode: code, stderr})))
+  })
+}
+
+const fileStats = (path) => {
+  const text = readFileSync(path, 'utf8')
+  let lines = 0
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++
+  return {lines, bytes: Buffer.byteLength(text)}
+}
+
+/**
+ * The inputs of one size, made on first use and shared between the rows: the iptables-save
+ * dump, kube-proxy's nft transaction for the same services, and (loaded into a namespace) what
+ * `nft list table ip kube-proxy` and `nft -j list table ip kube-proxy` print for it.
+ */
+function inputsOf(tmp, services, endpoints, netnsReason) {
+  const base = join(tmp, `${services}x${endpoints}`)
+  const cache = new Map()
+  const once = (key, make) => {
+    if (!cache.has(key)) cache.set(key, make())
+    return cache.get(key)
+  }
+  const iptables = () => once('iptables', async () => {
+    const path = `${base}-iptables-save.txt`
+    return {path, ...(await generateIptablesSave(path, {services, endpointsPerService: endpoints, comments: opts.comments}))}
+  })
+  const transaction = () => once('transaction', async () => {
+    const path = `${base}-nft-transaction.nft`
+    return {path, ...(await generateNftTransaction(path, {services, endpointsPerService: endpoints}))}
+  })
+  const kernelListings = () => once('listings', async () => {
+    if (netnsReason) return {error: netnsReason}
+    const tx = await transaction()
+    const ns = netnsAdd()
+    if (ns.error) return {error: ns.error}
+    try {
+      const started = Date.now()
+      const load = spawnSync('ip', ['netns', 'exec', ns.name, 'nft', '-f', tx.path], {encoding: 'utf8'})
+      if (load.status !== 0) return {error: `nft -f exited ${load.status}: ${load.stderr.trim().split('\n')[0]}`}
+      const text = `${base}-nft-list.nft`
+      const json = `${base}-nft-list.json`
+      for (const [argv, path] of [[['nft', 'list', 'table', 'ip', 'kube-proxy'], text], [['nft', '-j', 'list', 'table', 'ip', 'kube-proxy'], json]]) {
+        const r = await runToFile(['ip', 'netns', 'exec', ns.name, ...argv], path)
+        if (r.exitCode !== 0) return {error: `${argv.join(' ')} exited ${r.exitCode}: ${r.stderr.trim().split('\n')[0]}`}
+      }
+      process.stderr.write(`bench: loaded and listed ${services}×${endpoints} nft rules in a namespace in ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
+      return {text: {path: text, ...fileStats(text)}, json: {path: json, ...fileStats(json)}}
+    } finally {
+      netnsDel(ns.name)
+    }
+  })
+  const ipvsadm = () => once('ipvsadm', async () => {
+    const path = `${base}-ipvsadm-Ln.txt`
+    return {path, ...(await generateIpvsadmList(path, {services, endpointsPerService: endpoints}))}
+  })
+  return {iptables, transaction, kernelListings, ipvsadm}
+}
+
+/** `nft -c -f FILE` needs a namespace to check against: one per measurement, deleted after. */
+async function inNetns(argvOf, measureIt) {
+  const ns = netnsAdd()
+  if (ns.error) return {failed: ns.error}
+  try {
+    return await measureIt(['ip', 'netns', 'exec', ns.name, ...argvOf])
+  } finally {
+    netnsDel(ns.name)
+  }
+}
 
 /**
  * One entry per input format. `generate(path, services, endpoints)` writes a dump;
@@ -46,18 +166,36 @@ const FORMATS = [
   {
     id: 'iptables-save',
     label: `iptables-save (nf_tables layout${opts.comments === 'always' ? ', comments kept' : ''})`,
-    file: 'iptables-save.txt',
-    generate: (path, services, endpoints) => generateIptablesSave(path, {services, endpointsPerService: endpoints, comments: opts.comments}),
-    yardstick: {name: 'iptables-restore-translate -f', argv: (path) => ['iptables-restore-translate', '-f', path]},
-    explainTarget: (services) => {
-      const s = serviceName(Math.floor(services / 2))
-      return `${s.namespace}/${s.name}:${s.portName}`
-    },
+    input: (inputs) => inputs.iptables(),
+    yardstick: {name: 'iptables-restore-translate -f', run: async (inputs, n) => median(['iptables-restore-translate', '-f', (await inputs.iptables()).path], n)},
+    explainTarget: explainMiddleService,
   },
-  // Hooks, not written yet: an `nft list table ip kube-proxy` text generator (yardstick
-  // `nft -c -f FILE` in a namespace), its `nft -j` twin, and `ipvsadm -Sn` + `ipset save`
-  // (yardstick `ipset restore -n` in a namespace). Each is one more entry of this shape.
-]
+  {
+    id: 'nft-text',
+    label: '`nft list table ip kube-proxy` text',
+    input: async (inputs) => (await inputs.kernelListings()).text ?? {error: (await inputs.kernelListings()).error},
+    // kube-proxy's own transaction, checked by nft against an empty namespace (changes nothing).
+    yardstick: {name: 'nft -c -f (kube-proxy transaction, in a namespace)', run: async (inputs, n) => inNetns(['nft', '-c', '-f', (await inputs.transaction()).path], (argv) => median(argv, n))},
+    explainTarget: explainMiddleService,
+  },
+  {
+    id: 'nft-json',
+    label: '`nft -j list table ip kube-proxy` JSON',
+    input: async (inputs) => (await inputs.kernelListings()).json ?? {error: (await inputs.kernelListings()).error},
+    yardstick: {name: 'nft -c -f (kube-proxy transaction, in a namespace)', shared: 'nft-text'},
+    explainTarget: explainMiddleService,
+  },
+  {
+    id: 'ipvsadm',
+    label: '`ipvsadm -Ln` listing (no ipset, no cluster objects)',
+    input: (inputs) => inputs.ipvsadm(),
+    // There is no tool here that parses an ipvsadm listing (ipvsadm only reads the kernel), so
+    // the row compares with `wc -l`, the floor of reading the file at all; no target applies.
+    yardstick: {name: 'wc -l (a floor, not a parser)', run: async (inputs, n) => median(['wc', '-l', (await inputs.ipvsadm()).path], n), noTarget: true},
+    // An ipvsadm listing has no service names: a virtual server is named by its address.
+    explainTarget: (services) => `${ipv4(CLUSTER_IP_BASE + Math.floor(services / 2))}:80`,
+  },
+].filter((f) => selectedFormats.has(f.id))
 
 const hasTime = existsSync(TIME)
 
@@ -80,21 +218,25 @@ function measure(argv) {
   })
 }
 
-async function median(argv, n) {
+/** Median of n runs; okExits are the exit codes that count as success (kp diff exits 1 on a difference). */
+async function median(argv, n, okExits = [0]) {
   const results = []
   for (let i = 0; i < n; i++) {
     const r = await measure(argv)
-    if (r.exitCode !== 0) return {failed: `exit ${r.exitCode}: ${r.stderr.trim().split('\n')[0] ?? ''}`}
+    if (!okExits.includes(r.exitCode)) return {failed: `exit ${r.exitCode}: ${r.stderr.trim().split('\n')[0] ?? ''}`}
     results.push(r)
+    if (i === 0 && r.seconds > singleRunAbove) break
   }
   results.sort((a, b) => a.seconds - b.seconds)
   const mid = results[Math.floor(results.length / 2)]
   const cpu = results.map((r) => r.cpuSeconds).filter((c) => c !== null).sort((a, b) => a - b)
-  return {seconds: mid.seconds, cpuSeconds: cpu.length ? cpu[Math.floor(cpu.length / 2)] : null, maxRssMB: Math.max(...results.map((r) => r.maxRssMB ?? 0)) || null}
+  return {seconds: mid.seconds, cpuSeconds: cpu.length ? cpu[Math.floor(cpu.length / 2)] : null, maxRssMB: Math.max(...results.map((r) => r.maxRssMB ?? 0)) || null, runs: results.length, exitCode: results[0].exitCode}
 }
 
 const fmt = (r) =>
-  r.failed ? `failed (${r.failed})` : `${r.seconds.toFixed(2)} s${r.cpuSeconds !== null ? ` (cpu ${r.cpuSeconds.toFixed(2)} s)` : ''}${r.maxRssMB ? `, ${Math.round(r.maxRssMB)} MB` : ''}`
+  r.failed
+    ? `failed (${r.failed})`
+    : `${r.seconds.toFixed(2)} s${r.cpuSeconds !== null ? ` (cpu ${r.cpuSeconds.toFixed(2)} s)` : ''}${r.maxRssMB ? `, ${Math.round(r.maxRssMB)} MB` : ''}${r.runs < runs ? ` [${r.runs} run]` : ''}`
 // Wall time, and CPU time (user + sys), which a busy machine disturbs less.
 const pct = (a, b) =>
   a.failed || b.failed ? 'n/a' : `${Math.round((100 * a.seconds) / b.seconds)} %${a.cpuSeconds && b.cpuSeconds ? ` (cpu ${Math.round((100 * a.cpuSeconds) / b.cpuSeconds)} %)` : ''}`
@@ -106,7 +248,7 @@ function machine() {
     `- date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`,
     `- machine: ${cpus().length} × ${model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} GiB free at start), Linux ${release()}`,
     `- node ${process.version}; load average at the end: ${load} (other work on the machine makes times noisier)`,
-    `- timing: ${hasTime ? '`/usr/bin/time -f "%e %M %U %S"` (wall seconds, peak RSS, user + sys CPU seconds)' : 'wall clock only (/usr/bin/time is missing: apt-get install time)'}; median of ${runs} runs, peak memory the largest of them`,
+    `- timing: ${hasTime ? '`/usr/bin/time -f "%e %M %U %S"` (wall seconds, peak RSS, user + sys CPU seconds)' : 'wall clock only (/usr/bin/time is missing: apt-get install time)'}; median of ${runs} runs, peak memory the largest of them; a command whose first run takes over ${singleRunAbove} s is run once (marked [1 run])`,
   ].join('\n')
 }
 
@@ -115,22 +257,44 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'kp-bench-'))
   const rows = []
   const checks = []
+  const issue4Rows = []
+  const netnsReason = FORMATS.some((f) => f.id.startsWith('nft')) || !opts['no-migrate'] ? netnsUnavailable() : null
+  if (netnsReason) process.stderr.write(`bench: no nft rows from the kernel: ${netnsReason}\n`)
+  const inputsBySize = new Map(sizes.map((n) => [n, inputsOf(tmp, n, endpointsPerService, netnsReason)]))
+  const yardsticks = new Map() // `${format id}:${services}` -> result, for yardsticks shared between rows
+  const progress = (what, r) => process.stderr.write(`bench:   ${what}: ${fmt(r)}\n`)
   try {
     for (const format of FORMATS) {
       const perSize = []
       for (const services of sizes) {
-        const path = join(tmp, `${services}x${endpointsPerService}-${format.file}`)
-        const gen = await format.generate(path, services, endpointsPerService)
+        const inputs = inputsBySize.get(services)
+        const gen = await format.input(inputs)
+        const size = `${services.toLocaleString('en')} × ${endpointsPerService}`
+        if (gen.error) {
+          rows.push(`| ${format.label} | ${size} | - | - | not run: ${gen.error} | | | | |`)
+          continue
+        }
         process.stderr.write(`bench: ${format.id} ${services}×${endpointsPerService}: ${gen.lines} lines, ${(gen.bytes / 1e6).toFixed(1)} MB\n`)
-        const list = await median([...KP, 'list', '--json', '-f', path], runs)
-        const explain = await median([...KP, 'explain', format.explainTarget(services), '-f', path], runs)
-        const yard = await median(format.yardstick.argv(path), runs)
+        const list = await median([...KP, 'list', '--json', '-f', gen.path], runs)
+        progress('kp list --json', list)
+        const explain = await median([...KP, 'explain', format.explainTarget(services), '-f', gen.path], runs)
+        progress('kp explain', explain)
+        const yardKey = `${format.yardstick.shared ?? format.id}:${services}`
+        if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await format.yardstick.run(inputs, runs))
+        const yard = yardsticks.get(yardKey)
+        progress(format.yardstick.name, yard)
         perSize.push({services, list})
+        const [listPct, explainPct] = format.yardstick.noTarget ? ['(no yardstick)', '(no yardstick)'] : [pct(list, yard), pct(explain, yard)]
         rows.push(
-          `| ${format.label} | ${services.toLocaleString('en')} × ${endpointsPerService} | ${gen.lines.toLocaleString('en')} | ${(gen.bytes / 1e6).toFixed(1)} | ${fmt(list)} | ${fmt(explain)} | ${fmt(yard)} | ${pct(list, yard)} | ${pct(explain, yard)} |`,
+          `| ${format.label} | ${size} | ${gen.lines.toLocaleString('en')} | ${(gen.bytes / 1e6).toFixed(1)} | ${fmt(list)} | ${fmt(explain)} | ${fmt(yard)} | ${listPct} | ${explainPct} |`,
         )
         if (services === Math.max(...sizes)) {
-          checks.push(`- ${format.id} ${services} × ${endpointsPerService}: list --json ${pct(list, yard)} of ${format.yardstick.name} (target ≤ 50 %), explain ${pct(explain, yard)} (target ≤ 15 %), peak memory ${list.maxRssMB ? `${Math.round(Math.max(list.maxRssMB, explain.maxRssMB ?? 0))} MB` : 'n/a'} (target < 600 MB)`)
+          const peak = `peak memory ${list.maxRssMB ? `${Math.round(Math.max(list.maxRssMB, explain.maxRssMB ?? 0))} MB` : 'n/a'} (target < 600 MB)`
+          checks.push(
+            format.yardstick.noTarget
+              ? `- ${format.id} ${services} × ${endpointsPerService}: no yardstick tool reads this format here (absolute times above), ${peak}`
+              : `- ${format.id} ${services} × ${endpointsPerService}: list --json ${pct(list, yard)} of ${format.yardstick.name} (target ≤ 50 %), explain ${pct(explain, yard)} (target ≤ 15 %), ${peak}`,
+          )
         }
       }
       if (perSize.length >= 2) {
@@ -139,6 +303,35 @@ async function main() {
           const cpu = small.list.cpuSeconds && large.list.cpuSeconds ? `, cpu ${(large.list.cpuSeconds / small.list.cpuSeconds).toFixed(1)}` : ''
           checks.push(`- ${format.id} list --json time ratio ${large.services}/${small.services} services: ${(large.list.seconds / small.list.seconds).toFixed(1)}${cpu} (linear: ${(large.services / small.services).toFixed(1)}; start-up is in both)`)
         }
+      }
+    }
+
+    // Issue 4: migrate an iptables dump to nftables, and diff it against the nft dump of the same
+    // services, beside iptables-restore-translate (the system's own iptables → nft translation).
+    if (!opts['no-migrate']) {
+      for (const services of sizes) {
+        const inputs = inputsBySize.get(services)
+        const ipt = await inputs.iptables()
+        const listed = await inputs.kernelListings()
+        const nft = listed.text ?? (await inputs.transaction())
+        const nftForm = listed.text ? '`nft list` text' : 'kube-proxy transaction'
+        const size = `${services.toLocaleString('en')} × ${endpointsPerService}`
+        process.stderr.write(`bench: migrate/diff ${services}×${endpointsPerService}\n`)
+        const out = join(tmp, `${services}x${endpointsPerService}-migrated.nft`)
+        const migrate = await median([...KP, 'migrate', '--to', 'nftables', '-f', ipt.path, '--out', out], runs)
+        progress('kp migrate', migrate)
+        const migrated = migrate.failed ? null : fileStats(out)
+        // kp diff exits 1 when the two states differ; both are results, not failures.
+        const diff = await median([...KP, 'diff', ipt.path, nft.path], runs, [0, 1])
+        progress('kp diff', diff)
+        const summary = diff.failed ? '' : summaryOf([...KP, 'diff', ipt.path, nft.path])
+        const yardKey = `iptables-save:${services}`
+        if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await median(['iptables-restore-translate', '-f', ipt.path], runs))
+        const yard = yardsticks.get(yardKey)
+        issue4Rows.push(
+          `| \`kp migrate --to nftables --out FILE\` | ${size} | ${ipt.lines.toLocaleString('en')} iptables-save lines → ${migrated ? `${migrated.lines.toLocaleString('en')} nft lines` : '-'} | ${fmt(migrate)} | ${fmt(yard)} | ${pct(migrate, yard)} |`,
+          `| \`kp diff\` iptables-save vs ${nftForm} | ${size} | ${ipt.lines.toLocaleString('en')} + ${nft.lines.toLocaleString('en')} lines; exit ${diff.failed ? '-' : diff.exitCode}${summary ? `: ${summary}` : ''} | ${fmt(diff)} | ${fmt(yard)} | ${pct(diff, yard)} |`,
+        )
       }
     }
 
@@ -155,7 +348,17 @@ async function main() {
       `|---|---|---|---|---|---|---|---|---|`,
       ...rows,
       '',
-      `Yardstick for iptables-save: \`iptables-restore-translate -f FILE\` (Debian iptables), which reads and translates the whole dump.`,
+      `Yardsticks: iptables-save, \`iptables-restore-translate -f FILE\` (Debian iptables), which reads and translates the whole dump; nft text and JSON, \`nft -c -f\` on kube-proxy's own transaction for the same services inside an empty network namespace (check mode: the kernel validates the whole batch and commits nothing; it is one number for both nft rows); ipvsadm, none: no tool parses an \`ipvsadm -Ln\` listing (ipvsadm reads only the kernel), so \`wc -l\` shows the cost of merely reading the file.`,
+      '',
+      ...(issue4Rows.length
+        ? [
+            '### migrate and diff (issue 4)',
+            '',
+            '| command | services × endpoints | input → output | kp | iptables-restore-translate -f (same iptables input) | kp / yardstick |',
+            '|---|---|---|---|---|---|',
+            ...issue4Rows,
+          ]
+        : []),
       '',
       `| start-up (median of ${startupRuns}) | time |`,
       '|---|---|',
@@ -171,8 +374,16 @@ async function main() {
     process.stdout.write(`${table}\n`)
     if (!opts['no-write']) writeDoc(table)
   } finally {
+    for (const name of [...liveNetns]) netnsDel(name)
     rmSync(tmp, {recursive: true, force: true})
   }
+}
+
+/** The last line of kp diff's text report ("Service ports: 0 changed, …"). */
+function summaryOf(argv) {
+  const r = spawnSync(argv[0], argv.slice(1), {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30, env: {...process.env, NO_COLOR: '1'}})
+  const last = (r.stdout ?? '').trim().split('\n').pop() ?? ''
+  return last.replace(/\|/g, '\\|')
 }
 
 function writeDoc(table) {
@@ -187,6 +398,8 @@ function writeDoc(table) {
     '--dport`), and the kernel\'s 11-decimal probabilities. Above 1000 endpoints kube-proxy is in "large cluster',
     'mode" and writes no comments on SVC→SEP and SEP rules, so neither do these dumps. A test loads a small one into',
     'a network namespace and checks that iptables-save prints it back unchanged (test/live/bench-generator.test.ts).',
+    'The nft rows are the same services as kube-proxy writes them in nftables mode, loaded into a namespace and',
+    'listed back by the real nft (text and -j); the ipvsadm row is their `ipvsadm -Ln` listing.',
     '',
   ].join('\n')
   let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : intro

@@ -38,10 +38,10 @@ export function kernelProbability(k) {
   return (Math.round(written * 0x80000000) / 0x80000000).toFixed(11)
 }
 
-const ipv4 = (n) => `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`
-const CLUSTER_IP_BASE = (172 << 24) | (20 << 16) // 172.20.0.0/14 holds 262,144 services
-const POD_IP_BASE = (10 << 24) | (128 << 16) // 10.128.0.0/9 holds 8 M endpoints
-const POD_CIDR = '10.0.0.0/8'
+export const ipv4 = (n) => `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`
+export const CLUSTER_IP_BASE = (172 << 24) | (20 << 16) // 172.20.0.0/14 holds 262,144 services
+export const POD_IP_BASE = (10 << 24) | (128 << 16) // 10.128.0.0/9 holds 8 M endpoints
+export const POD_CIDR = '10.0.0.0/8'
 const MARK = '0x4000'
 
 /** The service a benchmark explains: one in the middle of the dump. */

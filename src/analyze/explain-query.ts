@@ -117,3 +117,14 @@ export function parseServiceQuery(input: string, namespaceFlag?: string): Servic
   if (port === '') return {invalid: `"${text}" has an empty port after ":"`}
   return {by: 'name', text, namespace, name, port, protocol}
 }
+
+/**
+ * The substrings every rule of a matching service holds, for a focused read (ReadOptions.focus):
+ * kube-proxy's comments name the service port `ns/name[:port]`, so `ns/name` (or `/name` when
+ * any namespace matches) is in each of them. Null when the reader must read everything: an
+ * address may also match a NodePort on any node address, which no rule text names.
+ */
+export function focusNeedles(query: ServiceQuery): string[] | null {
+  if (query.by !== 'name') return null
+  return [query.namespace === null ? `/${query.name}` : `${query.namespace}/${query.name}`]
+}

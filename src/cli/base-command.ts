@@ -7,7 +7,7 @@ import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 import type {BundleFacts} from '../readers/bundle.js'
-import type {FormatId} from '../readers/types.js'
+import type {FormatId, ReadFocus, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
@@ -55,11 +55,14 @@ export abstract class KpCommand extends Command {
   protected loadedFacts: BundleFacts | null = null
 
   /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
-  protected async loadState(flags: {file?: string[]; format?: string; mode?: string; cluster?: string[]; node?: string; verbose?: boolean}): Promise<ProxyState> {
+  protected async loadState(
+    flags: {file?: string[]; format?: string; mode?: string; cluster?: string[]; node?: string; verbose?: boolean},
+    focus?: ReadFocus,
+  ): Promise<ProxyState> {
     const {readState} = await import('../readers/read-state.js')
     const {loadInputs} = await import('../readers/load.js')
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
-    const opts = {mode: flags.mode as Mode | undefined, node: flags.node, cluster}
+    const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, focus}
     let state: ProxyState
     if (flags.file && flags.file.length > 0) {
       const inputs = await loadInputs(flags.file)

@@ -23,14 +23,17 @@ export default class Explain extends KpCommand {
 
   async run(): Promise<ExplainResult> {
     const {args, flags} = await this.parse(Explain)
-    const {parseServiceQuery} = await import('../analyze/explain-query.js')
+    const {focusNeedles, parseServiceQuery} = await import('../analyze/explain-query.js')
     const query = parseServiceQuery(args.service, flags.namespace)
     if ('invalid' in query) {
       throw new UsageError(`cannot read SERVICE: ${query.invalid}`, 'USAGE_BAD_SERVICE', ['write it as ns/name, ns/name:port, name -n ns, IP:PORT/PROTO, [v6]:PORT or :NODEPORT'])
     }
-    const state = await this.loadState(flags)
+    // A name is found in the rules' comments: read only that service's rules (docs/benchmarks.md).
+    const needles = focusNeedles(query)
     const {explainService} = await import('../analyze/explain.js')
-    const result = explainService(state, query)
+    let result = explainService(await this.loadState(flags, needles ? {needles} : undefined), query)
+    // Not found: read everything, so the closest names come from the whole state.
+    if (result.kind === 'NotFound' && needles) result = explainService(await this.loadState(flags), query)
     if (result.kind === 'NotFound') {
       const hints = result.suggestions.length > 0 ? [`closest: ${result.suggestions.join(', ')}`] : ['this state has no service ports']
       throw new InputError(`no service port matches "${query.text}"`, 'INPUT_SERVICE_NOT_FOUND', [...hints, '`kp list` shows every service port'])

@@ -36,7 +36,7 @@ function rejectUnreadable(src: SourceText): string | null {
   return null
 }
 
-async function parseOne(src: SourceText, forced: FormatId | undefined): Promise<ParsedSource | ProxyState> {
+async function parseOne(src: SourceText, forced: FormatId | undefined, opts: ReadOptions): Promise<ParsedSource | ProxyState> {
   const bad = rejectUnreadable(src)
   const failed = (message: string, code: string): ProxyState => {
     const s = emptyState('iptables')
@@ -53,7 +53,7 @@ async function parseOne(src: SourceText, forced: FormatId | undefined): Promise<
     )
   }
   const mod = await formatEntry(format).load()
-  return mod.parse(src)
+  return mod.parse(src, opts)
 }
 
 function isState(x: ParsedSource | ProxyState): x is ProxyState {
@@ -103,7 +103,7 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
   const failed: ProxyState[] = []
   const saved: ProxyState[] = []
   for (const src of input.sources) {
-    const r = await parseOne(src, input.format)
+    const r = await parseOne(src, input.format, opts)
     if (isState(r)) failed.push(r)
     else if (r.format === 'kp-json' && r.data) {
       // The reader's warnings (members the model does not have) go with the saved state.

@@ -20,8 +20,18 @@ export interface ParsedSource<T = unknown> {
 }
 
 export interface FormatModule<T = unknown> {
-  /** Never throws on bad input: what it cannot read becomes a diagnostic. */
-  parse(src: SourceText): ParsedSource<T>
+  /** Never throws on bad input: what it cannot read becomes a diagnostic. `opts.focus` may be ignored. */
+  parse(src: SourceText, opts?: ReadOptions): ParsedSource<T>
+}
+
+/**
+ * What one question is about (`kp explain ns/name`): a reader may then read only the rules of
+ * the services whose text holds a needle, plus the node-wide ones. A reader that does so says
+ * it in an info diagnostic; one that ignores it reads everything.
+ */
+export interface ReadFocus {
+  /** Substrings of the rules of the wanted services: `ns/name`, or `/name` for any namespace. */
+  needles: string[]
 }
 
 export interface ReadOptions {
@@ -31,6 +41,8 @@ export interface ReadOptions {
   node?: string
   /** Cluster objects used to name IPVS virtual servers (`--cluster`). */
   cluster?: SourceText[]
+  /** Read only what these services need (kp explain); see ReadFocus. */
+  focus?: ReadFocus
 }
 
 /** Builds one node's ProxyState from the parsed sources of one mode. */

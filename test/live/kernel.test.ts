@@ -4,10 +4,12 @@
  * the file. Skips (and says why) where namespaces cannot be made.
  */
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+// @ts-expect-error: a plain .mjs script without type declarations
+import {chainHash} from '../../scripts/bench/gen-iptables.mjs'
 import type {BundleManifest} from '../../src/readers/bundle.js'
 import type {ProxyState} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
@@ -18,6 +20,49 @@ if (skipReason) console.log(`kernel.test: skipping the real-kernel tests: ${skip
 
 const IPTABLES_OVERALL = join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')
 const NFTABLES_OVERALL = '/work/shared/corpus/upstream/nftables-overall.dump'
+
+// kube-proxy's IPv6 restore input for one ClusterIP service with two endpoints, written by hand
+// from reference/kube-proxy-iptables-nftables.md §2.3 (fixed rules; IPv6 nodeports rule with
+// `! -d ::1/128`) and §2.4 (per-service rules, kube-proxy's match order); chain names are the §2.6
+// hashes, computed by the benchmark generator whose hashes test/live/bench-generator.test.ts checks.
+const SPN6 = 'ns7/svc7:p80'
+const EPS6 = ['[fd00:10:180::1]:80', '[fd00:10:180::2]:80']
+const SVC6 = `KUBE-SVC-${chainHash(SPN6 + 'tcp')}`
+const SEPS6 = EPS6.map((ep) => `KUBE-SEP-${chainHash(SPN6 + 'tcp' + ep)}`)
+const IPV6_RESTORE_INPUT = [
+  '*filter',
+  ':KUBE-NODEPORTS - [0:0]',
+  ':KUBE-SERVICES - [0:0]',
+  ':KUBE-EXTERNAL-SERVICES - [0:0]',
+  ':KUBE-FORWARD - [0:0]',
+  ':KUBE-PROXY-FIREWALL - [0:0]',
+  '-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct --nfacct-name ct_state_invalid_dropped_pkts -j DROP',
+  '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark 0x4000/0x4000 -j ACCEPT',
+  '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
+  'COMMIT',
+  '*nat',
+  ':KUBE-NODEPORTS - [0:0]',
+  ':KUBE-SERVICES - [0:0]',
+  ':KUBE-MARK-MASQ - [0:0]',
+  ':KUBE-POSTROUTING - [0:0]',
+  `:${SVC6} - [0:0]`,
+  ...SEPS6.map((sep) => `:${sep} - [0:0]`),
+  '-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN',
+  '-A KUBE-POSTROUTING -j MARK --xor-mark 0x4000',
+  '-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE',
+  '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000',
+  `-A KUBE-SERVICES -m comment --comment "${SPN6} cluster IP" -m tcp -p tcp -d fd00:10:96::7 --dport 80 -j ${SVC6}`,
+  '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL ! -d ::1/128 -j KUBE-NODEPORTS',
+  `-A ${SVC6} -m comment --comment "${SPN6} cluster IP" -m tcp -p tcp -d fd00:10:96::7 --dport 80 ! -s fd00:10::/64 -j KUBE-MARK-MASQ`,
+  `-A ${SVC6} -m comment --comment "${SPN6} -> ${EPS6[0]}" -m statistic --mode random --probability 0.5000000000 -j ${SEPS6[0]}`,
+  `-A ${SVC6} -m comment --comment "${SPN6} -> ${EPS6[1]}" -j ${SEPS6[1]}`,
+  ...EPS6.flatMap((ep, i) => [
+    `-A ${SEPS6[i]} -m comment --comment ${SPN6} -s ${ep.slice(1, ep.indexOf(']'))} -j KUBE-MARK-MASQ`,
+    `-A ${SEPS6[i]} -m comment --comment ${SPN6} -m tcp -p tcp -j DNAT --to-destination ${ep}`,
+  ]),
+  'COMMIT',
+  '',
+].join('\n')
 
 /**
  * What must be equal between a live read and a file read: everything except where it came from
@@ -121,6 +166,28 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
         both.delete()
       }
     })
+  })
+
+  it('reads IPv4 and IPv6 rules together (dual-stack), as from -f of both files', async () => {
+    const v6Path = join(tmp, 'v6.rules')
+    writeFileSync(v6Path, IPV6_RESTORE_INPUT)
+    const ns = new Netns()
+    try {
+      addKubeProxyNfacctCounters(ns)
+      ns.run(['iptables-restore'], readFileSync(IPTABLES_OVERALL, 'utf8'))
+      ns.run(['ip6tables-restore'], IPV6_RESTORE_INPUT)
+      const live = await listJson([], ns.prefix)
+      // Live reads IPv4 first, then IPv6: give the files in the same order.
+      const fromFiles = await listJson(['-f', IPTABLES_OVERALL, '-f', v6Path])
+      expect(comparable(live)).toEqual(comparable(fromFiles))
+      expect(live.sources.map((s) => s.path)).toEqual(['live:iptables-nft-save', 'live:ip6tables-nft-save'])
+      const v6 = live.services.filter((sp) => sp.family === 'IPv6')
+      expect(v6.map((sp) => [sp.namespace, sp.name, sp.portName])).toEqual([['ns7', 'svc7', 'p80']])
+      // Two endpoints behind "--probability 0.5" and an unconditional rule: half each (§2.4).
+      expect(v6[0]!.endpoints.map((e) => [e.ip, e.port, e.share])).toEqual([['fd00:10:180::1', 80, 0.5], ['fd00:10:180::2', 80, 0.5]])
+    } finally {
+      ns.delete()
+    }
   })
 
   describe('nftables mode (upstream nftables-overall loaded with nft -f)', () => {

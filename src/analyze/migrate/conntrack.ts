@@ -86,4 +86,32 @@ export const conntrackInvalidDrop: Check = (ctx) => {
   ]
 }
 
-export const conntrackChecks: Check[] = [conntrackInvalidDrop]
+/**
+ * nftables mode always masquerades with `masquerade fully-random` (reference §3, chain
+ * masquerading); iptables and IPVS modes add --random-fully only where iptables supports it.
+ * Rules without it today (every upstream iptables dump: fixtures/iptables/upstream-*) change
+ * how SNAT source ports are picked: nothing breaks, but it is a change the operator should see.
+ */
+export const masqueradeFullyRandom: Check = (ctx) => {
+  if (ctx.to !== 'nftables' || ctx.from === null || ctx.from === 'nftables') return []
+  const today = ctx.state.node.randomFully
+  if (today === true) return []
+  return [
+    finding({
+      id: today === false ? 'MIGRATE_MASQUERADE_FULLY_RANDOM' : 'MIGRATE_MASQUERADE_FULLY_RANDOM_UNVERIFIED',
+      severity: 'info',
+      title: 'Masquerading becomes fully-random in nftables mode',
+      message:
+        today === false
+          ? `The ${ctx.from}-mode MASQUERADE rule has no --random-fully; nftables mode always writes \`masquerade fully-random\`, so SNAT source ports of masqueraded service traffic are chosen at random instead of preserving the client's port where possible.`
+          : `nftables mode always writes \`masquerade fully-random\`; the input does not show whether today's MASQUERADE rule uses --random-fully.`,
+      services: [],
+      addresses: [],
+      evidence: [],
+      action: 'Nothing to do unless something downstream relies on SNAT keeping source ports (rare); check firewall or logging rules that match on source ports of masqueraded traffic.',
+      docs: DOCS.virtualIps,
+    }),
+  ]
+}
+
+export const conntrackChecks: Check[] = [conntrackInvalidDrop, masqueradeFullyRandom]

@@ -200,6 +200,8 @@ function ref(path: string, rule: IptablesRule): SourceRef {
 
 /** Reads one family's ruleset. */
 function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6'): FamilyResult {
+  /** A focused read (src/readers/iptables/focus.ts) holds only some services: skip the checks about the others. */
+  const focused = ruleset.focused === true
   const diagnostics: Diagnostic[] = []
   const foreign: ForeignObject[] = []
   const at = (line: number): SourceRef => ({path, line})
@@ -519,7 +521,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       ep.written = to
     }
   }
-  for (const chain of seps.values()) {
+  for (const chain of focused ? [] : seps.values()) {
     if (!claimedSeps.has(chain.name)) {
       warn('IPT_ORPHAN_CHAIN', `${chain.name} is not jumped to by any service chain; not read as an endpoint`, chain.line)
     }
@@ -543,7 +545,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   for (const {spn, protocol, rule} of byNameLater) {
     const g = protocol ? bySpn.get(`${spn}|${protocol}`) : undefined
     if (g) g.rules.add(rule)
-    else warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
+    else if (!focused) warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
   }
   const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
   const filterChains = filter?.chains ?? new Map<string, IptablesChain>()
@@ -635,6 +637,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
 
   for (const {g, chain} of emptyDispatchChains) {
+    if (focused && g.frontends.length === 0) continue
     // ≤1.2x still jumped into an empty KUBE-SVC for a service without endpoints (the filter REJECT
     // did the work): expected there, suspicious anywhere else.
     const rejected = g.frontends.some((f) => f.action === 'reject')
@@ -646,7 +649,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   for (const g of groups.values()) {
     const chainNames = Object.values(g.chains).map((c) => c.name)
     if (g.frontends.length === 0) {
-      if (chainNames.length > 0) warn('IPT_ORPHAN_CHAIN', `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`, Object.values(g.chains)[0]?.line ?? null)
+      if (chainNames.length > 0 && !focused) warn('IPT_ORPHAN_CHAIN', `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`, Object.values(g.chains)[0]?.line ?? null)
       continue
     }
     let protocol = g.protocol
@@ -755,7 +758,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
 
   // ---- 7. foreign rules and chains, in one pass over every rule.
   const masqMark = node.masqueradeMark
-  for (const table of ruleset.tables.values()) {
+  for (const table of focused ? [] : ruleset.tables.values()) {
     for (const chain of table.chains.values()) {
       if (chain.deletedLine !== null) continue
       const ownChain = isKubeProxyChain(chain.name)

@@ -19,7 +19,8 @@
 import ipaddr from 'ipaddr.js'
 import {diag} from '../../core/state.js'
 import type {Diagnostic} from '../../model/types.js'
-import type {ParsedSource, SourceText} from '../types.js'
+import type {ParsedSource, ReadFocus, ReadOptions, SourceText} from '../types.js'
+import {selectFocusedLines} from './focus.js'
 import {BUILTIN_CHAINS} from './ruleset.js'
 import type {IptablesChain, IptablesCounters, IptablesOption, IptablesRule, IptablesRuleset, IptablesTable} from './ruleset.js'
 import {tokenizeLine, type Word} from './tokenize.js'
@@ -125,6 +126,9 @@ interface RuleParseResult {
   error: string | null
 }
 
+/** Placeholder lists of a rule being read; parseRuleWords sets the real ones before it returns the rule. */
+const NOT_YET_READ: never[] = []
+
 function emptyRule(line: number, table: string, chain: string): IptablesRule {
   return {
     line,
@@ -138,21 +142,60 @@ function emptyRule(line: number, table: string, chain: string): IptablesRule {
     outInterface: null,
     dport: null,
     sport: null,
-    modules: [],
+    modules: NOT_YET_READ,
     comment: null,
     target: null,
     goto: false,
-    matches: [],
-    targetOptions: [],
+    matches: NOT_YET_READ,
+    targetOptions: NOT_YET_READ,
   }
 }
 
 const isOptionWord = (w: Word): boolean => !w.quoted && w.text.length > 1 && w.text.charCodeAt(0) === 45 /* - */
 const isBang = (w: Word | undefined): boolean => w !== undefined && !w.quoted && w.text === '!'
 
+/**
+ * Scratch lists a rule's options are gathered in, copied out at the end at their exact size.
+ * An array grown by push from `[]` reserves 17 slots at once; with five lists per rule that was
+ * most of the memory a 430,000-rule dump took (docs/benchmarks.md). Reused rule after rule.
+ */
+const scratchModules: string[] = []
+const scratchMatches: IptablesOption[] = []
+const scratchTargetOptions: IptablesOption[] = []
+const scratchValues: string[] = []
+
+/**
+ * Returns one shared string for equal texts. Option names, modules and targets repeat on every
+ * rule: kept as one string each instead of one per rule (a 430,000-rule dump held millions),
+ * and Map lookups by chain name in the builder compare one string, not two copies.
+ */
+type Intern = (text: string) => string
+
+/**
+ * Options whose values repeat across many rules (a service's comment is on each of its rules;
+ * marks, modes and states are the same on every rule): their values are interned too. Addresses
+ * and ports are mostly unique, so interning them would only grow the table.
+ */
+const REPEATED_VALUES: ReadonlySet<string> = new Set([
+  '-p', '--comment', '--mode', '--mark', '--ctstate', '--state', '--dst-type', '--src-type', '--or-mark', '--set-xmark', '--set-mark', '--match-set', '-i', '-o', '--reject-with',
+])
+
+function makeIntern(): Intern {
+  const seen = new Map<string, string>()
+  return (text) => {
+    const known = seen.get(text)
+    if (known !== undefined) return known
+    seen.set(text, text)
+    return text
+  }
+}
+
 /** Reads the words after `-A CHAIN` into a rule. */
-function parseRuleWords(words: Word[], start: number, line: number, table: string, chain: string): RuleParseResult {
+function parseRuleWords(words: Word[], start: number, line: number, table: string, chain: string, intern: Intern): RuleParseResult {
   const rule = emptyRule(line, table, chain)
+  scratchModules.length = 0
+  scratchMatches.length = 0
+  scratchTargetOptions.length = 0
   let module: string | null = null
   let negateNext = false
   let afterTarget = false
@@ -166,13 +209,13 @@ function parseRuleWords(words: Word[], start: number, line: number, table: strin
       continue
     }
     if (!isOptionWord(w)) return {rule: null, error: `unexpected word "${clip(w.text)}" where an option was expected`}
-    const name = OPTION_ALIASES[w.text] ?? w.text
+    const name = OPTION_ALIASES[w.text] ?? intern(w.text)
     i++
     if (name === '-j' || name === '-g') {
       const t = words[i]
       if (!t || negateNext) return {rule: null, error: `${name} needs a target`}
       if (rule.target !== null) return {rule: null, error: `a second ${name} (target "${clip(t.text)}")`}
-      rule.target = t.text
+      rule.target = intern(t.text)
       rule.goto = name === '-g'
       afterTarget = true
       i++
@@ -181,8 +224,8 @@ function parseRuleWords(words: Word[], start: number, line: number, table: strin
     if (name === '-m') {
       const m = words[i]
       if (!m || negateNext) return {rule: null, error: '-m needs a module name'}
-      module = m.text
-      rule.modules.push(m.text)
+      module = intern(m.text)
+      scratchModules.push(module)
       i++
       continue
     }
@@ -194,18 +237,20 @@ function parseRuleWords(words: Word[], start: number, line: number, table: strin
       negated = true
       i++
     }
-    const values: string[] = []
+    scratchValues.length = 0
     const arity = OPTION_ARITY[name]
     if (arity !== undefined) {
+      const shared = REPEATED_VALUES.has(name)
       for (let k = 0; k < arity; k++) {
         const v = words[i]
         if (!v || isBang(v)) return {rule: null, error: `${name} needs ${arity} value${arity > 1 ? 's' : ''}`}
-        values.push(v.text)
+        scratchValues.push(shared ? intern(v.text) : v.text)
         i++
       }
     } else {
-      while (i < words.length && !isOptionWord(words[i]!) && !isBang(words[i])) values.push(words[i++]!.text)
+      while (i < words.length && !isOptionWord(words[i]!) && !isBang(words[i])) scratchValues.push(words[i++]!.text)
     }
+    const values = scratchValues.slice()
     if (name === '-c') {
       const packets = Number(values[0])
       const bytes = Number(values[1])
@@ -215,14 +260,14 @@ function parseRuleWords(words: Word[], start: number, line: number, table: strin
     }
     const option: IptablesOption = {name, values, negated, module}
     if (afterTarget) {
-      rule.targetOptions.push(option)
+      scratchTargetOptions.push(option)
       continue
     }
-    rule.matches.push(option)
+    scratchMatches.push(option)
     const value = values[0] ?? ''
     switch (name) {
       case '-p':
-        rule.protocol = {value: value.toLowerCase(), negated}
+        rule.protocol = {value: intern(value.toLowerCase()), negated}
         break
       case '-s':
         rule.source = {value: normaliseAddress(value), negated}
@@ -248,6 +293,9 @@ function parseRuleWords(words: Word[], start: number, line: number, table: strin
     }
   }
   if (negateNext) return {rule: null, error: '`!` at the end of the rule'}
+  rule.modules = scratchModules.slice()
+  rule.matches = scratchMatches.slice()
+  rule.targetOptions = scratchTargetOptions.slice()
   return {rule, error: null}
 }
 
@@ -296,8 +344,9 @@ function inferTable(block: PendingBlock): {table: string; why: string} {
  * Parses iptables text. Generic over chain names: the IPVS-mode reader uses it too.
  * `path` is only used to position diagnostics.
  */
-export function parseIptablesText(text: string, path: string): ParsedIptablesText {
+export function parseIptablesText(text: string, path: string, focus?: ReadFocus): ParsedIptablesText {
   const diagnostics: Diagnostic[] = []
+  const intern = makeIntern()
   const tables = new Map<string, IptablesTable>()
   const allRules: IptablesRule[] = []
   let tool: string | null = null
@@ -382,16 +431,17 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
     else if (IPV4_START_RE.test(value)) family = 'IPv4'
   }
 
-  // Split once; `\r` is stripped per line so CRLF files read the same.
-  const lines = text.split('\n')
   const endsWithNewline = text.endsWith('\n')
-  const lastIndex = endsWithNewline ? lines.length - 2 : lines.length - 1
-  for (let idx = 0; idx <= lastIndex; idx++) {
+  /**
+   * Reads line `idx` (0-based). `unterminated`: the last line, with no newline after it.
+   * A `return` here is the `continue` of the line loop below.
+   */
+  const readLine = (line: string, idx: number, unterminated: boolean): void => {
     const lineNo = idx + 1
-    let raw = lines[idx]!
+    let raw = line
     if (raw.endsWith('\r')) raw = raw.slice(0, -1)
     const trimmed = raw.trim()
-    if (trimmed === '') continue
+    if (trimmed === '') return
     if (trimmed.startsWith('#')) {
       const h = HEADER_RE.exec(trimmed)
       if (h && tool === null) {
@@ -408,19 +458,19 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
         // iptables-nft cannot print a table that holds native nft rules; its rules are missing here.
         diagnostics.push(diag('warning', 'IPT_INCOMPATIBLE_TABLE', `${clip(trimmed.slice(1).trim())}: the rules of that table are not in this dump`, at(lineNo)))
       }
-      continue
+      return
     }
     // The very last line of a dump without a final newline, inside a table that never reached
     // its COMMIT, is most likely cut in the middle (e.g. `--to-destination 10.180.0.1:8`).
     // Reading it would invent a wrong value; drop it and say so.
-    if (idx === lastIndex && !endsWithNewline && current !== null && trimmed !== 'COMMIT') {
+    if (unterminated && current !== null && trimmed !== 'COMMIT') {
       diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the dump ends in the middle of line ${lineNo} (no newline, no COMMIT after it); that line was not read: ${clip(trimmed)}`, at(lineNo)))
-      continue
+      return
     }
     const {words, unclosedQuote} = tokenizeLine(trimmed)
     if (unclosedQuote) {
       syntax(lineNo, `unclosed quote: ${clip(trimmed)}`)
-      continue
+      return
     }
     let w = 0
     let counters: IptablesCounters | null = null
@@ -429,7 +479,7 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
       counters = parseCounters(first.text)
       if (!counters) {
         syntax(lineNo, `malformed counters "${clip(first.text)}"`)
-        continue
+        return
       }
       w = 1
     }
@@ -450,36 +500,36 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
       current = again ?? {name, line: lineNo, committed: false, chains: new Map()}
       current.committed = false
       tables.set(name, current)
-      continue
+      return
     }
     if (w === 0 && cmd === 'COMMIT' && words.length === 1) {
       if (!current) syntax(lineNo, 'COMMIT without a table (*nat, *filter, ...) to close')
       else current.committed = true
       current = null
-      continue
+      return
     }
     if (w === 0 && cmd.startsWith(':') && cmd.length > 1) {
       // `:NAME POLICY [pkts:bytes]`
       const policy = words[1]
       if (!policy || words.length > 3) {
         syntax(lineNo, `malformed chain declaration: ${clip(trimmed)}`)
-        continue
+        return
       }
       const chainCounters = words[2] ? parseCounters(words[2].text) : null
       if (words[2] && !chainCounters) {
         syntax(lineNo, `malformed chain counters "${clip(words[2].text)}"`)
-        continue
+        return
       }
       if (!current) {
         syntax(lineNo, `chain declaration outside a table (no *nat / *filter line before it): ${clip(trimmed)}`)
-        continue
+        return
       }
-      const chain = getChain(cmd.slice(1), lineNo, true)
+      const chain = getChain(intern(cmd.slice(1)), lineNo, true)
       chain.line = lineNo
       chain.policy = policy.text === '-' ? null : policy.text
       chain.counters = chainCounters
       if (chain.builtin) sawBuiltinDeclaration = true
-      continue
+      return
     }
     const chainWord = words[w + 1]
     const isAppend = cmd === '-A' || cmd === '--append'
@@ -487,9 +537,9 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
     if (isAppend || isInsert || cmd === '-N' || cmd === '--new-chain' || cmd === '-P' || cmd === '--policy' || cmd === '-X' || cmd === '--delete-chain' || cmd === '-F' || cmd === '--flush') {
       if (!chainWord) {
         syntax(lineNo, `${cmd} needs a chain name`)
-        continue
+        return
       }
-      const chainName = chainWord.text
+      const chainName = intern(chainWord.text)
       if (cmd === '-P' || cmd === '--policy') {
         // A -P after other lines starts the next table of concatenated `-S` outputs.
         const block = headerless.block
@@ -498,12 +548,12 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
         chain.policy = words[w + 2]?.text ?? null
         if (!current) headerless.block?.builtins.add(chainName)
         pendingLastWasPolicy = true
-        continue
+        return
       }
       pendingLastWasPolicy = false
       if (cmd === '-N' || cmd === '--new-chain') {
         getChain(chainName, lineNo, true).line = lineNo
-        continue
+        return
       }
       if (cmd === '-X' || cmd === '--delete-chain') {
         const chain = getChain(chainName, lineNo, false)
@@ -511,11 +561,11 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
         if (chain.rules.length > 0) {
           diagnostics.push(diag('warning', 'IPT_DELETED_CHAIN_HAS_RULES', `-X ${chainName} deletes a chain that has ${chain.rules.length} rule(s); iptables-restore would refuse this`, at(lineNo)))
         }
-        continue
+        return
       }
       if (cmd === '-F' || cmd === '--flush') {
         getChain(chainName, lineNo, false).rules = []
-        continue
+        return
       }
       let start = w + 2
       let insertAt: number | null = null
@@ -529,11 +579,12 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
       }
       const existed = chainsNow(lineNo).chains.has(chainName)
       const chain = getChain(chainName, lineNo, false)
-      const parsed = parseRuleWords(words, start, lineNo, chain.table, chainName)
+      // chain.name, not the word: one string per chain for all its rules.
+      const parsed = parseRuleWords(words, start, lineNo, chain.table, chain.name, intern)
       if (!parsed.rule) {
         if (!existed) chainsNow(lineNo).chains.delete(chainName) // a chain only this bad line named is not invented
         syntax(lineNo, `${parsed.error}: ${clip(trimmed)}`)
-        continue
+        return
       }
       if (!existed && !chain.builtin) {
         // In a table every chain is declared; headerless input without -N lines is a fragment
@@ -554,12 +605,40 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
         noteFamily(rule.source?.value)
         noteFamily(rule.destination?.value)
       }
-      continue
+      return
     }
     syntax(lineNo, `not an iptables line: ${clip(trimmed)}`)
   }
+
+  // One walk over the lines by offset (no array of 400,000 line strings kept alive). A focused
+  // read (kp explain NAME) reads only the lines ./focus.ts chose, with their own line numbers.
+  let lineCount = 0
+  const focused = focus ? selectFocusedLines(text, focus.needles) : null
+  if (focused) {
+    const {lineStarts, include} = focused
+    lineCount = lineStarts.length
+    for (let idx = 0; idx < lineCount; idx++) {
+      if (include[idx] !== 1) continue
+      const next = idx + 1 < lineCount ? lineStarts[idx + 1]! - 1 : text.length
+      if (idx === lineCount - 1 && endsWithNewline) break // the empty piece after the final newline
+      readLine(text.slice(lineStarts[idx]!, next), idx, idx === lineCount - 1)
+    }
+  } else {
+    let pos = 0
+    for (;;) {
+      const nl = text.indexOf('\n', pos)
+      if (nl < 0) {
+        if (!endsWithNewline) readLine(text.slice(pos), lineCount, true)
+        lineCount++
+        break
+      }
+      readLine(text.slice(pos, nl), lineCount, false)
+      lineCount++
+      pos = nl + 1
+    }
+  }
   flushPending()
-  const lastLine = endsWithNewline ? lines.length - 1 : lines.length
+  const lastLine = endsWithNewline ? lineCount - 1 : lineCount
   for (const table of tables.values()) {
     if (!table.committed && !reportedUncommitted.has(table)) {
       diagnostics.push(
@@ -578,11 +657,14 @@ export function parseIptablesText(text: string, path: string): ParsedIptablesTex
     diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the input does not end with a newline; its last line (${lastLine}) may be cut off`, at(lastLine)))
   }
   const form = tool !== null || sawBuiltinDeclaration ? 'iptables-save' : sawTableHeader ? 'restore-input' : 'list-rules'
-  return {ruleset: {form, tool, family, tables, rules: allRules}, diagnostics}
+  if (focused) {
+    diagnostics.push(diag('info', 'IPT_FOCUSED_READ', `focused read for ${focus!.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`, at(1)))
+  }
+  return {ruleset: {form, tool, family, tables, rules: allRules, focused: focused !== null}, diagnostics}
 }
 
-export function parse(src: SourceText): ParsedSource<IptablesRuleset> {
-  const {ruleset, diagnostics} = parseIptablesText(src.text, src.path)
+export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<IptablesRuleset> {
+  const {ruleset, diagnostics} = parseIptablesText(src.text, src.path, opts?.focus)
   return {
     format: 'iptables-save',
     source: {path: src.path, format: 'iptables-save', tool: src.tool ?? ruleset.tool},

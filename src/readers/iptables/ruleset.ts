@@ -101,6 +101,11 @@ export interface IptablesRuleset {
   tables: Map<string, IptablesTable>
   /** Rules in source order across all tables (the same objects as in the chains). */
   rules: IptablesRule[]
+  /**
+   * A focused read (ReadOptions.focus, ./focus.ts): only the chosen services' rules and the
+   * node-wide ones were read, so checks over the whole dump must not run. Absent: a full read.
+   */
+  focused?: boolean
 }
 
 export const BUILTIN_CHAINS: ReadonlySet<string> = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'])

@@ -28,4 +28,13 @@ describe('conntrack INVALID-drop workaround (caveat 5)', () => {
     expect(plan(state('ipvs', [], {kernel: '6.6.0'}), 'nftables', 'MIGRATE_CONNTRACK_KERNEL_BUG')).toEqual([])
     expect(plan(state('ipvs'), 'nftables', 'MIGRATE_CONNTRACK_KERNEL_BUG')).toEqual([])
   })
+
+  it('MIGRATE_MASQUERADE_FULLY_RANDOM when iptables or ipvs mode masquerades without --random-fully', () => {
+    expect(one(state('iptables', [], {randomFully: false}), 'nftables', 'MIGRATE_MASQUERADE_FULLY_RANDOM').severity).toBe('info')
+    expect(one(state('ipvs', [], {randomFully: false}), 'nftables', 'MIGRATE_MASQUERADE_FULLY_RANDOM').severity).toBe('info')
+    expect(one(state('iptables'), 'nftables', 'MIGRATE_MASQUERADE_FULLY_RANDOM_UNVERIFIED').severity).toBe('info')
+    expect(plan(state('iptables', [], {randomFully: true}), 'nftables', 'MIGRATE_MASQUERADE_FULLY_RANDOM')).toEqual([])
+    expect(plan(state('iptables', [], {randomFully: false}), 'ipvs', 'MIGRATE_MASQUERADE_FULLY_RANDOM')).toEqual([])
+    expect(plan(state('nftables', [], {randomFully: true}), 'iptables', 'MIGRATE_MASQUERADE_FULLY_RANDOM')).toEqual([])
+  })
 })
