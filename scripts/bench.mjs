@@ -309,6 +309,7 @@ async function main() {
     // Issue 4: migrate an iptables dump to nftables, and diff it against the nft dump of the same
     // services, beside iptables-restore-translate (the system's own iptables → nft translation).
     if (!opts['no-migrate']) {
+      const issue4PerSize = []
       for (const services of sizes) {
         const inputs = inputsBySize.get(services)
         const ipt = await inputs.iptables()
@@ -328,10 +329,24 @@ async function main() {
         const yardKey = `iptables-save:${services}`
         if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await median(['iptables-restore-translate', '-f', ipt.path], runs))
         const yard = yardsticks.get(yardKey)
+        issue4PerSize.push({services, migrate, diff})
+        if (services === Math.max(...sizes)) {
+          const mb = (r) => (r.maxRssMB ? `${Math.round(r.maxRssMB)} MB` : 'n/a')
+          checks.push(`- migrate ${services} × ${endpointsPerService}: ${pct(migrate, yard)} of iptables-restore-translate -f, peak memory ${mb(migrate)} (target < 600 MB)`)
+          checks.push(`- diff ${services} × ${endpointsPerService}: ${pct(diff, yard)} of iptables-restore-translate -f (which reads one of its two inputs), peak memory ${mb(diff)} (target < 600 MB)`)
+        }
         issue4Rows.push(
           `| \`kp migrate --to nftables --out FILE\` | ${size} | ${ipt.lines.toLocaleString('en')} iptables-save lines → ${migrated ? `${migrated.lines.toLocaleString('en')} nft lines` : '-'} | ${fmt(migrate)} | ${fmt(yard)} | ${pct(migrate, yard)} |`,
           `| \`kp diff\` iptables-save vs ${nftForm} | ${size} | ${ipt.lines.toLocaleString('en')} + ${nft.lines.toLocaleString('en')} lines; exit ${diff.failed ? '-' : diff.exitCode}${summary ? `: ${summary}` : ''} | ${fmt(diff)} | ${fmt(yard)} | ${pct(diff, yard)} |`,
         )
+      }
+      if (issue4PerSize.length >= 2) {
+        const [small, large] = [issue4PerSize[0], issue4PerSize[issue4PerSize.length - 1]]
+        for (const cmd of ['migrate', 'diff']) {
+          if (small[cmd].failed || large[cmd].failed) continue
+          const cpu = small[cmd].cpuSeconds && large[cmd].cpuSeconds ? `, cpu ${(large[cmd].cpuSeconds / small[cmd].cpuSeconds).toFixed(1)}` : ''
+          checks.push(`- ${cmd} time ratio ${large.services}/${small.services} services: ${(large[cmd].seconds / small[cmd].seconds).toFixed(1)}${cpu} (linear: ${(large.services / small.services).toFixed(1)})`)
+        }
       }
     }
 
@@ -348,7 +363,7 @@ async function main() {
       `|---|---|---|---|---|---|---|---|---|`,
       ...rows,
       '',
-      `Yardsticks: iptables-save, \`iptables-restore-translate -f FILE\` (Debian iptables), which reads and translates the whole dump; nft text and JSON, \`nft -c -f\` on kube-proxy's own transaction for the same services inside an empty network namespace (check mode: the kernel validates the whole batch and commits nothing; it is one number for both nft rows); ipvsadm, none: no tool parses an \`ipvsadm -Ln\` listing (ipvsadm reads only the kernel), so \`wc -l\` shows the cost of merely reading the file.`,
+      `Yardsticks: iptables-save, \`iptables-restore-translate -f FILE\` (Debian iptables), which reads and translates the whole dump; nft text and JSON, \`nft -c -f\` on kube-proxy's own transaction for the same services inside an empty network namespace (check mode: the kernel validates the whole batch and commits nothing; it is one number for both nft rows; its kernel time grows much faster than the input: compare the 1,000 and 10,000 rows); ipvsadm, none: no tool parses an \`ipvsadm -Ln\` listing (ipvsadm reads only the kernel), so \`wc -l\` shows the cost of merely reading the file.`,
       '',
       ...(issue4Rows.length
         ? [

@@ -7,6 +7,7 @@
 import {readFileSync} from 'node:fs'
 import {emptyState, sortState} from '../../src/core/state.js'
 import type {Frontend, FrontendAction, Mode, ProxyState, ServicePort} from '../../src/model/types.js'
+import {ROOT} from '../helpers/run-cli.js'
 
 interface UpstreamExpect {
   namespace: string
@@ -69,7 +70,8 @@ export function stateFromUpstreamExpect(expectPath: string, dumpName: string, mo
   return sortState(state)
 }
 
-const CORPUS = '/work/shared/corpus/upstream'
+// Verbatim copies of ../shared/corpus/upstream (fixtures/render/upstream/PROVENANCE.md), so CI needs no shared/.
+const CORPUS = `${ROOT}fixtures/render/upstream`
 const overallExtras: UpstreamExtras = {sourceRanges: {'ns5/svc5': ['203.0.113.0/25']}}
 
 /** The three states of fixtures/diff/upstream-overall, by file name. */

@@ -10,11 +10,12 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {InputError} from '../../src/errors.js'
 import type {BundleFile, BundleManifest} from '../../src/readers/bundle.js'
 import {loadInputs} from '../../src/readers/load.js'
+import {ROOT} from '../helpers/run-cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-bundle-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-const OVERALL = readFileSync('/work/shared/corpus/upstream/iptables-overall.dump', 'utf8')
+const OVERALL = readFileSync(`${ROOT}fixtures/iptables/upstream-overall/input.rules`, 'utf8')
 
 const file = (path: string | null, over: Partial<BundleFile> = {}): BundleFile => ({
   path,

@@ -19,7 +19,7 @@ const skipReason = netnsUnavailable()
 if (skipReason) console.log(`kernel.test: skipping the real-kernel tests: ${skipReason}`)
 
 const IPTABLES_OVERALL = join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')
-const NFTABLES_OVERALL = '/work/shared/corpus/upstream/nftables-overall.dump'
+const NFTABLES_OVERALL = `${ROOT}fixtures/nft/upstream-overall/input.nft`
 
 // kube-proxy's IPv6 restore input for one ClusterIP service with two endpoints, written by hand
 // from reference/kube-proxy-iptables-nftables.md §2.3 (fixed rules; IPv6 nodeports rule with
