@@ -53,19 +53,8 @@ interface RealServerSeen {
   refs: SourceRef[]
 }
 
-interface VirtualServerSeen {
-  key: string
-  protocol: Protocol | null
-  family: Family
-  ip: string | null
-  port: number | null
-  fwmark: number | null
-  scheduler: string | null
-  schedulerFlags: string[]
-  persistentTimeout: number | null
-  persistenceMask: string | null
-  persistenceEngine: string | null
-  onePacket: boolean
+/** A virtual server as every listing of the node showed it, merged. */
+interface VirtualServerSeen extends Omit<IpvsVirtualServer, 'showsConfig' | 'realServers' | 'line'> {
   /** false while only --stats / --rate listings showed it: scheduler and persistence unknown. */
   configKnown: boolean
   realServers: Map<string, RealServerSeen>
