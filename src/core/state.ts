@@ -93,6 +93,17 @@ export function sortState(state: ProxyState): ProxyState {
   return state
 }
 
+/** The refs in their first-seen order, each position once. */
+export function uniqueSourceRefs(refs: SourceRef[]): SourceRef[] {
+  const seen = new Set<string>()
+  return refs.filter((r) => {
+    const k = `${r.path}\u0000${r.line}`
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
 export function diag(severity: Diagnostic['severity'], code: string, message: string, source: SourceRef | null): Diagnostic {
   return {severity, code, message, source}
 }

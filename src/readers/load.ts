@@ -4,6 +4,7 @@
  */
 import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
+import {isBlank} from '../core/text.js'
 import {InputError} from '../errors.js'
 import {BUNDLE_MANIFEST, type BundleFacts, type BundleManifest} from './bundle.js'
 import type {SourceText} from './types.js'
@@ -62,7 +63,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
     try {
       const text = await readFile(p, 'utf8')
       // An output that was empty on the node (no ipsets, say) says nothing, as in live reading.
-      if (text.trim() === '') continue
+      if (isBlank(text)) continue
       sources.push({path: p, text, format: f.format, tool: f.tool})
     } catch (error) {
       throw new InputError(`${p}:1: cannot read bundle file: ${describe(error)}`, 'INPUT_UNREADABLE')

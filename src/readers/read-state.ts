@@ -5,6 +5,7 @@
  */
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
+import {isBlank} from '../core/text.js'
 import type {BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
@@ -12,22 +13,6 @@ import {formatEntry, sniffFormat} from './registry.js'
 import type {FormatId, ParsedSource, ReadOptions, SourceText, StateBuilder} from './types.js'
 
 const SNIFF_BYTES = 64 * 1024
-const WHITESPACE_CHAR = /\s/
-
-/**
- * True when the text holds only whitespace. Stops at the first other character, so a 33 MB
- * dump costs a few characters here, not a trimmed copy of itself (docs/benchmarks.md).
- */
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 32 || (c >= 9 && c <= 13)) continue
-    // Beyond ASCII, the same set String.prototype.trim removes (\s is exactly that set).
-    if (c < 128 || !WHITESPACE_CHAR.test(text.charAt(i))) return false
-  }
-  return true
-}
-
 /** Generic checks every source gets before a format parser sees it. */
 function rejectUnreadable(src: SourceText): string | null {
   if (isBlank(src.text)) return 'empty input'

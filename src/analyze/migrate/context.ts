@@ -4,7 +4,7 @@
  * checks share to name services, addresses and evidence the same way.
  */
 import type {Finding} from '../findings.js'
-import {displayName} from '../../core/state.js'
+import {displayName, uniqueSourceRefs} from '../../core/state.js'
 import type {Frontend, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
@@ -47,21 +47,11 @@ export const DOCS = {
 } as const
 
 export function finding(f: Finding): Finding {
-  return {...f, services: unique(f.services), addresses: unique(f.addresses), evidence: uniqueRefs(f.evidence)}
+  return {...f, services: unique(f.services), addresses: unique(f.addresses), evidence: uniqueSourceRefs(f.evidence)}
 }
 
 function unique(values: string[]): string[] {
   return [...new Set(values)]
-}
-
-function uniqueRefs(refs: SourceRef[]): SourceRef[] {
-  const seen = new Set<string>()
-  return refs.filter((r) => {
-    const k = `${r.path}\u0000${r.line}`
-    if (seen.has(k)) return false
-    seen.add(k)
-    return true
-  })
 }
 
 /**

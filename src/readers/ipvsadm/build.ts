@@ -18,7 +18,7 @@
  * 5. turns each group into a ServicePort (scheduler, persistence, weights; share null because a
  *    scheduler decides, 0 for a draining weight-0 real server).
  */
-import {diag, emptyState} from '../../core/state.js'
+import {diag, emptyState, uniqueSourceRefs} from '../../core/state.js'
 import type {
   Diagnostic,
   Endpoint,
@@ -619,18 +619,8 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
     sessionAffinity: vs.persistentTimeout === null ? null : {type: 'ClientIP', timeoutSeconds: vs.persistentTimeout},
     scheduler: vs.scheduler,
     endpoints: [...endpoints.values()],
-    rules: dedupeRefs(rules),
+    rules: uniqueSourceRefs(rules),
   }
-}
-
-function dedupeRefs(refs: SourceRef[]): SourceRef[] {
-  const seen = new Set<string>()
-  return refs.filter((r) => {
-    const k = `${r.path}\u0000${r.line}`
-    if (seen.has(k)) return false
-    seen.add(k)
-    return true
-  })
 }
 
 // ---------------------------------------------------------------------------------------------

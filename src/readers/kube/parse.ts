@@ -11,6 +11,7 @@
 import {LineCounter, isMap, isScalar, isSeq, parseAllDocuments} from 'yaml'
 import type {Document, Node as YamlNode} from 'yaml'
 import {diag} from '../../core/state.js'
+import {isBlank} from '../../core/text.js'
 import type {Diagnostic, Protocol, Severity, SourceRef} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 
@@ -497,7 +498,7 @@ export function parseKube(src: SourceText): ParsedSource<KubeObjects> {
   const result: ParsedSource<KubeObjects> = {format: 'kube', source: {path: src.path, format: 'kube', tool: src.tool ?? null}, data: out, diagnostics}
   // A UTF-8 byte-order mark is not part of the YAML; kubectl never writes one, editors sometimes do.
   const text = src.text.charCodeAt(0) === 0xfeff ? src.text.slice(1) : src.text
-  if (text.trim() === '') {
+  if (isBlank(text)) {
     diagnostics.push(diag('error', 'KUBE_EMPTY', 'empty input: no Kubernetes objects', {path: src.path, line: 1}))
     return result
   }
