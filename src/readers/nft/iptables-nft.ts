@@ -13,6 +13,7 @@
  * the group that has the same address and port, or form their own.
  */
 import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
+import {FrontendIndex, frontendKey} from './frontends.js'
 import type {NftChain, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'
@@ -68,7 +69,7 @@ function hashOf(chain: string): string | null {
 
 export class IptablesNftReader {
   private readonly groups = new Map<string, Group>()
-  private readonly byFrontend = new Map<string, Group>()
+  private readonly byFrontend = new FrontendIndex<Group>()
   private readonly family: Family
 
   constructor(
@@ -96,15 +97,7 @@ export class IptablesNftReader {
   }
 
   private frontend(g: Group, type: Frontend['type'], ip: string | null, port: number | null, action: FrontendAction, line: number): Frontend {
-    const k = `${ip ?? '*'}|${port}`
-    let fe = g.frontends.get(k)
-    if (!fe) {
-      fe = {type, ip, port, sourceRanges: [], action}
-      g.frontends.set(k, fe)
-      this.byFrontend.set(`${ip ?? '*'}|${g.protocol}|${port}`, g)
-    }
-    g.rules.push(this.ref(line))
-    return fe
+    return this.byFrontend.add(g, type, ip, port, action, this.ref(line))
   }
 
   read(): ServicePort[] {
@@ -229,10 +222,9 @@ export class IptablesNftReader {
         this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chain}: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
         return
       }
-      const k = `${d.ip ?? '*'}|${d.protocol}|${d.port}`
-      const g = this.byFrontend.get(k) ?? this.group(`?${k}`, d.protocol)
+      const g = this.byFrontend.ownerOf(d.ip, d.protocol, d.port) ?? this.group(`?${d.ip ?? '*'}|${d.protocol}|${d.port}`, d.protocol)
       const type: Frontend['type'] = nodePort ? 'NodePort' : external ? 'External' : 'ClusterIP'
-      const fe = this.frontend(g, g.frontends.get(`${d.ip ?? '*'}|${d.port}`)?.type ?? type, d.ip, d.port, action, rule.line)
+      const fe = this.frontend(g, g.frontends.get(frontendKey(d.ip, d.port))?.type ?? type, d.ip, d.port, action, rule.line)
       fe.action = action
       if (action === 'drop') {
         if (fe.type === 'ClusterIP') g.itp = 'Local'
@@ -243,8 +235,8 @@ export class IptablesNftReader {
     for (const rule of filter.chains.get('KUBE-EXTERNAL-SERVICES')?.rules ?? []) place(rule, 'KUBE-EXTERNAL-SERVICES', true)
     for (const rule of filter.chains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
       const d = dispatchOf(rule.tokens)
-      const g = this.byFrontend.get(`${d.ip ?? '*'}|${d.protocol}|${d.port}`)
-      const fe = g?.frontends.get(`${d.ip ?? '*'}|${d.port}`)
+      if (d.protocol === null) continue
+      const fe = this.byFrontend.ownerOf(d.ip, d.protocol, d.port)?.frontends.get(frontendKey(d.ip, d.port))
       if (fe && fe.type !== 'ClusterIP') fe.type = 'LoadBalancer'
     }
     const hc = filter.chains.get('KUBE-NODEPORTS')?.rules.length ?? 0

@@ -21,6 +21,7 @@
  *   on the affinity set (`timeout 10800s` in transactions, `timeout 3h` in nft list).
  */
 import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
+import {FrontendIndex} from './frontends.js'
 import {nftNameHash} from './hash.js'
 import type {NftChain, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
@@ -113,7 +114,7 @@ interface SelectedEndpoint {
 export class KubeProxyTableReader {
   private readonly services = new Map<string, ServiceAcc>()
   /** `IP|proto|port` and `*|proto|port` -> the service that owns that frontend. */
-  private readonly byFrontend = new Map<string, ServiceAcc>()
+  private readonly byFrontend = new FrontendIndex<ServiceAcc>()
   private readonly used = new Set<string>()
   private readonly perService = new Map<string, PerServiceName>()
   private readonly clusterIps: Set<string> | null
@@ -207,15 +208,7 @@ export class KubeProxyTableReader {
   }
 
   private addFrontend(acc: ServiceAcc, type: Frontend['type'], ip: string | null, port: number, action: FrontendAction, line: number): Frontend {
-    const key = `${ip ?? '*'}|${port}`
-    let fe = acc.frontends.get(key)
-    if (!fe) {
-      fe = {type, ip, port, sourceRanges: [], action}
-      acc.frontends.set(key, fe)
-      this.byFrontend.set(`${ip ?? '*'}|${acc.protocol}|${port}`, acc)
-    }
-    acc.rules.push(this.ref(line))
-    return fe
+    return this.byFrontend.add(acc, type, ip, port, action, this.ref(line))
   }
 
   private chain(name: string): NftChain | undefined {
@@ -374,7 +367,7 @@ export class KubeProxyTableReader {
       }
       this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `element comment "${comment}" is not a service port name (ns/name:port)`, this.ref(line))
     }
-    const known = this.byFrontend.get(`${ip}|${protocol}|${port}`)
+    const known = this.byFrontend.ownerOf(ip, protocol, port)
     if (known) return known
     const key = `?${ip}|${protocol}|${port}`
     return this.services.get(key) ?? this.newAcc(key, null, null, null, protocol)
