@@ -8,22 +8,8 @@ import {readFileSync} from 'node:fs'
 import {emptyState, sortState} from '../../src/core/state.js'
 import type {Frontend, FrontendAction, Mode, ProxyState, ServicePort} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
+import type {UpstreamExpectEntry} from '../helpers/upstream-expect.js'
 
-interface UpstreamExpect {
-  namespace: string
-  name: string
-  port_name: string
-  protocol: 'TCP' | 'UDP' | 'SCTP'
-  cluster_ip: string
-  port: number
-  node_port: number | null
-  external_ips: string[]
-  load_balancer_ips: string[]
-  session_affinity_seconds: number | null
-  external_traffic_policy: 'Cluster' | 'Local'
-  internal_traffic_policy: 'Cluster' | 'Local'
-  endpoints: {ip: string; port: number; local: boolean | null}[]
-}
 
 export interface UpstreamExtras {
   /** Per `ns/name`: loadBalancerSourceRanges (README: "not captured in the JSON", listed per file). */
@@ -33,7 +19,7 @@ export interface UpstreamExtras {
 }
 
 export function stateFromUpstreamExpect(expectPath: string, dumpName: string, mode: Mode, extras: UpstreamExtras = {}): ProxyState {
-  const items = JSON.parse(readFileSync(expectPath, 'utf8')) as UpstreamExpect[]
+  const items = JSON.parse(readFileSync(expectPath, 'utf8')) as UpstreamExpectEntry[]
   const state = emptyState(mode)
   state.sources.push({path: `corpus/upstream/${dumpName}`, format: mode === 'nftables' ? 'nft' : 'iptables-save', tool: null})
   for (const e of items) {

@@ -10,27 +10,13 @@ import {join} from 'node:path'
 import {emptyState, sortState} from '../../src/core/state.js'
 import type {Endpoint, Frontend, Mode, NodeInfo, ProxyState, ServicePort} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
+import type {UpstreamExpectEntry} from '../helpers/upstream-expect.js'
 
 export const UPSTREAM = join(ROOT, 'fixtures/render/upstream')
 
-export interface ExpectEntry {
-  namespace: string
-  name: string
-  port_name: string
-  protocol: 'TCP' | 'UDP' | 'SCTP'
-  cluster_ip: string
-  port: number
-  node_port: number | null
-  external_ips: string[]
-  load_balancer_ips: string[]
-  session_affinity_seconds: number | null
-  external_traffic_policy: 'Cluster' | 'Local'
-  internal_traffic_policy: 'Cluster' | 'Local'
-  endpoints: {ip: string; port: number; local: boolean | null}[]
-}
 
-export function readExpect(caseName: string): ExpectEntry[] {
-  return JSON.parse(readFileSync(join(UPSTREAM, `${caseName}.expect.json`), 'utf8')) as ExpectEntry[]
+export function readExpect(caseName: string): UpstreamExpectEntry[] {
+  return JSON.parse(readFileSync(join(UPSTREAM, `${caseName}.expect.json`), 'utf8')) as UpstreamExpectEntry[]
 }
 
 export function readDump(caseName: string): string {
@@ -45,7 +31,7 @@ export interface CorpusExtras {
   node?: Partial<NodeInfo>
 }
 
-function toService(e: ExpectEntry, extras: CorpusExtras): ServicePort {
+function toService(e: UpstreamExpectEntry, extras: CorpusExtras): ServicePort {
   const key = `${e.namespace}/${e.name}`
   const ranges = extras.sourceRanges?.[key] ?? []
   const hasEndpoints = e.endpoints.length > 0

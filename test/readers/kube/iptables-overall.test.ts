@@ -8,27 +8,13 @@
 import {describe, expect, it} from 'vitest'
 import {frontendEndpoints} from '../../../src/readers/kube/build.js'
 import {clusterState, errors, fixtureText, portOf} from './helpers.js'
+import type {UpstreamExpectEntry} from '../../helpers/upstream-expect.js'
 
-interface Expected {
-  namespace: string
-  name: string
-  port_name: string
-  protocol: string
-  cluster_ip: string
-  port: number
-  node_port: number | null
-  external_ips: string[]
-  load_balancer_ips: string[]
-  session_affinity_seconds: number | null
-  external_traffic_policy: string
-  internal_traffic_policy: string
-  endpoints: Array<{ip: string; port: number; local: boolean | null}>
-}
 
 const YAML = fixtureText('iptables-overall', 'cluster.yaml')
 
 for (const mode of ['iptables', 'nftables'] as const) {
-  const expected = JSON.parse(fixtureText('iptables-overall', `${mode}-overall.expect.json`)) as Expected[]
+  const expected = JSON.parse(fixtureText('iptables-overall', `${mode}-overall.expect.json`)) as UpstreamExpectEntry[]
 
   describe(`TestOverall${mode === 'iptables' ? 'IPTables' : 'NFTables'}Rules services, built for mode ${mode}`, () => {
     it('has exactly the expected service ports and no diagnostics above info', async () => {
