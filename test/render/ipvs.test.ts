@@ -2,7 +2,6 @@
  * The IPVS renderer against the corpus's generated IPVS scenario (fixtures/render/ipvs-generated,
  * provenance there): the scenario's cluster objects are read with the kube reader and rendered;
  * the virtual servers, ipsets and companion iptables rules must be the scenario's.
-
  *
  * Fixtures, not the kernel: the test machines' kernel has no IPVS, so no virtual server can be
  * created and listed here (DESIGN §6); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).

@@ -5,7 +5,6 @@
  * default/web has an externalIP and NodePort 30080 and a terminating endpoint on node-b
  * (weight 0); default/lb is a LoadBalancer with externalTrafficPolicy Local, sourceRanges and
  * NodePort 31443; default/sctp has NodePort 30999; sticky has ClientIP affinity 10800 s.
-
  *
  * Fixtures, not the kernel: the test machines' kernel has no IPVS, so no virtual server can be
  * created and listed here (DESIGN §6); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).

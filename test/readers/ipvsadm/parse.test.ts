@@ -2,7 +2,6 @@
  * The ipvsadm reader on the corpus listings (fixtures/ipvs/generated, one scenario in five
  * layouts), on hand-made listings of the shapes reference/ipvs-yaml-migration.md b.1–b.3
  * describes (fixtures/ipvsadm), and on bad input.
-
  *
  * Fixtures, not the kernel: the test machines' kernel has no IPVS, so no virtual server can be
  * created and listed here (DESIGN §6); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
