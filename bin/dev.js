@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --import tsx --no-warnings
-// Runs the TypeScript commands through tsx, ignoring the build output and the manifest, so a
-// development run never shows a stale build. the development mode of oclif cannot register tsx
-// here and would fall back to the build output.
+// Runs the TypeScript commands through tsx, ignoring the manifest. Caveat: while a build output
+// folder exists, oclif still loads the compiled commands from it (its tsx registration fails
+// here), so remove it (or rebuild) before trusting a development run. npm test always rebuilds.
 import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {execute} from '@oclif/core'

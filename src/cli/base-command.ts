@@ -96,6 +96,9 @@ export abstract class KpCommand extends Command {
     process.stderr.write(`kp: warning: ${escapeControl(message)}\n`)
   }
 
+  /** Lines already on stderr: a command that reads twice (explain's focused read, then a full one) says each once. */
+  private readonly reportedLines = new Set<string>()
+
   protected reportDiagnostics(diagnostics: Diagnostic[], verbose: boolean): void {
     let hiddenInfo = 0
     for (const d of diagnostics) {
@@ -104,7 +107,10 @@ export abstract class KpCommand extends Command {
         hiddenInfo++
         continue
       }
-      process.stderr.write(`kp: ${d.severity}: ${escapeControl(formatDiagnostic(d))} [${d.code}]\n`)
+      const line = `kp: ${d.severity}: ${escapeControl(formatDiagnostic(d))} [${d.code}]\n`
+      if (this.reportedLines.has(line)) continue
+      this.reportedLines.add(line)
+      process.stderr.write(line)
     }
     if (hiddenInfo > 0) process.stderr.write(`kp: ${hiddenInfo} info diagnostic(s) hidden; --verbose shows them\n`)
   }

@@ -15,10 +15,16 @@ export interface LoadedInputs {
   facts: BundleFacts | null
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+let stdinText: Promise<string> | null = null
+
+/** Stdin can be read once per process; a command that loads its inputs twice (explain) gets the same text again. */
+function readStdin(): Promise<string> {
+  stdinText ??= (async () => {
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  })()
+  return stdinText
 }
 
 function describe(err: unknown): string {

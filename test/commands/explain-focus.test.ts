@@ -33,4 +33,16 @@ describe('kp explain NAME reads only that service, and answers as a full read do
     expect(r.stderr).toContain('closest: ')
     expect(r.stderr).toMatch(/ns5\/svc5\b/)
   })
+
+  it('says each warning once, though an unknown name makes it read the dump twice', () => {
+    // The dump without its last COMMIT: the reader warns that it was cut off (IPT_TRUNCATED).
+    const text = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8').replace(/COMMIT\n?$/, '')
+    const r = runKp(['explain', 'ns9/nothing', '-f', '-'], {input: text})
+    expect(r.exitCode).toBe(3)
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('IPT_TRUNCATED'))
+    expect(warnings).toHaveLength(1)
+    // The second, full read gets stdin's text again (it used to find stdin empty).
+    expect(r.stderr).not.toContain('empty input')
+    expect(r.stderr).toContain('no service port matches "ns9/nothing"')
+  })
 })
