@@ -2,6 +2,8 @@
  * Turns `-f` arguments into SourceTexts: files, `-` (stdin) and bundle folders.
  * Problems reading them are InputErrors (exit 3), never stack traces.
  */
+import {isAscii} from 'node:buffer'
+import {readFileSync} from 'node:fs'
 import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {isBlank} from '../core/text.js'
@@ -15,6 +17,22 @@ export interface LoadedInputs {
   facts: BundleFacts | null
 }
 
+/**
+ * Bytes -> text. Dumps are almost always plain ASCII, and a 33 MB one decodes as Latin-1 (one
+ * byte per character, the same string) in a fraction of the time UTF-8 decoding takes.
+ */
+function decodeText(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
+}
+
+/**
+ * One synchronous read: the promise API reads a large file in 512 KiB pieces, each a round
+ * trip through the thread pool, and kp has nothing else to do meanwhile.
+ */
+async function readText(path: string): Promise<string> {
+  return decodeText(readFileSync(path))
+}
+
 let stdinText: Promise<string> | null = null
 
 /** Stdin can be read once per process; a command that loads its inputs twice (explain) gets the same text again. */
@@ -22,7 +40,7 @@ function readStdin(): Promise<string> {
   stdinText ??= (async () => {
     const chunks: Buffer[] = []
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
+    return decodeText(Buffer.concat(chunks))
   })()
   return stdinText
 }
@@ -47,7 +65,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       const sources: SourceText[] = []
       for (const name of entries.sort()) {
         const p = join(dir, name)
-        if ((await stat(p)).isFile()) sources.push({path: p, text: await readFile(p, 'utf8')})
+        if ((await stat(p)).isFile()) sources.push({path: p, text: await readText(p)})
       }
       if (sources.length === 0) throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
       return {sources, facts: null}
@@ -67,7 +85,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
     }
     const p = join(dir, f.path)
     try {
-      const text = await readFile(p, 'utf8')
+      const text = await readText(p)
       // An output that was empty on the node (no ipsets, say) says nothing, as in live reading.
       if (isBlank(text)) continue
       sources.push({path: p, text, format: f.format, tool: f.tool})
@@ -106,7 +124,7 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
       continue
     }
     try {
-      out.sources.push({path: p, text: await readFile(p, 'utf8')})
+      out.sources.push({path: p, text: await readText(p)})
     } catch (error) {
       throw new InputError(`${p}:1: cannot read: ${describe(error)}`, 'INPUT_UNREADABLE')
     }

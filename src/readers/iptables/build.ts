@@ -86,7 +86,8 @@ function perServiceChain(name: string): {kind: ChainKind; hash: string} | null {
 }
 
 function isKubeProxyChain(name: string): boolean {
-  return KUBE_PROXY_CHAINS.has(name) || name.startsWith(SEP_PREFIX) || perServiceChain(name) !== null
+  // Prefixes first: they decide the 100,000s of SEP and service chains without a set lookup.
+  return name.startsWith(SEP_PREFIX) || perServiceChain(name) !== null || KUBE_PROXY_CHAINS.has(name)
 }
 
 interface FrontendDraft extends Frontend {
@@ -212,6 +213,18 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     podCIDRs: new Set(), detector: null, localInterface: null, masqueradeMark: null, masqMatchedAll: false, masqMatchedLocal: false,
     sawInternalChain: false, randomFully: null, localhostNodePorts: null, nodePortAddresses: null, conntrackInvalidDrop: null,
   }
+  /** Comments repeat on a service's rules (and are one interned string each): each is parsed once. */
+  const parsedComments = new Map<string, ServiceComment | null>()
+  const commentOf = (rule: IptablesRule): ServiceComment | null => {
+    const text = rule.comment
+    if (text === null) return null
+    let parsed = parsedComments.get(text)
+    if (parsed === undefined) {
+      parsed = parseServiceComment(text)
+      parsedComments.set(text, parsed)
+    }
+    return parsed
+  }
   const nat = ruleset.tables.get('nat')
   const filter = ruleset.tables.get('filter')
   const natChains = nat?.chains ?? new Map<string, IptablesChain>()
@@ -294,7 +307,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   // ---- 2. nat KUBE-SERVICES: frontends and the jump to KUBE-NODEPORTS.
   const natServices = liveTarget('KUBE-SERVICES')
   for (const rule of natServices?.rules ?? []) {
-    const comment = parseServiceComment(rule.comment)
+    const comment = commentOf(rule)
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
@@ -342,7 +355,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
 
   // ---- 3. nat KUBE-NODEPORTS: NodePort frontends.
   for (const rule of liveTarget('KUBE-NODEPORTS')?.rules ?? []) {
-    const comment = parseServiceComment(rule.comment)
+    const comment = commentOf(rule)
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
@@ -389,7 +402,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const probabilities: Array<{sep: string; probability: number | null; rule: IptablesRule}> = []
     for (const rule of chain.rules) {
       g.rules.add(rule)
-      const comment = parseServiceComment(rule.comment)
+      const comment = commentOf(rule)
       nameGroup(g, comment, rule)
       const target = rule.target ?? ''
       if (isMasqueradeMarking(rule)) {
@@ -450,7 +463,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (ext) {
       for (const rule of ext.rules) {
         g.rules.add(rule)
-        const comment = parseServiceComment(rule.comment)
+        const comment = commentOf(rule)
         nameGroup(g, comment, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         const srcTypeLocal = findMatch(rule, '--src-type')?.values[0] === 'LOCAL'
@@ -482,7 +495,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (fw) {
       for (const rule of fw.rules) {
         g.rules.add(rule)
-        nameGroup(g, parseServiceComment(rule.comment), rule)
+        nameGroup(g, commentOf(rule), rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(rule.source.value)
         if (into?.kind === 'xlb') g.etp = 'Local'
@@ -504,7 +517,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       let dnat: IptablesRule | null = null
       for (const rule of chain.rules) {
         g.rules.add(rule)
-        nameGroup(g, parseServiceComment(rule.comment), rule)
+        nameGroup(g, commentOf(rule), rule)
         if (rule.target === 'DNAT') dnat ??= rule
         else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
         else if (rule.target !== 'KUBE-MARK-MASQ') warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`, rule.line)
@@ -552,7 +565,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   for (const chainName of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES']) {
     const chain = filterChains.get(chainName)
     for (const rule of chain?.rules ?? []) {
-      const comment = parseServiceComment(rule.comment)
+      const comment = commentOf(rule)
       const action = rule.target === 'REJECT' ? 'reject' : rule.target === 'DROP' ? 'drop' : null
       if (!comment?.spn || action === null || (comment.kind !== 'no-endpoints' && comment.kind !== 'no-local-endpoints')) {
         warn('IPT_UNKNOWN_RULE', `rule in filter ${chainName} not understood; kept out of the service model`, rule.line)
@@ -587,7 +600,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
   }
   for (const rule of filterChains.get('KUBE-NODEPORTS')?.rules ?? []) {
-    const comment = parseServiceComment(rule.comment)
+    const comment = commentOf(rule)
     if (comment?.kind === 'health-check' && comment.spn && rule.target === 'ACCEPT') {
       healthChecks.push({spn: comment.spn, port: parsePort(rule.dport?.value), rule})
     } else {
@@ -610,7 +623,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
   }
   for (const rule of filterChains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
-    const comment = parseServiceComment(rule.comment)
+    const comment = commentOf(rule)
     const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
     if (gs) for (const g of gs) g.rules.add(rule)
     else warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model', rule.line)
@@ -787,7 +800,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
           }
           continue
         }
-        if (target && target !== chain.name && table.chains.has(target) && !isKubeProxyChain(target) && !BUILTIN_CHAINS.has(target)) {
+        if (target && target !== chain.name && !isKubeProxyChain(target) && !BUILTIN_CHAINS.has(target) && table.chains.has(target)) {
           foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`, source: at(rule.line)})
         }
       }

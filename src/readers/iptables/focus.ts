@@ -27,7 +27,7 @@ import {parseServiceComment} from './comments.js'
 
 export interface FocusedLines {
   /** Offset of each line's first character in the text (line i is line number i + 1). */
-  lineStarts: number[]
+  lineStarts: Int32Array
   /** 1 for each line the parser reads. */
   include: Uint8Array
 }
@@ -43,13 +43,6 @@ const LOCALHOST_V4 = '127.0.0.0/8'
 /** What a chain is to the selection. */
 type ChainKind = 0 | 1 | 2 | 3
 const ChainKind = {Other: 0, Dispatch: 1, PerService: 2, Sep: 3} as const
-
-function chainKind(name: string): ChainKind {
-  if (DISPATCH_CHAINS.has(name)) return ChainKind.Dispatch
-  if (name.startsWith(SEP_PREFIX)) return ChainKind.Sep
-  for (const p of PER_SERVICE_PREFIXES) if (name.startsWith(p)) return ChainKind.PerService
-  return ChainKind.Other
-}
 
 /** The hash of a per-service chain name (the part after KUBE-SVC- etc.), or null. */
 function perServiceHash(name: string): string | null {
@@ -74,33 +67,78 @@ function commentSpn(line: string): string | null {
   return null
 }
 
+/** Where the chain name of line `pos..nl` starts (`:CHAIN`, `-A CHAIN`, `[p:b] -A CHAIN`), or -1. */
+function chainNameStart(text: string, pos: number, nl: number): number {
+  const c = text.charCodeAt(pos)
+  if (c === 58 /* : */) return pos + 1
+  let at = pos
+  if (c === 91 /* [ */) {
+    // `[pkts:bytes] -A CHAIN ...` from `iptables-save -c`.
+    const close = text.indexOf('] ', pos)
+    if (close < 0 || close >= nl) return -1
+    at = close + 2
+  }
+  return text.startsWith('-A ', at) ? at + 3 : -1
+}
+
+/** Where the chain name starting at `start` ends (a blank, a CR, or the end of the line). */
+function chainNameEnd(text: string, start: number, nl: number): number {
+  let end = text.indexOf(' ', start)
+  if (end < 0 || end > nl) end = nl
+  if (end > start && text.charCodeAt(end - 1) === 13 /* \r */) end--
+  return end
+}
+
+/** The kind of the chain named at `start..end`, told by its prefix without cutting the name out. */
+function chainKindAt(text: string, start: number, end: number): ChainKind {
+  if (!text.startsWith('KUBE-', start)) return ChainKind.Other
+  if (text.startsWith(SEP_PREFIX, start)) return ChainKind.Sep
+  for (const p of PER_SERVICE_PREFIXES) if (text.startsWith(p, start)) return ChainKind.PerService
+  for (const name of DISPATCH_CHAINS) if (end - start === name.length && text.startsWith(name, start)) return ChainKind.Dispatch
+  return ChainKind.Other
+}
+
+/** A list of non-negative integers that grows without boxing: one per line of a 430,000-line dump. */
+class IntList {
+  data: Int32Array
+  length = 0
+  constructor(capacity: number) {
+    this.data = new Int32Array(Math.max(16, capacity))
+  }
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2)
+      grown.set(this.data)
+      this.data = grown
+    }
+    this.data[this.length++] = value
+  }
+}
+
 /**
  * Chooses the lines to read for the service ports the needles name. Returns null when the
  * text is not a dump with table headers (the `-S` reader infers tables from all the rules, so
  * it must see them all).
+ *
+ * One walk sorts the lines by what their chain is, from the name's prefix alone: no map
+ * lookup, no string cut out and no object made per line (this pass is most of what
+ * `kp explain` costs on a 430,000-line dump). Names and targets are cut out only for the few
+ * lines that decide something.
  */
 export function selectFocusedLines(text: string, needles: readonly string[]): FocusedLines | null {
-  const lineStarts: number[] = []
-  /** Per line: its chain's id, or -1 for a line that names no chain. */
-  const lineChain: number[] = []
-  /** Per line: true for a `:CHAIN` declaration. */
-  const declarations: number[] = []
-  const chainIds = new Map<string, number>()
-  const chainNames: string[] = []
-  const kinds: ChainKind[] = []
-  const dispatchLines: number[] = []
+  const expectedLines = (text.length >> 6) + 16
+  const lineStarts = new IntList(expectedLines)
+  const dispatchLines = new IntList(1024)
+  /** Rule lines of per-service and SEP chains, with where their chain name starts. */
+  const perServiceLines = new IntList(1024)
+  const perServiceNames = new IntList(1024)
+  const sepLines = new IntList(1024)
+  const sepNames = new IntList(1024)
+  /** Declarations of per-service and SEP chains (the other declarations are read). */
+  const serviceDeclarations = new IntList(1024)
+  let skipped = new Uint8Array(expectedLines)
   let sawTableHeader = false
-
-  const idOf = (name: string): number => {
-    let id = chainIds.get(name)
-    if (id === undefined) {
-      id = chainNames.length
-      chainIds.set(name, id)
-      chainNames.push(name)
-      kinds.push(chainKind(name))
-    }
-    return id
-  }
 
   let pos = 0
   while (pos <= text.length) {
@@ -108,47 +146,70 @@ export function selectFocusedLines(text: string, needles: readonly string[]): Fo
     if (nl < 0) nl = text.length
     const idx = lineStarts.length
     lineStarts.push(pos)
-    let chain = -1
-    const c = text.charCodeAt(pos)
-    if (c === 42 /* * */) sawTableHeader = true
-    let nameStart = -1
-    if (c === 58 /* : */) {
-      nameStart = pos + 1
-      declarations.push(idx)
-    } else {
-      // `-A CHAIN ...`, or `[pkts:bytes] -A CHAIN ...` from `iptables-save -c`.
-      let at = pos
-      if (c === 91 /* [ */) {
-        const close = text.indexOf('] ', pos)
-        at = close >= 0 && close < nl ? close + 2 : nl
-      }
-      if (text.startsWith('-A ', at)) nameStart = at + 3
-    }
+    const first = text.charCodeAt(pos)
+    if (first === 42 /* * */) sawTableHeader = true
+    const nameStart = chainNameStart(text, pos, nl)
     if (nameStart >= 0) {
-      let end = text.indexOf(' ', nameStart)
-      if (end < 0 || end > nl) end = nl
-      if (end > nameStart && text.charCodeAt(end - 1) === 13 /* \r */) end--
-      chain = idOf(text.slice(nameStart, end))
-      if (c !== 58 && kinds[chain] === ChainKind.Dispatch) dispatchLines.push(idx)
+      const kind = chainKindAt(text, nameStart, chainNameEnd(text, nameStart, nl))
+      const declaration = first === 58 /* : */
+      if (kind !== ChainKind.Other && !(declaration && kind === ChainKind.Dispatch)) {
+        if (idx >= skipped.length) {
+          const grown = new Uint8Array(skipped.length * 2)
+          grown.set(skipped)
+          skipped = grown
+        }
+        // Left out unless a later step picks it.
+        skipped[idx] = 1
+        if (declaration) serviceDeclarations.push(idx)
+        else if (kind === ChainKind.Dispatch) dispatchLines.push(idx)
+        else if (kind === ChainKind.PerService) {
+          perServiceLines.push(idx)
+          perServiceNames.push(nameStart)
+        } else {
+          sepLines.push(idx)
+          sepNames.push(nameStart)
+        }
+      }
     }
-    lineChain.push(chain)
     pos = nl + 1
   }
   if (!sawTableHeader) return null
-
-  const lineText = (idx: number): string => {
-    const start = lineStarts[idx]!
-    const next = idx + 1 < lineStarts.length ? lineStarts[idx + 1]! - 1 : text.length
-    return text.slice(start, next)
+  const lineCount = lineStarts.length
+  const starts = lineStarts.data
+  /** Where line idx ends (its newline, or the end of the text). */
+  const lineEnd = (idx: number): number => (idx + 1 < lineCount ? starts[idx + 1]! - 1 : text.length)
+  const lineText = (idx: number): string => text.slice(starts[idx]!, lineEnd(idx))
+  const nameAt = (idx: number, nameStart: number): string => text.slice(nameStart, chainNameEnd(text, nameStart, lineEnd(idx)))
+  /** Where the `-j`/`-g` target of rule line idx starts, or -1: a search back from its end, within the line, making no string. */
+  const targetStart = (idx: number): number => {
+    const start = starts[idx]!
+    for (let i = lineEnd(idx) - 4; i >= start; i--) {
+      if (text.charCodeAt(i) !== 32 || text.charCodeAt(i + 1) !== 45 /* - */ || text.charCodeAt(i + 3) !== 32) continue
+      const c = text.charCodeAt(i + 2)
+      if (c === 106 /* j */ || c === 103 /* g */) return i + 4
+    }
+    return -1
   }
-  const include = new Uint8Array(lineStarts.length)
+  /** The target of rule line idx is `name`, or starts with it when `prefix`. */
+  const targetIs = (idx: number, name: string, prefix: boolean): boolean => {
+    const at = targetStart(idx)
+    if (at < 0 || !text.startsWith(name, at)) return false
+    if (prefix) return true
+    const after = at + name.length
+    const c = after < lineEnd(idx) ? text.charCodeAt(after) : 32
+    return c === 32 || c === 13 /* \r */
+  }
+
+  const include = new Uint8Array(lineCount)
+  for (let idx = 0; idx < lineCount; idx++) if (idx >= skipped.length || skipped[idx] === 0) include[idx] = 1
   const chosenHashes = new Set<string>()
   const allNeedles = [...needles]
   const knownNeedles = new Set(allNeedles)
 
   // Dispatch rules: to a fixed point, since a chosen rule brings in its service's name and hash.
   const pending: Array<{idx: number; line: string; hash: string}> = []
-  for (const idx of dispatchLines) {
+  for (let k = 0; k < dispatchLines.length; k++) {
+    const idx = dispatchLines.data[k]!
     const line = lineText(idx)
     const target = targetOf(line)
     const hash = target === null ? null : perServiceHash(target)
@@ -172,52 +233,45 @@ export function selectFocusedLines(text: string, needles: readonly string[]): Fo
     }
   }
 
-  // Per-service and SEP chains.
-  const chosenChain = new Uint8Array(chainNames.length)
-  for (let id = 0; id < chainNames.length; id++) {
-    if (kinds[id] !== ChainKind.PerService) continue
-    const hash = perServiceHash(chainNames[id]!)
-    if (hash !== null && chosenHashes.has(hash)) chosenChain[id] = 1
-  }
-  /** SEP chains with a line read: their declaration is read too (no invented undeclared chains). */
-  const sepRead = new Uint8Array(chainNames.length)
-  for (let idx = 0; idx < lineChain.length; idx++) {
-    const id = lineChain[idx]!
-    if (id < 0) {
+  // Per-service chains: a chosen one whole (and the SEP chains it jumps to), the others without their jumps to SEP chains.
+  const chosenSeps = new Set<string>()
+  for (let k = 0; k < perServiceLines.length; k++) {
+    const idx = perServiceLines.data[k]!
+    if (!targetIs(idx, SEP_PREFIX, true)) {
       include[idx] = 1
       continue
     }
-    const kind = kinds[id]!
-    if (kind === ChainKind.Other) include[idx] = 1
-    if (kind !== ChainKind.PerService || text.charCodeAt(lineStarts[idx]!) === 58 /* : */) continue
-    const target = targetOf(lineText(idx))
-    const jumpsToSep = target !== null && target.startsWith(SEP_PREFIX)
-    if (chosenChain[id] === 1) {
+    const hash = chosenHashes.size > 0 ? perServiceHash(nameAt(idx, perServiceNames.data[k]!)) : null
+    if (hash !== null && chosenHashes.has(hash)) {
       include[idx] = 1
-      if (jumpsToSep) {
-        const sep = chainIds.get(target)
-        if (sep !== undefined) chosenChain[sep] = 1
-      }
-    } else if (!jumpsToSep) {
-      include[idx] = 1
+      const target = targetOf(lineText(idx))
+      if (target !== null) chosenSeps.add(target)
     }
   }
   // SEP rules, once the chosen SEP chains are known (they may come before the chains that jump to them).
-  for (let idx = 0; idx < lineChain.length; idx++) {
-    const id = lineChain[idx]!
-    if (id < 0 || kinds[id] !== ChainKind.Sep) continue
-    if (text.charCodeAt(lineStarts[idx]!) === 58 /* : */) continue
-    if (chosenChain[id] === 1 || targetOf(lineText(idx)) === 'MARK') {
+  /** SEP chains with a line read: their declaration is read too (no invented undeclared chains). */
+  const sepRead = new Set<string>()
+  // A 2015-era `-j MARK` (the masquerade mark) is node evidence in any SEP chain; newer dumps have none, so one search spares the per-line check.
+  const anyMark = text.includes(' -j MARK')
+  for (let k = 0; k < sepLines.length; k++) {
+    const idx = sepLines.data[k]!
+    const mark = anyMark && targetIs(idx, 'MARK', false)
+    if (!mark && chosenSeps.size === 0) continue
+    const name = nameAt(idx, sepNames.data[k]!)
+    if (mark || chosenSeps.has(name)) {
       include[idx] = 1
-      sepRead[id] = 1
+      sepRead.add(name)
     }
   }
-  for (const idx of declarations) {
-    const id = lineChain[idx]!
-    if (id < 0) continue
-    const kind = kinds[id]!
+  for (let k = 0; k < serviceDeclarations.length; k++) {
+    const idx = serviceDeclarations.data[k]!
     // Every per-service chain is declared, as in a full read: that a KUBE-SVC chain exists is node evidence.
-    if (kind !== ChainKind.Sep || chosenChain[id] === 1 || sepRead[id] === 1) include[idx] = 1
+    const start = starts[idx]!
+    if (!text.startsWith(SEP_PREFIX, start + 1)) include[idx] = 1
+    else if (chosenSeps.size > 0 || sepRead.size > 0) {
+      const name = nameAt(idx, start + 1)
+      if (chosenSeps.has(name) || sepRead.has(name)) include[idx] = 1
+    }
   }
-  return {lineStarts, include}
+  return {lineStarts: starts.subarray(0, lineCount), include}
 }

@@ -27,13 +27,16 @@ export interface IptablesOption {
 
 /** A negatable value of one of the options every rule may have. */
 export interface IptablesMatch {
-  value: string
-  negated: boolean
+  /** Equal protocol, port and interface matches are one shared object: never changed in place. */
+  readonly value: string
+  readonly negated: boolean
 }
 
 export interface IptablesRule {
   /** 1-based line in the source. */
   line: number
+  /** The line as read (blanks around it removed): what the option lists below are read from. */
+  readonly text: string
   table: string
   chain: string
   counters: IptablesCounters | null
@@ -59,6 +62,8 @@ export interface IptablesRule {
   matches: IptablesOption[]
   /** Options after `-j TARGET` (`--to-destination`, `--reject-with`, `--or-mark`, `--random-fully`). */
   targetOptions: IptablesOption[]
+  /** The first option of this name before the target (false) or after it (true); use findMatch / findTargetOption. */
+  firstOption(name: string, afterTarget: boolean): IptablesOption | undefined
 }
 
 export interface IptablesChain {
@@ -110,12 +115,28 @@ export interface IptablesRuleset {
 
 export const BUILTIN_CHAINS: ReadonlySet<string> = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'])
 
+/**
+ * Option names another spelling is read as (parse.ts OPTION_ALIASES: `--destination-port` is
+ * `--dport`, `--protocol` is `-p`): a rule's text may hold the other spelling. Every short name
+ * (`-p`, `-s`) has a long one.
+ */
+export const ALIASED_LONG_OPTIONS: ReadonlySet<string> = new Set(['--dport', '--sport'])
+
+/**
+ * Whether option `name` can be in the rule at all. Most rules lack most options (the builder
+ * asks every SVC->SEP rule for `--rcheck`): when the text does not even hold the name, the
+ * option lists need not be read.
+ */
+function mayHold(rule: IptablesRule, name: string): boolean {
+  return name.length <= 2 || ALIASED_LONG_OPTIONS.has(name) || rule.text.includes(name)
+}
+
 /** The first match option with this name (e.g. `--probability`), or undefined. */
 export function findMatch(rule: IptablesRule, name: string): IptablesOption | undefined {
-  return rule.matches.find((o) => o.name === name)
+  return mayHold(rule, name) ? rule.firstOption(name, false) : undefined
 }
 
 /** The first target option with this name (e.g. `--to-destination`), or undefined. */
 export function findTargetOption(rule: IptablesRule, name: string): IptablesOption | undefined {
-  return rule.targetOptions.find((o) => o.name === name)
+  return mayHold(rule, name) ? rule.firstOption(name, true) : undefined
 }

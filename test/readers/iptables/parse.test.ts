@@ -4,8 +4,8 @@
  * spec's §2.8 / §4 (text forms).
  */
 import {describe, expect, it} from 'vitest'
-import {normaliseAddress, parse, parseIptablesText} from '../../../src/readers/iptables/parse.js'
-import {findMatch, findTargetOption, type IptablesRule} from '../../../src/readers/iptables/ruleset.js'
+import {normaliseAddress, OPTION_ALIASES, parse, parseIptablesText} from '../../../src/readers/iptables/parse.js'
+import {ALIASED_LONG_OPTIONS, findMatch, findTargetOption, type IptablesRule} from '../../../src/readers/iptables/ruleset.js'
 import {tokenizeLine} from '../../../src/readers/iptables/tokenize.js'
 
 const words = (line: string) => tokenizeLine(line).words.map((w) => w.text)
@@ -96,6 +96,37 @@ describe('rule options', () => {
   it('long option names mean the short ones', () => {
     const r = ruleOf('-A X --protocol udp --source 1.2.3.4 --destination 5.6.7.8 --destination-port 53 --jump Y')
     expect([r.protocol?.value, r.source?.value, r.destination?.value, r.dport?.value, r.target]).toEqual(['udp', '1.2.3.4', '5.6.7.8', '53', 'Y'])
+  })
+  it('findMatch finds an option written in its long spelling (the text search that skips rules must not miss it)', () => {
+    const r = ruleOf('-A X --protocol udp -m udp --destination-port 53 --source-port 1000:2000 -j Y')
+    expect(findMatch(r, '-p')?.values).toEqual(['udp'])
+    expect(findMatch(r, '--dport')?.values).toEqual(['53'])
+    expect(findMatch(r, '--sport')?.values).toEqual(['1000:2000'])
+    expect(findMatch(r, '--probability')).toBeUndefined()
+  })
+  it('every long option an alias stands for is known to findMatch as one a text search cannot see', () => {
+    const longTargets = Object.values(OPTION_ALIASES).filter((name) => name.length > 2)
+    expect(longTargets.length).toBeGreaterThan(0)
+    for (const name of longTargets) expect(ALIASED_LONG_OPTIONS.has(name), name).toBe(true)
+  })
+  it('the option lists, read again from the text, match what the rule holds, rule after rule', () => {
+    const {ruleset} = parseIptablesText('*nat\n:X - [0:0]\n-A X -m statistic --mode random --probability 0.5 -j A\n-A X -p tcp -j DNAT --to-destination 1.2.3.4:80\nCOMMIT\n', 't')
+    const [a, b] = ruleset.rules
+    // Asked in turns, so each answer comes from a fresh read of that rule, not from the previous one.
+    expect(findMatch(a!, '--probability')?.values).toEqual(['0.5'])
+    expect(findTargetOption(b!, '--to-destination')?.values).toEqual(['1.2.3.4:80'])
+    expect(a!.matches.map((m) => m.name)).toEqual(['--mode', '--probability'])
+    expect(findMatch(b!, '--probability')).toBeUndefined()
+    expect(b!.modules).toEqual([])
+    expect(a!.modules).toEqual(['statistic'])
+    expect(findTargetOption(a!, '--to-destination')).toBeUndefined()
+  })
+  it('equal protocol and port matches are shared, and cannot be changed in place', () => {
+    const {ruleset} = parseIptablesText('*nat\n:X - [0:0]\n-A X -p tcp -m tcp --dport 80 -j A\n-A X -p tcp -m tcp --dport 80 -j B\nCOMMIT\n', 't')
+    const [a, b] = ruleset.rules
+    expect(a!.protocol).toBe(b!.protocol)
+    expect(a!.dport).toBe(b!.dport)
+    expect(Object.isFrozen(a!.dport)).toBe(true)
   })
 })
 
