@@ -161,6 +161,12 @@ function parsePort(value: string | undefined): number | null {
   return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : null
 }
 
+/** `80-90` -> `80`: the first port of a range. */
+function beforeDash(text: string): string {
+  const dash = text.indexOf('-')
+  return dash < 0 ? text : text.slice(0, dash)
+}
+
 /** `10.1.2.3:80`, `[fd00::1]:80`, `10.1.2.3` -> ip and port (null when absent). */
 function splitHostPort(text: string): {ip: string; port: number | null} | null {
   if (text.startsWith('[')) {
@@ -170,12 +176,12 @@ function splitHostPort(text: string): {ip: string; port: number | null} | null {
     const rest = text.slice(close + 1)
     if (rest === '') return {ip: normaliseAddress(ip), port: null}
     if (!rest.startsWith(':')) return null
-    return {ip: normaliseAddress(ip), port: parsePort(rest.slice(1).split('-')[0])}
+    return {ip: normaliseAddress(ip), port: parsePort(beforeDash(rest.slice(1)))}
   }
   const colon = text.indexOf(':')
   if (colon < 0) return {ip: text, port: null}
   if (text.indexOf(':', colon + 1) >= 0) return {ip: normaliseAddress(text), port: null} // a bare IPv6 address
-  return {ip: text.slice(0, colon), port: parsePort(text.slice(colon + 1).split('-')[0])}
+  return {ip: text.slice(0, colon), port: parsePort(beforeDash(text.slice(colon + 1)))}
 }
 
 /** The mark value as written before any `/mask`: `0x4000/0x4000` -> `0x4000`. */
@@ -239,7 +245,6 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     return g
   }
-  const seps = new Map<string, IptablesChain>()
   for (const chain of natChains.values()) {
     if (chain.deletedLine !== null) {
       // Restore input of a resync declares stale chains and deletes them (fixtures/iptables/upstream-syncrepeated-fullresync).
@@ -250,7 +255,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     const ps = perServiceChain(chain.name)
     if (ps) groupOf(ps.hash).chains[ps.kind] = chain
-    else if (chain.name.startsWith(SEP_PREFIX)) seps.set(chain.name, chain)
+  }
+  /** A live KUBE-SEP chain by name (the nat chain map is the index: no second map of 100,000 SEP chains). */
+  const liveSep = (name: string): IptablesChain | undefined => {
+    const c = natChains.get(name)
+    return c && c.deletedLine === null && c.name.startsWith(SEP_PREFIX) ? c : undefined
   }
   const liveTarget = (target: string | null): IptablesChain | undefined => {
     if (target === null) return undefined
@@ -507,7 +516,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   // SEP chains: the DNAT gives the endpoint.
   for (const g of groups.values()) {
     for (const ep of g.endpoints.values()) {
-      const chain = seps.get(ep.sep)
+      const chain = liveSep(ep.sep)
       if (!chain) {
         const deleted = natChains.get(ep.sep)
         warn('IPT_MISSING_CHAIN', `${ep.sep} is jumped to but ${deleted ? 'deleted by -X' : 'never declared'}; no endpoint is read for it`, g.chains.svc?.line ?? g.chains.svl?.line ?? null)
@@ -534,8 +543,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       ep.written = to
     }
   }
-  for (const chain of focused ? [] : seps.values()) {
-    if (!claimedSeps.has(chain.name)) {
+  for (const chain of focused ? [] : natChains.values()) {
+    if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && !claimedSeps.has(chain.name)) {
       warn('IPT_ORPHAN_CHAIN', `${chain.name} is not jumped to by any service chain; not read as an endpoint`, chain.line)
     }
   }
@@ -608,7 +617,12 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
   }
   const spnGroups = new Map<string, Group[]>()
-  for (const g of groups.values()) if (g.spn) spnGroups.set(g.spn, [...(spnGroups.get(g.spn) ?? []), g])
+  for (const g of groups.values()) {
+    if (!g.spn) continue
+    const list = spnGroups.get(g.spn)
+    if (list) list.push(g)
+    else spnGroups.set(g.spn, [g])
+  }
   for (const hc of healthChecks) {
     const gs = (spnGroups.get(hc.spn) ?? []).filter((g) => g.frontends.length > 0)
     if (gs.length === 0) {
@@ -708,7 +722,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (g.spn !== null) {
         const expected = iptablesEndpointHash(g.spn, proto, ep.written)
         if (`${SEP_PREFIX}${expected}` !== ep.sep) {
-          warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, seps.get(ep.sep)?.line ?? null)
+          warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, liveSep(ep.sep)?.line ?? null)
         }
       }
       // Two SEP chains for one ip:port (a hand-edited dump) give one endpoint; the hash check above names the odd one.
@@ -752,7 +766,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: g.affinitySeconds} : null,
       scheduler: null,
       endpoints,
-      rules: [...g.rules].map((r) => ref(path, r)),
+      rules: Array.from(g.rules, (r) => ref(path, r)),
     })
   }
 
