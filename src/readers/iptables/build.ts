@@ -112,7 +112,12 @@ interface Group {
   protocol: string | null
   chains: Partial<Record<ChainKind, IptablesChain>>
   frontends: FrontendDraft[]
-  rules: Set<IptablesRule>
+  /**
+   * Every rule read for this service port. An array, not a set: each rule is visited once per
+   * group (a chain belongs to one group, a SEP chain is read once per group, a filter rule once),
+   * so none comes twice; test/readers/iptables/build.test.ts checks that no ref repeats.
+   */
+  rules: IptablesRule[]
   etp: TrafficPolicy | null
   itp: TrafficPolicy | null
   affinitySeconds: number | null
@@ -150,7 +155,7 @@ interface FamilyResult {
 
 function emptyGroup(hash: string | null): Group {
   return {
-    hash, spn: null, protocol: null, chains: {}, frontends: [], rules: new Set(), etp: null, itp: null, affinitySeconds: null, affinity: false,
+    hash, spn: null, protocol: null, chains: {}, frontends: [], rules: [], etp: null, itp: null, affinitySeconds: null, affinity: false,
     healthCheckNodePort: null, cascade: [], cascadeChain: null, endpoints: new Map(), ranges: [], localDrop: false,
   }
 }
@@ -320,7 +325,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
-      g.rules.add(rule)
+      g.rules.push(rule)
       nameGroup(g, comment, rule)
       const type: FrontendType =
         comment?.kind === 'cluster-ip' ? 'ClusterIP'
@@ -368,7 +373,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
-      g.rules.add(rule)
+      g.rules.push(rule)
       nameGroup(g, comment, rule)
       if (ps.kind === 'xlb') g.etp = 'Local'
       else if (ps.kind === 'svc') g.etp ??= 'Cluster' // ≤1.23: KUBE-MARK-MASQ, then straight to KUBE-SVC
@@ -410,7 +415,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     else node.sawInternalChain = true
     const probabilities: Array<{sep: string; probability: number | null; rule: IptablesRule}> = []
     for (const rule of chain.rules) {
-      g.rules.add(rule)
+      g.rules.push(rule)
       const comment = commentOf(rule)
       nameGroup(g, comment, rule)
       const target = rule.target ?? ''
@@ -471,7 +476,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (xlb) readDispatchChain(g, xlb, 'xlb')
     if (ext) {
       for (const rule of ext.rules) {
-        g.rules.add(rule)
+        g.rules.push(rule)
         const comment = commentOf(rule)
         nameGroup(g, comment, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
@@ -503,7 +508,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     if (fw) {
       for (const rule of fw.rules) {
-        g.rules.add(rule)
+        g.rules.push(rule)
         nameGroup(g, commentOf(rule), rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(rule.source.value)
@@ -525,7 +530,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       }
       let dnat: IptablesRule | null = null
       for (const rule of chain.rules) {
-        g.rules.add(rule)
+        g.rules.push(rule)
         nameGroup(g, commentOf(rule), rule)
         if (rule.target === 'DNAT') dnat ??= rule
         else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
@@ -566,7 +571,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
   for (const {spn, protocol, rule} of byNameLater) {
     const g = protocol ? bySpn.get(`${spn}|${protocol}`) : undefined
-    if (g) g.rules.add(rule)
+    if (g) g.rules.push(rule)
     else if (!focused) warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
   }
   const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
@@ -586,7 +591,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         continue
       }
       const g = groupBySpn(comment.spn, protocol)
-      g.rules.add(rule)
+      g.rules.push(rule)
       const port = parsePort(rule.dport?.value)
       const nodePort = !rule.destination && findMatch(rule, '--dst-type')?.values[0] === 'LOCAL'
       const ip = rule.destination && !rule.destination.negated ? rule.destination.value : null
@@ -633,13 +638,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     // A health check alone is not a service (fixtures/iptables/upstream-parse-basic: ns2/svc2).
     for (const g of gs) {
       g.healthCheckNodePort = hc.port
-      g.rules.add(hc.rule)
+      g.rules.push(hc.rule)
     }
   }
   for (const rule of filterChains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
     const comment = commentOf(rule)
     const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
-    if (gs) for (const g of gs) g.rules.add(rule)
+    if (gs) for (const g of gs) g.rules.push(rule)
     else warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model', rule.line)
   }
   for (const rule of filterChains.get('KUBE-FORWARD')?.rules ?? []) {
@@ -684,7 +689,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       // No rule carries -p (hand-trimmed dump): the hash tells which protocol the chains were made for.
       protocol = Object.keys(PROTOCOLS).find((p) => iptablesChainHash(g.spn!, p) === g.hash) ?? null
     }
-    const firstLine = g.rules.values().next().value?.line ?? null
+    const firstLine = g.rules[0]?.line ?? null
     if (protocol === null || PROTOCOLS[protocol] === undefined) {
       warn('IPT_UNKNOWN_PROTOCOL', `cannot tell the protocol of ${g.spn ?? chainNames.join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`, firstLine)
     }
@@ -721,7 +726,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     for (const ep of g.endpoints.values()) {
       if (g.spn !== null) {
         const expected = iptablesEndpointHash(g.spn, proto, ep.written)
-        if (`${SEP_PREFIX}${expected}` !== ep.sep) {
+        if (ep.sep.length !== SEP_PREFIX.length + expected.length || !ep.sep.endsWith(expected)) {
           warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, liveSep(ep.sep)?.line ?? null)
         }
       }

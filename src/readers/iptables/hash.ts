@@ -38,14 +38,20 @@ export function base32(bytes: Uint8Array): string {
 const sha256: (input: string) => string =
   typeof crypto.hash === 'function' ? (input) => crypto.hash('sha256', input, 'binary') : (input) => crypto.createHash('sha256').update(input, 'utf8').digest('binary')
 
-/** base32(sha256(input))[0:16]: the first 80 bits of the digest, read as two 40-bit numbers. */
+/** base32(sha256(input))[0:16]: the first 80 bits of the digest, 5 bits per character. */
 function hash16(input: string): string {
   const d = sha256(input)
   let out = ''
-  for (let half = 0; half < 10; half += 5) {
-    let bits = 0
-    for (let i = half; i < half + 5; i++) bits = bits * 256 + d.charCodeAt(i)
-    for (let i = 7; i >= 0; i--) out += RFC4648_ALPHABET[Math.floor(bits / 2 ** (i * 5)) % 32]
+  let buffer = 0
+  let bits = 0
+  for (let i = 0; i < 10; i++) {
+    // Never more than 12 bits are waiting, so the buffer stays a small integer.
+    buffer = ((buffer << 8) | d.charCodeAt(i)) & 0xfff_ff
+    bits += 8
+    while (bits >= 5) {
+      bits -= 5
+      out += RFC4648_ALPHABET[(buffer >>> bits) & 31]
+    }
   }
   return out
 }

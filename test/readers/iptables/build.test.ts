@@ -3,12 +3,14 @@
  * tables (§2.2-§2.7). Chain names are made with the §2.6 hashes (checked against the spec's
  * vectors in hash-shares.test.ts), except where a test breaks them on purpose.
  */
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {buildIptablesState} from '../../../src/readers/iptables/build.js'
 import {iptablesChainHash, iptablesEndpointHash} from '../../../src/readers/iptables/hash.js'
 import {parse} from '../../../src/readers/iptables/parse.js'
-import {runKp} from '../../helpers/run-cli.js'
-import {codes, readText, service} from './helpers.js'
+import {ROOT, runKp} from '../../helpers/run-cli.js'
+import {codes, readFixture, readText, service} from './helpers.js'
 
 const H = (spn: string, proto = 'tcp') => iptablesChainHash(spn, proto)
 const SEP = (spn: string, ep: string, proto = 'tcp') => `KUBE-SEP-${iptablesEndpointHash(spn, proto, ep)}`
@@ -282,5 +284,34 @@ describe('through the CLI', () => {
     const r = runKp(['list', '-f', '-'], {input: '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n'})
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('-:1: no kube-proxy rules in this dump')
+  })
+})
+
+describe('the rules a service port lists', () => {
+  // The builder keeps a service port's rules in a plain list and relies on visiting each rule
+  // once per service port; every fixture, odd ones included, must bear that out.
+  it.each(readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true}).filter((d) => d.isDirectory()).map((d) => d.name))('%s: no rule is listed twice', async (dir) => {
+    const state = await readFixture(dir)
+    for (const sp of state.services) {
+      const lines = sp.rules.map((r) => `${r.path}:${r.line}`)
+      expect(new Set(lines).size, `${sp.namespace}/${sp.name}:${sp.portName}`).toBe(lines.length)
+    }
+  })
+  it('a rule shared by two service ports (a hand-edited SEP chain) is listed once in each', async () => {
+    const a = 'ns/a:p'
+    const b = 'ns/b:p'
+    const sep = SEP(a, '10.0.0.1:80')
+    const state = await readText(dump([
+      `-A KUBE-SERVICES -m comment --comment "${a} cluster IP" -m tcp -p tcp -d 172.30.0.1 --dport 80 -j KUBE-SVC-${H(a)}`,
+      `-A KUBE-SERVICES -m comment --comment "${b} cluster IP" -m tcp -p tcp -d 172.30.0.2 --dport 80 -j KUBE-SVC-${H(b)}`,
+      `-A KUBE-SVC-${H(a)} -m comment --comment "${a} -> 10.0.0.1:80" -j ${sep}`,
+      `-A KUBE-SVC-${H(b)} -m comment --comment "${b} -> 10.0.0.1:80" -j ${sep}`,
+      `-A KUBE-SVC-${H(b)} -m comment --comment "${b} -> 10.0.0.1:80" -j ${sep}`,
+      `-A ${sep} -m comment --comment ${a} -m tcp -p tcp -j DNAT --to-destination 10.0.0.1:80`,
+    ]))
+    for (const name of [`${a}/tcp`, `${b}/tcp`]) {
+      const lines = service(state, name).rules.map((r) => r.line)
+      expect(new Set(lines).size, name).toBe(lines.length)
+    }
   })
 })
