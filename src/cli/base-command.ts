@@ -12,6 +12,9 @@ import {escapeControl} from './escape.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 
+/** How much of a --json document one write takes (see logJson). */
+const JSON_PIECE = 1 << 20
+
 export type KpFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
 
 export abstract class KpCommand extends Command {
@@ -89,7 +92,12 @@ export abstract class KpCommand extends Command {
    * took longer than reading the dump (docs/benchmarks.md).
    */
   override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+    const text = JSON.stringify(json, null, 2)
+    // In 1 MiB pieces, and the newline on its own: appending it would copy the whole document
+    // (50 MB for 10,000 services) into a new string, and one write would encode all of it into
+    // one buffer at once. Writes to pipes and files are synchronous here, so nothing piles up.
+    for (let at = 0; at < text.length; at += JSON_PIECE) process.stdout.write(text.slice(at, at + JSON_PIECE))
+    process.stdout.write('\n')
   }
 
   protected warnLine(message: string): void {
