@@ -66,7 +66,10 @@ interface Pair {
 export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
   const pairs: Pair[] = []
   const bByKey = new Map<string, ServicePort>()
-  for (const sp of b.services) if (!bByKey.has(serviceKey(sp))) bByKey.set(serviceKey(sp), sp)
+  for (const sp of b.services) {
+    const key = serviceKey(sp)
+    if (!bByKey.has(key)) bByKey.set(key, sp)
+  }
   const usedB = new Set<ServicePort>()
   const restA: ServicePort[] = []
   for (const sp of a.services) {
@@ -85,8 +88,9 @@ export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
     for (const sp of list) if (hasNames(sp) === named) for (const k of clusterIpKeys(sp)) if (!m.has(k)) m.set(k, sp)
     return m
   }
-  const namedB = byClusterIp(restB, true)
-  const namedA = byClusterIp(restA, true)
+  // Each index is built only when the other side has a nameless port to look up in it.
+  const namedB = restA.some((sp) => !hasNames(sp)) ? byClusterIp(restB, true) : new Map<string, ServicePort>()
+  const namedA = restB.some((sp) => !hasNames(sp)) ? byClusterIp(restA, true) : new Map<string, ServicePort>()
   for (const sp of restA) {
     if (hasNames(sp)) continue
     const other = clusterIpKeys(sp).map((k) => namedB.get(k)).find((x) => x !== undefined && !matchedLate.has(x))
@@ -217,7 +221,48 @@ function endpointIndex(eps: Endpoint[]): Map<string, Endpoint> {
   return m
 }
 
+function compareEndpoint(key: () => string, x: Endpoint, y: Endpoint, out: FieldDifference[]): void {
+  if (x.local !== null && y.local !== null && x.local !== y.local) out.push({field: `endpoints[${key()}].local`, a: x.local, b: y.local})
+  if (x.share !== null && y.share !== null && Math.abs(x.share - y.share) > SHARE_TOLERANCE) out.push({field: `endpoints[${key()}].share`, a: x.share, b: y.share})
+  if (x.weight !== null && y.weight !== null && x.weight !== y.weight) out.push({field: `endpoints[${key()}].weight`, a: x.weight, b: y.weight})
+  if (x.state !== null && y.state !== null && x.state !== y.state) out.push({field: `endpoints[${key()}].state`, a: x.state, b: y.state})
+}
+
+function compareKey(x: string | number | null, y: string | number | null): number {
+  if (x === y) return 0
+  if (x === null) return -1
+  if (y === null) return 1
+  return x < y ? -1 : 1
+}
+
+/**
+ * Both sides list the same endpoints in the same order, none draining, each once (strictly
+ * increasing ip, port: sortState's order). Then the index comparison below comes down to
+ * comparing the lists pair by pair, without building an ip:port key per endpoint.
+ */
+function sameEndpointList(ea: Endpoint[], eb: Endpoint[]): boolean {
+  if (ea.length !== eb.length) return false
+  for (let i = 0; i < ea.length; i++) {
+    const x = ea[i]!
+    const y = eb[i]!
+    if (x.ip !== y.ip || x.port !== y.port || x.state === 'draining' || y.state === 'draining') return false
+    if (i > 0) {
+      const prev = ea[i - 1]!
+      const order = compareKey(prev.ip, x.ip) || compareKey(prev.port, x.port)
+      if (order >= 0) return false
+    }
+  }
+  return true
+}
+
 function compareEndpoints(ea: Endpoint[], eb: Endpoint[], out: FieldDifference[]): void {
+  if (sameEndpointList(ea, eb)) {
+    for (let i = 0; i < ea.length; i++) {
+      const x = ea[i]!
+      compareEndpoint(() => describeEndpoint(x), x, eb[i]!, out)
+    }
+    return
+  }
   const ia = endpointIndex(ea)
   const ib = endpointIndex(eb)
   for (const [key, x] of ia) {
@@ -226,10 +271,7 @@ function compareEndpoints(ea: Endpoint[], eb: Endpoint[], out: FieldDifference[]
       out.push({field: 'endpoint', a: key, b: null})
       continue
     }
-    if (x.local !== null && y.local !== null && x.local !== y.local) out.push({field: `endpoints[${key}].local`, a: x.local, b: y.local})
-    if (x.share !== null && y.share !== null && Math.abs(x.share - y.share) > SHARE_TOLERANCE) out.push({field: `endpoints[${key}].share`, a: x.share, b: y.share})
-    if (x.weight !== null && y.weight !== null && x.weight !== y.weight) out.push({field: `endpoints[${key}].weight`, a: x.weight, b: y.weight})
-    if (x.state !== null && y.state !== null && x.state !== y.state) out.push({field: `endpoints[${key}].state`, a: x.state, b: y.state})
+    compareEndpoint(() => key, x, y, out)
   }
   for (const key of ib.keys()) if (!ia.has(key)) out.push({field: 'endpoint', a: null, b: key})
 }
@@ -261,10 +303,10 @@ export function compareServicePorts(x: ServicePort, y: ServicePort): FieldDiffer
 /** What an added or removed service port has, so the reader sees more than its name. */
 function presentFields(sp: ServicePort, side: 'a' | 'b'): FieldDifference[] {
   const put = (field: string, v: string): FieldDifference => (side === 'a' ? {field, a: v, b: null} : {field, a: null, b: v})
-  return [
-    ...sp.frontends.map((f) => put('frontend', describeFrontend(f))),
-    ...[...endpointIndex(sp.endpoints).keys()].map((k) => put('endpoint', k)),
-  ]
+  const fields: FieldDifference[] = []
+  for (const f of sp.frontends) fields.push(put('frontend', describeFrontend(f)))
+  for (const k of endpointIndex(sp.endpoints).keys()) fields.push(put('endpoint', k))
+  return fields
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import {FAIL_ON, type ProxyMode, failsOn, planMigration} from '../analyze/migrat
 import {KpCommand, MODES} from '../cli/base-command.js'
 import {EXIT, EnvironmentError, KpError} from '../errors.js'
 import type {ProxyState} from '../model/types.js'
-import type {RenderedFile, RenderOptions, RenderResult} from '../render/types.js'
+import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
+import {writeTextFile} from '../cli/text-file.js'
 
 export interface MigrateResult {
   schemaVersion: 1
@@ -14,25 +15,40 @@ export interface MigrateResult {
   /** The mode the node runs today; null when the input (cluster objects) does not say. */
   from: ProxyMode | null
   to: ProxyMode
-  /** What kube-proxy would program in the target mode (the primary file); null with --check. */
+  /**
+   * What kube-proxy would program in the target mode (the primary file); null with --check, and
+   * when it was streamed to --out without --json (the result is not printed then).
+   */
   text: string | null
-  /** Every file the target mode needs, the primary one first; [] with --check. */
+  /** Every file the target mode needs, the primary one first; [] whenever `text` is null. */
   files: RenderedFile[]
   findings: Finding[]
 }
 
-/** Each target's renderer (src/render/<mode>/render.ts), loaded only when used. */
-async function loadRenderer(mode: ProxyMode): Promise<(state: ProxyState, opts: RenderOptions) => RenderResult> {
-  switch (mode) {
-    case 'iptables':
-      return (await import('../render/iptables/render.js')).renderIptables
-    case 'nftables':
-      return (await import('../render/nftables/render.js')).renderNftables
-    case 'ipvs':
-      return (await import('../render/ipvs/render.js')).renderIpvs
-  }
+/** What a target's renderer (src/render/<mode>/render.ts) offers. */
+interface TargetRenderer {
+  render: (state: ProxyState, opts: RenderOptions) => RenderResult
+  /**
+   * For a target whose output is one file: renders it piece by piece into `sink` and returns
+   * the findings, so that --out is written while it is rendered and the text (~45 MB for
+   * 10,000 services in nftables) is never held whole.
+   */
+  stream?: (state: ProxyState, opts: RenderOptions, sink: TextSink) => Finding[]
 }
 
+/** Each target's renderer, loaded only when used. */
+async function loadRenderer(mode: ProxyMode): Promise<TargetRenderer> {
+  switch (mode) {
+    case 'iptables':
+      return {render: (await import('../render/iptables/render.js')).renderIptables}
+    case 'nftables': {
+      const nftables = await import('../render/nftables/render.js')
+      return {render: nftables.renderNftables, stream: nftables.writeNftables}
+    }
+    case 'ipvs':
+      return {render: (await import('../render/ipvs/render.js')).renderIpvs}
+  }
+}
 
 export default class Migrate extends KpCommand {
   static override summary = 'Show what kube-proxy would program in another mode, and what will behave differently'
@@ -82,8 +98,8 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     })
 
     // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
-    const render = await loadRenderer(to)
-    const rendered = render(state, {
+    const renderer = await loadRenderer(to)
+    const renderOptions: RenderOptions = {
       podCIDRs: flags['pod-cidr'],
       localDetector: flags['local-detector'],
       localInterface: flags['local-interface'],
@@ -96,19 +112,29 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       localhostNodePorts: flags['localhost-nodeports'],
       conntrackInvalidDrop: flags['conntrack-invalid-drop'],
       scheduler: flags.scheduler,
-    })
-    const all = sortFindings([...findings, ...rendered.findings])
+    }
+    const streamTo = !flags.check && !this.jsonEnabled() && flags.out !== undefined && renderer.stream ? flags.out : null
+    let rendered: RenderResult | null = null
+    let renderFindings: Finding[]
+    if (streamTo !== null && renderer.stream) {
+      const stream = renderer.stream
+      renderFindings = this.streamRules(streamTo, (sink) => stream(state, renderOptions, sink))
+    } else {
+      rendered = renderer.render(state, renderOptions)
+      renderFindings = rendered.findings
+    }
+    const all = sortFindings([...findings, ...renderFindings])
     const result: MigrateResult = {
       schemaVersion: 1,
       kind: 'MigrateResult',
       from,
       to,
-      text: flags.check ? null : rendered.text,
-      files: flags.check ? [] : rendered.files,
+      text: rendered === null || flags.check ? null : rendered.text,
+      files: rendered === null || flags.check ? [] : rendered.files,
       findings: all,
     }
 
-    if (!flags.check) await this.writeRules(rendered, flags.out, flags['out-dir'])
+    if (!flags.check && rendered !== null) await this.writeRules(rendered, flags.out, flags['out-dir'])
     if (!this.jsonEnabled()) {
       const {formatFindings} = await import('../cli/views/migrate.js')
       // --check: the findings are the answer (stdout, so they can be paged or saved); otherwise
@@ -123,6 +149,15 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     return result
   }
 
+  /** Writes the target rules to --out while they are rendered; returns the renderer's findings. */
+  private streamRules(out: string, render: (sink: TextSink) => Finding[]): Finding[] {
+    try {
+      return writeTextFile(out, render)
+    } catch (error) {
+      throw outputError(out, error)
+    }
+  }
+
   private async writeRules(rendered: RenderResult, out: string | undefined, outDir: string | undefined): Promise<void> {
     try {
       if (outDir) {
@@ -133,12 +168,17 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       if (out) await writeFile(out, rendered.text)
       else if (!this.jsonEnabled()) this.log(rendered.text)
     } catch (error) {
-      if (error instanceof KpError) throw error
-      throw new EnvironmentError(`cannot write ${outDir ?? out}: ${(error as Error).message}`, 'OUTPUT_UNWRITABLE')
+      throw outputError(outDir ?? out, error)
     }
     const others = rendered.files.slice(1)
     if (others.length > 0 && !this.jsonEnabled()) {
       this.warnLine(`the target needs ${others.length} more file(s) (${others.map((f) => f.name).join(', ')}); use --out-dir DIR to write them all, or --json`)
     }
   }
+}
+
+/** A failure to write the output: exit 4 (OUTPUT_UNWRITABLE), unless it already is a kp error. */
+function outputError(target: string | undefined, error: unknown): KpError {
+  if (error instanceof KpError) return error
+  return new EnvironmentError(`cannot write ${target}: ${(error as Error).message}`, 'OUTPUT_UNWRITABLE')
 }

@@ -11,7 +11,7 @@ import {displayName} from '../core/state.js'
 import type {Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
 import {endpointString} from '../readers/iptables/hash.js'
-import {cidrContains, familyOf, hostAddress, isLoopback, parseAddress} from './ip.js'
+import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
 
 export type RenderTarget = 'iptables' | 'nftables' | 'ipvs'
 
@@ -97,7 +97,9 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
 
   // NodePort frontends with an address (IPVS virtual servers on node IPs) show where NodePorts
   // are accepted when nothing else says.
-  const nodePortFrontendIPs = [...new Set(state.services.flatMap((sp) => sp.frontends.filter((f) => f.type === 'NodePort' && f.ip !== null).map((f) => f.ip!)))].sort()
+  const nodePortFrontendIPSet = new Set<string>()
+  for (const sp of state.services) for (const f of sp.frontends) if (f.type === 'NodePort' && f.ip !== null) nodePortFrontendIPSet.add(f.ip)
+  const nodePortFrontendIPs = [...nodePortFrontendIPSet].sort()
   let nodePortAddresses = opts.nodePortAddresses ?? node.nodePortAddresses
   if (nodePortAddresses === null && nodePortFrontendIPs.length > 0) {
     nodePortAddresses = nodePortFrontendIPs
@@ -306,7 +308,7 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   let namespace = sp.namespace
   let name = sp.name
   let portName = sp.portName
-  const unsafe = [namespace, name, portName].some((v) => v !== null && !SAFE_NAME.test(v)) || namespace === '' || name === ''
+  const unsafe = isUnsafeName(namespace) || isUnsafeName(name) || isUnsafeName(portName) || namespace === '' || name === ''
   if (unsafe) {
     // Names land in rule comments and nft chain names; a crafted source must not be able to
     // break out of a quoted comment or inject a line.
@@ -331,7 +333,7 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   const protocol = sp.protocol.toLowerCase()
 
   const withPort = (type: string, f: {ip: string | null; port: number | null; sourceRanges: string[]}): PlannedFrontend | null => {
-    if (f.ip !== null && parseAddress(f.ip)?.family !== sp.family) {
+    if (f.ip !== null && addressFamily(f.ip) !== sp.family) {
       note('RENDER_BAD_ADDRESS', 'error', `${type} frontend address is not an ${sp.family} address; left out`, `The ${type} frontend address of this ${sp.family} service port is not a valid ${sp.family} address, so it was not rendered.`, 'Check the source state.', [f.ip])
       return null
     }
@@ -412,7 +414,7 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       note('RENDER_ENDPOINT_INCOMPLETE', 'warning', `endpoint ${ep.ip} without port left out`, `The source does not show the port of endpoint ${ep.ip}, so it cannot be rendered.`, 'Read the node together with the cluster objects (--cluster).', [ep.ip])
       continue
     }
-    if (parseAddress(ep.ip)?.family !== sp.family || !isPort(ep.port)) {
+    if (addressFamily(ep.ip) !== sp.family || !isPort(ep.port)) {
       note('RENDER_BAD_ADDRESS', 'error', `endpoint ${ep.ip}:${ep.port} is not a valid ${sp.family} address and port; left out`, `The endpoint is not a valid ${sp.family} address with a port between 1 and 65535, so it was not rendered.`, 'Check the source state.', [ep.ip])
       continue
     }
@@ -490,6 +492,10 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     usesExternalChain: cat.hasEndpoints && externallyAccessible,
     evidence,
   }
+}
+
+function isUnsafeName(value: string | null): boolean {
+  return value !== null && !SAFE_NAME.test(value)
 }
 
 function isPort(n: number): boolean {

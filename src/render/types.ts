@@ -26,6 +26,13 @@ export interface RenderedFile {
   text: string
 }
 
+/**
+ * Receives a renderer's primary text piece by piece, in order; the pieces joined are
+ * `RenderResult.text`. A piece never splits a character (a UTF-16 surrogate pair), so each can be
+ * encoded on its own.
+ */
+export type TextSink = (piece: string) => void
+
 export interface RenderResult {
   text: string
   files: RenderedFile[]

@@ -164,6 +164,12 @@ describe('diffStates: compared fields', () => {
     ])
   })
 
+  it('an endpoint listed twice counts once, as its last entry (the lists are not compared pair by pair)', () => {
+    const a = sp({endpoints: [ep('10.244.1.5', 8080, {local: true}), ep('10.244.1.5', 8080, {local: false})]})
+    const b = sp({endpoints: [ep('10.244.1.5', 8080, {local: false}), ep('10.244.1.5', 8080, {local: true})]})
+    expect(one(a, b).services[0]!.differences).toEqual([{field: 'endpoints[10.244.1.5:8080].local', a: false, b: true}])
+  })
+
   it('policies: null is unknown, not a difference', () => {
     expect(one(sp({externalTrafficPolicy: 'Local'}), sp({externalTrafficPolicy: null})).equal).toBe(true)
     expect(one(sp({internalTrafficPolicy: 'Cluster'}), sp({internalTrafficPolicy: 'Local'})).services[0]!.differences).toEqual([

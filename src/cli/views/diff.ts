@@ -29,22 +29,24 @@ const changeWords = {added: 'only in b', removed: 'only in a', changed: 'changed
 
 export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
   const c = new Chalk({level: opts.color ? 1 : 0})
-  const lines: string[] = [c.red(`--- ${sideLine('a', result.a)}`), c.green(`+++ ${sideLine('b', result.b)}`)]
-  const differenceLines = (d: FieldDifference): string[] => {
+  // Without colour chalk returns its argument unchanged; skip the calls (a diff can have 100,000s of lines).
+  const plain = (text: string): string => text
+  const red = opts.color ? c.red : plain
+  const green = opts.color ? c.green : plain
+  const lines: string[] = [red(`--- ${sideLine('a', result.a)}`), green(`+++ ${sideLine('b', result.b)}`)]
+  const pushDifference = (d: FieldDifference): void => {
     const field = escapeControl(d.field)
-    const show = (v: unknown) => (MEMBER_FIELDS.has(d.field) ? `${field} ${escapeControl(formatValue(d.field, v))}` : `${field}: ${escapeControl(formatValue(d.field, v))}`)
-    const out: string[] = []
-    if (d.a !== null) out.push(c.red(`  - ${show(d.a)}`))
-    if (d.b !== null) out.push(c.green(`  + ${show(d.b)}`))
-    return out
+    const label = MEMBER_FIELDS.has(d.field) ? `${field} ` : `${field}: `
+    if (d.a !== null) lines.push(red(`  - ${label}${escapeControl(formatValue(d.field, d.a))}`))
+    if (d.b !== null) lines.push(green(`  + ${label}${escapeControl(formatValue(d.field, d.b))}`))
   }
   for (const s of result.services) {
     lines.push('', c.bold(`${escapeControl(s.service)}  (${changeWords[s.change]})`))
-    for (const d of s.differences) lines.push(...differenceLines(d))
+    for (const d of s.differences) pushDifference(d)
   }
   if (result.node.length > 0) {
     lines.push('', c.bold('node settings'))
-    for (const d of result.node) lines.push(...differenceLines(d))
+    for (const d of result.node) pushDifference(d)
   }
   lines.push('')
   if (result.equal) lines.push('No differences: both states proxy the same service ports the same way.')

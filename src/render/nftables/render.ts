@@ -20,7 +20,8 @@ import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'
 import {dedupeFindings, finding, familiesOf, isLoopback, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
-import type {RenderOptions, RenderResult} from '../types.js'
+import {TidyTextSink} from '../text.js'
+import type {RenderOptions, RenderResult, TextSink} from '../types.js'
 
 interface FamilyWords {
   /** `ip` / `ip6`, the table family and the address match keyword. */
@@ -87,27 +88,53 @@ const FILTER_JUMPS: Record<NftablesLayout, [string, string][]> = {
   ],
 }
 
-/** Lines of one table, written with the `add OBJECT FAMILY kube-proxy` prefix. */
+/** Pass a table's text on to the sink in pieces of about this many characters. */
+const PIECE_CHARS = 1 << 16
+
+/**
+ * Lines of one table, written with the `add OBJECT FAMILY kube-proxy` prefix. The text is passed
+ * on in pieces (flush) rather than kept: a 10,000-service table is ~45 MB.
+ */
 class Script {
-  readonly lines: string[] = []
-  constructor(private readonly prefix: string) {}
+  private text = ''
+  private readonly addRule: string
+  private readonly addChain: string
+  private readonly addElement: string
+  constructor(
+    private readonly prefix: string,
+    private readonly out: TidyTextSink,
+  ) {
+    this.addRule = `add rule ${prefix} `
+    this.addChain = `add chain ${prefix} `
+    this.addElement = `add element ${prefix} `
+  }
+  line(text: string): void {
+    this.text += text + '\n'
+  }
   blank(): void {
-    this.lines.push('')
+    this.text += '\n'
   }
   comment(text: string): void {
-    this.lines.push(`# ${text}`)
+    this.text += '# ' + text + '\n'
   }
   add(kind: 'table' | 'chain' | 'rule' | 'set' | 'map' | 'element', rest = ''): void {
-    this.lines.push(`add ${kind} ${this.prefix}${rest ? ` ${rest}` : ''}`)
+    this.text += rest ? `add ${kind} ${this.prefix} ${rest}\n` : `add ${kind} ${this.prefix}\n`
   }
   chain(name: string, spec = ''): void {
-    this.add('chain', spec ? `${name} { ${spec} ; }` : name)
+    this.text += spec ? this.addChain + name + ' { ' + spec + ' ; }\n' : this.addChain + name + '\n'
   }
   rule(chain: string, rule: string): void {
-    this.add('rule', `${chain} ${rule}`)
+    this.text += this.addRule + chain + ' ' + rule + '\n'
   }
   element(container: string, body: string): void {
-    this.add('element', `${container} { ${body} }`)
+    this.text += this.addElement + container + ' { ' + body + ' }\n'
+  }
+  /** Passes the text so far on once it is long enough (always with `all`). */
+  flush(all = false): void {
+    if (this.text.length >= PIECE_CHARS || (all && this.text.length > 0)) {
+      this.out.write(this.text)
+      this.text = ''
+    }
   }
 }
 
@@ -202,16 +229,11 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
   const localPolicyChain = `local-${chainBase}`
   const externalChain = `external-${chainBase}`
   const fwChain = `firewall-${chainBase}`
-  // Each endpoint's hashed base name is used up to five times; compute it once.
+  // Every locally reachable endpoint has a chain (and the cluster and local endpoints are among
+  // them); its hashed name is used up to five times, so it is computed once.
   const epBases = new Map<PlannedEndpoint, string>()
-  const epBase = (ep: PlannedEndpoint) => {
-    let b = epBases.get(ep)
-    if (b === undefined) {
-      b = hashAndTruncate(endpointBaseName(base, ep.ip, ep.port))
-      epBases.set(ep, b)
-    }
-    return b
-  }
+  for (const ep of plan.allLocallyReachable) epBases.set(ep, hashAndTruncate(endpointBaseName(base, ep.ip, ep.port)))
+  const epBase = (ep: PlannedEndpoint): string => epBases.get(ep) ?? hashAndTruncate(endpointBaseName(base, ep.ip, ep.port))
   const {hasEndpoints, clusterEndpoints, localEndpoints, usesClusterPolicyChain, usesLocalPolicyChain, hasInternalEndpoints, hasExternalEndpoints, usesExternalChain} = plan
   const internalChain = plan.internalLocal ? localPolicyChain : clusterPolicyChain
   const externalPolicyChain = plan.externalLocal ? localPolicyChain : clusterPolicyChain
@@ -241,7 +263,8 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
     if (plan.affinitySeconds !== null) {
       for (const ep of endpoints) s.rule(chain, `${w.ipX} saddr @affinity-${epBase(ep)} goto endpoint-${epBase(ep)}`)
     }
-    const vmap = endpoints.map((ep, i) => `${i} : goto endpoint-${epBase(ep)}`).join(' , ')
+    let vmap = ''
+    for (let i = 0; i < endpoints.length; i++) vmap += (i === 0 ? '' : ' , ') + i + ' : goto endpoint-' + epBase(endpoints[i]!)
     s.rule(chain, `numgen random mod ${endpoints.length} vmap { ${vmap} }`)
   }
   const cip = plan.clusterIP
@@ -338,30 +361,43 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
  * of kube-proxy's own test expectations.
  */
 export function renderNftables(state: ProxyState, opts: RenderOptions & {bare?: boolean} = {}): RenderResult {
+  const pieces: string[] = []
+  const findings = writeNftables(state, opts, (piece) => pieces.push(piece))
+  const text = pieces.join('')
+  return {text, files: [{name: 'kube-proxy.nft', family: null, loadWith: 'nft -f kube-proxy.nft', text}], findings}
+}
+
+/**
+ * renderNftables' text, handed to `sink` piece by piece while it is rendered (kp migrate --out
+ * streams it to the file); returns the findings.
+ */
+export function writeNftables(state: ProxyState, opts: RenderOptions & {bare?: boolean}, sink: TextSink): Finding[] {
   const layout: NftablesLayout = opts.nftablesLayout ?? 'current'
   const families = familiesOf(state)
   if (families.length === 0) families.push('IPv4')
   const findings: Finding[] = []
   const resolved = resolveNodeSettings(state, opts, 'nftables', new Set(families))
   findings.push(...resolved.findings)
-  const parts: string[] = []
-  if (!opts.bare) parts.push('# kube-proxy nftables mode: load with `nft -f FILE`. Replaces any existing kube-proxy table of these families.')
+  // Written as `text.replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'` of the whole script would read.
+  const out = new TidyTextSink(sink)
+  if (!opts.bare) out.write('# kube-proxy nftables mode: load with `nft -f FILE`. Replaces any existing kube-proxy table of these families.\n')
   for (const family of families) {
     const w = wordsFor(family)
-    const s = new Script(`${w.ipX} kube-proxy`)
+    const s = new Script(`${w.ipX} kube-proxy`, out)
     if (!opts.bare) {
       // Create-then-delete works whether or not the table exists, so the script can be re-run.
       s.add('table')
-      s.lines.push(`delete table ${w.ipX} kube-proxy`)
+      s.line(`delete table ${w.ipX} kube-proxy`)
     }
     writeBase(s, w, resolved.settings, family, layout, findings)
     s.blank()
     for (const sp of state.services) {
       if (sp.family !== family) continue
       writeService(s, w, resolved.settings, family, layout, planService(sp, 'nftables', findings), findings)
+      s.flush()
     }
-    parts.push(s.lines.join('\n'))
+    s.flush(true)
   }
-  const text = `${parts.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`
-  return {text, files: [{name: 'kube-proxy.nft', family: null, loadWith: 'nft -f kube-proxy.nft', text}], findings: sortFindings(dedupeFindings(findings))}
+  out.end()
+  return sortFindings(dedupeFindings(findings))
 }
