@@ -121,8 +121,12 @@ function parseCounters(word: string): IptablesCounters | null {
   const packets = word.slice(1, colon)
   const bytes = word.slice(colon + 1, -1)
   if (!isDigits(packets) || !isDigits(bytes)) return null
+  // Most chains of a dump show [0:0]: one shared object for them (counters are never changed in place).
+  if (packets === '0' && bytes === '0') return ZERO_COUNTERS
   return {packets: Number(packets), bytes: Number(bytes)}
 }
+
+const ZERO_COUNTERS: IptablesCounters = Object.freeze({packets: 0, bytes: 0})
 
 function isDigits(text: string): boolean {
   if (text.length === 0) return false
@@ -361,6 +365,17 @@ function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared:
   return null
 }
 
+interface RareRuleFields {
+  counters: IptablesCounters | null
+  inInterface: IptablesMatch | null
+  outInterface: IptablesMatch | null
+  sport: IptablesMatch | null
+}
+
+function newRareFields(): RareRuleFields {
+  return {counters: null, inInterface: null, outInterface: null, sport: null}
+}
+
 /**
  * A rule as the reader keeps it: the common fields, and its text. The full option lists
  * (`matches`, `targetOptions`, `modules`) are read again from the text when asked for; the
@@ -368,17 +383,47 @@ function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared:
  * rules whose text does not hold the option at all.
  */
 class LazyRule implements IptablesRule {
-  counters: IptablesCounters | null = null
   protocol: IptablesMatch | null = null
   source: IptablesMatch | null = null
   destination: IptablesMatch | null = null
-  inInterface: IptablesMatch | null = null
-  outInterface: IptablesMatch | null = null
   dport: IptablesMatch | null = null
-  sport: IptablesMatch | null = null
   comment: string | null = null
   target: string | null = null
   goto = false
+  /** What few rules have, kept out of the other 430,000 (each field here is 3 MB of heap on such a dump). */
+  private rare: RareRuleFields | null = null
+
+  get counters(): IptablesCounters | null {
+    return this.rare?.counters ?? null
+  }
+
+  set counters(value: IptablesCounters | null) {
+    if (value !== null || this.rare) (this.rare ??= newRareFields()).counters = value
+  }
+
+  get inInterface(): IptablesMatch | null {
+    return this.rare?.inInterface ?? null
+  }
+
+  set inInterface(value: IptablesMatch | null) {
+    if (value !== null || this.rare) (this.rare ??= newRareFields()).inInterface = value
+  }
+
+  get outInterface(): IptablesMatch | null {
+    return this.rare?.outInterface ?? null
+  }
+
+  set outInterface(value: IptablesMatch | null) {
+    if (value !== null || this.rare) (this.rare ??= newRareFields()).outInterface = value
+  }
+
+  get sport(): IptablesMatch | null {
+    return this.rare?.sport ?? null
+  }
+
+  set sport(value: IptablesMatch | null) {
+    if (value !== null || this.rare) (this.rare ??= newRareFields()).sport = value
+  }
 
   constructor(
     public line: number,

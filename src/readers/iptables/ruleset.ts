@@ -9,8 +9,9 @@
 
 /** `[packets:bytes]` from `-c` saves, chain declarations, or `-c P B` in `-S -v` output. */
 export interface IptablesCounters {
-  packets: number
-  bytes: number
+  /** Equal counters may be one shared object: never changed in place. */
+  readonly packets: number
+  readonly bytes: number
 }
 
 /** One option of a rule (`--dport 80`, `! --mark 0x4000/0x4000`, `--rcheck`), in the order written. */
