@@ -1,6 +1,7 @@
 /**
- * Stage 1 for `nft -j list ruleset|table ...`: JSON.parse once, then one walk over the
- * `nftables` array into the same intermediate representation as the text reader
+ * Stage 1 for `nft -j list ruleset|table ...`: JSON.parse of each entry of the `nftables` array
+ * in turn (readByEntry; the whole document at once when it is not plainly that shape), in one
+ * walk into the same intermediate representation as the text reader
  * (src/readers/nft/ir.ts). Rule expressions are rendered back into the words `nft list`
  * prints (`ip daddr . meta l4proto . th dport vmap @service-ips`), so one interpreter
  * (src/readers/nft/build.ts) reads every form; marks come out as `0x00004000`, as nft lists them.
@@ -12,7 +13,7 @@
  * with `jq '.nftables[4]'`.
  */
 import type {Diagnostic} from '../../model/types.js'
-import {emptyDocument, getOrAddTable, type NftChain, type NftDocument, type NftElement, type NftSet} from '../nft/ir.js'
+import {NftChain, emptyDocument, getOrAddTable, type CompactRules, type NftDocument, type NftElement, type NftRule, type NftSet, type NftTable} from '../nft/ir.js'
 import type {ParsedSource, SourceText} from '../types.js'
 
 type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
@@ -301,54 +302,57 @@ function elementOf(e: Json, line: number, isMap: boolean): NftElement {
   return {key, value, comment, line}
 }
 
-export function parseNftJson(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
-  const doc = emptyDocument()
-  const diagnostics: Diagnostic[] = []
-  const report = (severity: Diagnostic['severity'], code: string, message: string, line: number): void => {
-    diagnostics.push({severity, code, message, source: {path, line}})
+/** Joins the words of a rule kept compact (CompactRules); a word holding it keeps its rule as an object. */
+const WORD_SEPARATOR = '\u0001'
+
+/** Reads the entries of the `nftables` array into one document, in order. */
+class EntryReader implements CompactRules {
+  readonly doc = emptyDocument()
+  readonly diagnostics: Diagnostic[] = []
+  /** Entries of kinds kp does not use. */
+  unknown = 0
+  /** The table and chain of the last rule: a dump lists a chain's rules one after the other. */
+  private lastTable: NftTable | null = null
+  private lastChain: NftChain | null = null
+
+  constructor(private readonly path: string) {}
+
+  /** The words of a rule kept joined (see the 'rule' entry). */
+  ruleAt(joined: number | string, line: number): NftRule {
+    if (typeof joined !== 'string') throw new Error('the JSON reader keeps rules as joined words')
+    return {tokens: joined.split(WORD_SEPARATOR), comment: null, line}
   }
-  let root: Json
-  try {
-    root = JSON.parse(text) as Json
-  } catch (error) {
-    report('error', 'NFT_JSON_INVALID', `not valid JSON: ${(error as Error).message}`, 1)
-    return {doc, diagnostics}
+
+  report(severity: Diagnostic['severity'], code: string, message: string, line: number): void {
+    this.diagnostics.push({severity, code, message, source: {path: this.path, line}})
   }
-  const list = isObject(root) ? root.nftables : undefined
-  if (!Array.isArray(list)) {
-    report('error', 'NFT_JSON_INVALID', 'not `nft -j` output: no top-level "nftables" array', 1)
-    return {doc, diagnostics}
-  }
-  const lines = objectLines(text)
-  const lineOf = (index: number): number => lines?.[index] ?? index + 1
-  let unknown = 0
-  list.forEach((item, index) => {
-    const line = lineOf(index)
+
+  read(item: Json, line: number): void {
     if (!isObject(item)) {
-      report('warning', 'NFT_JSON_SHAPE', 'an entry of "nftables" is not an object; skipped', line)
+      this.report('warning', 'NFT_JSON_SHAPE', 'an entry of "nftables" is not an object; skipped', line)
       return
     }
     const kind = Object.keys(item)[0]
     const o = item[kind ?? '']
     if (kind === 'metainfo') {
-      if (isObject(o) && typeof o.version === 'string') doc.tool = `nftables v${o.version}${typeof o.release_name === 'string' ? ` (${o.release_name})` : ''}`
+      if (isObject(o) && typeof o.version === 'string') this.doc.tool = `nftables v${o.version}${typeof o.release_name === 'string' ? ` (${o.release_name})` : ''}`
       return
     }
     if (!isObject(o)) {
-      report('warning', 'NFT_JSON_SHAPE', `"${kind}" entry without an object; skipped`, line)
+      this.report('warning', 'NFT_JSON_SHAPE', `"${kind}" entry without an object; skipped`, line)
       return
     }
     const family = typeof o.family === 'string' ? o.family : 'ip'
     switch (kind) {
       case 'table': {
-        const t = getOrAddTable(doc, family, String(o.name), line)
+        const t = getOrAddTable(this.doc, family, String(o.name), line)
         if (typeof o.comment === 'string') t.comment = o.comment
         return
       }
       case 'chain': {
-        const t = getOrAddTable(doc, family, String(o.table), line)
+        const t = getOrAddTable(this.doc, family, String(o.table), line)
         const name = String(o.name)
-        const chain: NftChain = t.chains.get(name) ?? {name, line, hook: null, comment: null, rules: []}
+        const chain = t.chains.get(name) ?? new NftChain(name, line, this)
         if (typeof o.hook === 'string') {
           const prio = typeof o.prio === 'number' ? o.prio : null
           chain.hook = {type: String(o.type), hook: o.hook, priority: prio, priorityText: String(o.prio), policy: typeof o.policy === 'string' ? o.policy : null}
@@ -359,7 +363,7 @@ export function parseNftJson(text: string, path: string): {doc: NftDocument; dia
       }
       case 'set':
       case 'map': {
-        const t = getOrAddTable(doc, family, String(o.table), line)
+        const t = getOrAddTable(this.doc, family, String(o.table), line)
         const type = Array.isArray(o.type) ? o.type.map(String).join(' . ') : String(o.type)
         const set: NftSet = {
           kind,
@@ -376,34 +380,200 @@ export function parseNftJson(text: string, path: string): {doc: NftDocument; dia
         return
       }
       case 'element': {
-        const t = getOrAddTable(doc, family, String(o.table), line)
+        const t = getOrAddTable(this.doc, family, String(o.table), line)
         const set = t.sets.get(String(o.name))
         if (!set) {
-          report('warning', 'NFT_JSON_SHAPE', `elements for ${String(o.name)}, which is not declared before; skipped`, line)
+          this.report('warning', 'NFT_JSON_SHAPE', `elements for ${String(o.name)}, which is not declared before; skipped`, line)
           return
         }
         if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, set.kind === 'map'))
         return
       }
       case 'rule': {
-        const t = getOrAddTable(doc, family, String(o.table), line)
+        const tableName = String(o.table)
+        const last = this.lastTable
+        // Tables and chains are only ever added here, so the last ones stay what their names say.
+        const t = last !== null && last.family === family && last.name === tableName ? last : getOrAddTable(this.doc, family, tableName, line)
         const chainName = String(o.chain)
-        let chain = t.chains.get(chainName)
+        let chain = t === last && this.lastChain?.name === chainName ? this.lastChain : t.chains.get(chainName)
         if (!chain) {
-          chain = {name: chainName, line, hook: null, comment: null, rules: []}
+          chain = new NftChain(chainName, line, this)
           t.chains.set(chainName, chain)
         }
+        this.lastTable = t
+        this.lastChain = chain
         const tokens: string[] = []
         if (Array.isArray(o.expr)) for (const s of o.expr) statement(s, tokens)
-        chain.rules.push({tokens, comment: typeof o.comment === 'string' ? o.comment : null, line})
+        const comment = typeof o.comment === 'string' ? o.comment : null
+        // Most rules are kept as their words joined in one string, which ruleAt splits again:
+        // one string instead of an object, an array and a string per word.
+        const joined = tokens.join(WORD_SEPARATOR)
+        if (comment === null && tokens.length > 0 && countOf(joined, WORD_SEPARATOR) === tokens.length - 1) chain.addCompactRule(joined, line)
+        else chain.addRule({tokens, comment, line}, false)
         return
       }
       default:
-        unknown++
+        this.unknown++
     }
-  })
-  if (unknown > 0) report('info', 'NFT_SKIPPED_OBJECT', `${unknown} objects kp does not use (flowtables, counters, ...) were skipped`, 1)
-  return {doc, diagnostics}
+  }
+
+  finish(): {doc: NftDocument; diagnostics: Diagnostic[]} {
+    if (this.unknown > 0) this.report('info', 'NFT_SKIPPED_OBJECT', `${this.unknown} objects kp does not use (flowtables, counters, ...) were skipped`, 1)
+    return {doc: this.doc, diagnostics: this.diagnostics}
+  }
+}
+
+function countOf(text: string, part: string): number {
+  let n = 0
+  for (let i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) n++
+  return n
+}
+
+const WS_SPACE = 32
+const WS_TAB = 9
+const WS_LF = 10
+const WS_CR = 13
+const QUOTE = 34
+const BACKSLASH = 92
+const COMMA = 44
+const COLON = 58
+const LBRACKET = 91
+const RBRACKET = 93
+const LBRACE = 123
+const RBRACE = 125
+
+function skipWhitespace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i)
+    if (c !== WS_SPACE && c !== WS_LF && c !== WS_TAB && c !== WS_CR) return i
+    i++
+  }
+}
+
+/** The index of the `"` that closes the string opening at `open`, or -1. */
+function closingQuote(text: string, open: number): number {
+  let q = open
+  for (;;) {
+    q = text.indexOf('"', q + 1)
+    if (q < 0) return -1
+    let backslashes = 0
+    while (text.charCodeAt(q - 1 - backslashes) === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return q
+  }
+}
+
+/** The index just after the `}` or `]` that closes the object or array opening at `open`, or -1. */
+function endOfContainer(text: string, open: number): number {
+  let depth = 0
+  for (let i = open; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      i = closingQuote(text, i)
+      if (i < 0) return -1
+    } else if (c === LBRACE || c === LBRACKET) {
+      depth++
+    } else if (c === RBRACE || c === RBRACKET) {
+      if (--depth === 0) return i + 1
+    }
+  }
+  return -1
+}
+
+/**
+ * Where each entry of `{"nftables": [{...}, {...}, ...]}` starts and ends in the text; null
+ * when the text is not exactly that (any other key, an entry that is not an object, anything
+ * after it): then it is read whole, as before. An entry found here may still be bad JSON:
+ * JSON.parse says so.
+ */
+function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
+  let i = skipWhitespace(text, 0)
+  if (text.charCodeAt(i) !== LBRACE) return null
+  i = skipWhitespace(text, i + 1)
+  if (!text.startsWith('"nftables"', i)) return null
+  i = skipWhitespace(text, i + 10)
+  if (text.charCodeAt(i) !== COLON) return null
+  i = skipWhitespace(text, i + 1)
+  if (text.charCodeAt(i) !== LBRACKET) return null
+  i = skipWhitespace(text, i + 1)
+  const starts: number[] = []
+  const ends: number[] = []
+  if (text.charCodeAt(i) === RBRACKET) {
+    i++
+  } else {
+    for (;;) {
+      if (text.charCodeAt(i) !== LBRACE) return null
+      const end = endOfContainer(text, i)
+      if (end < 0) return null
+      starts.push(i)
+      ends.push(end)
+      i = skipWhitespace(text, end)
+      const c = text.charCodeAt(i)
+      if (c === RBRACKET) {
+        i++
+        break
+      }
+      if (c !== COMMA) return null
+      i = skipWhitespace(text, i + 1)
+    }
+  }
+  i = skipWhitespace(text, i)
+  if (text.charCodeAt(i) !== RBRACE) return null
+  return skipWhitespace(text, i + 1) === text.length ? {starts, ends} : null
+}
+
+/**
+ * The document entry by entry: JSON.parse of each entry alone. Parsing the whole 90 MB `nft -j`
+ * of a large node at once built a tree of several hundred MB that the garbage collector copied
+ * about while it grew; entry by entry, each tree is dropped as soon as it is read. Null when the
+ * text is not exactly `{"nftables": [...]}` or an entry is not valid JSON: the caller then reads
+ * it whole, which also gives JSON.parse's own message for bad input.
+ */
+function readByEntry(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} | null {
+  const ranges = entryRanges(text)
+  if (!ranges) return null
+  const {starts, ends} = ranges
+  // The same lines as objectLines: 1 + the newlines before the entry, when there are several lines.
+  const firstNewline = text.indexOf('\n')
+  const multiline = firstNewline >= 0 && firstNewline !== text.length - 1
+  const reader = new EntryReader(path)
+  let line = 1
+  let nextNewline = firstNewline
+  for (let k = 0; k < starts.length; k++) {
+    const start = starts[k]!
+    while (multiline && nextNewline >= 0 && nextNewline < start) {
+      line++
+      nextNewline = text.indexOf('\n', nextNewline + 1)
+    }
+    let item: Json
+    try {
+      item = JSON.parse(text.slice(start, ends[k])) as Json
+    } catch {
+      return null
+    }
+    reader.read(item, multiline ? line : k + 1)
+  }
+  return reader.finish()
+}
+
+export function parseNftJson(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
+  const byEntry = readByEntry(text, path)
+  if (byEntry) return byEntry
+  const reader = new EntryReader(path)
+  let root: Json
+  try {
+    root = JSON.parse(text) as Json
+  } catch (error) {
+    reader.report('error', 'NFT_JSON_INVALID', `not valid JSON: ${(error as Error).message}`, 1)
+    return {doc: reader.doc, diagnostics: reader.diagnostics}
+  }
+  const list = isObject(root) ? root.nftables : undefined
+  if (!Array.isArray(list)) {
+    reader.report('error', 'NFT_JSON_INVALID', 'not `nft -j` output: no top-level "nftables" array', 1)
+    return {doc: reader.doc, diagnostics: reader.diagnostics}
+  }
+  const lines = objectLines(text)
+  list.forEach((item, index) => reader.read(item, lines?.[index] ?? index + 1))
+  return reader.finish()
 }
 
 export function parse(src: SourceText): ParsedSource<NftDocument> {

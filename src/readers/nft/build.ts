@@ -33,7 +33,7 @@ function isDocument(data: unknown): data is NftDocument {
 /** Does any rule of this table test or set kube-proxy's masquerade mark? */
 function touchesKubeProxyMark(table: NftTable): boolean {
   for (const chain of table.chains.values()) {
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const w = rule.tokens
       for (let i = 0; i < w.length; i++) {
         const x = w[i]!

@@ -129,7 +129,7 @@ export class IptablesNftReader {
   }
 
   private readNatServices(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-SERVICES')?.rules ?? []) {
+    for (const rule of nat.chains.get('KUBE-SERVICES')?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
       if (d.target === 'KUBE-NODEPORTS') {
         if (d.ip) this.facts.addNodePortAddress(d.ip)
@@ -168,7 +168,7 @@ export class IptablesNftReader {
   }
 
   private readNatNodePorts(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-NODEPORTS')?.rules ?? []) {
+    for (const rule of nat.chains.get('KUBE-NODEPORTS')?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
       if (d.target === 'KUBE-MARK-MASQ') continue
       const h = d.target ? hashOf(d.target) : null
@@ -185,8 +185,8 @@ export class IptablesNftReader {
 
   /** KUBE-MARK-MASQ (the mark), KUBE-POSTROUTING (random-fully). */
   private readNodeChains(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-MARK-MASQ')?.rules ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
-    for (const rule of nat.chains.get('KUBE-POSTROUTING')?.rules ?? []) {
+    for (const rule of nat.chains.get('KUBE-MARK-MASQ')?.rules() ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
+    for (const rule of nat.chains.get('KUBE-POSTROUTING')?.rules() ?? []) {
       const i = rule.tokens.indexOf('masquerade')
       if (i >= 0) this.facts.randomFully = (this.facts.randomFully ?? false) || rule.tokens.slice(i + 1).some((w) => w.includes('fully-random'))
     }
@@ -231,26 +231,26 @@ export class IptablesNftReader {
         else g.etp = 'Local'
       }
     }
-    for (const rule of filter.chains.get('KUBE-SERVICES')?.rules ?? []) place(rule, 'KUBE-SERVICES', false)
-    for (const rule of filter.chains.get('KUBE-EXTERNAL-SERVICES')?.rules ?? []) place(rule, 'KUBE-EXTERNAL-SERVICES', true)
-    for (const rule of filter.chains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
+    for (const rule of filter.chains.get('KUBE-SERVICES')?.rules() ?? []) place(rule, 'KUBE-SERVICES', false)
+    for (const rule of filter.chains.get('KUBE-EXTERNAL-SERVICES')?.rules() ?? []) place(rule, 'KUBE-EXTERNAL-SERVICES', true)
+    for (const rule of filter.chains.get('KUBE-PROXY-FIREWALL')?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
       if (d.protocol === null) continue
       const fe = this.byFrontend.ownerOf(d.ip, d.protocol, d.port)?.frontends.get(frontendKey(d.ip, d.port))
       if (fe && fe.type !== 'ClusterIP') fe.type = 'LoadBalancer'
     }
-    const hc = filter.chains.get('KUBE-NODEPORTS')?.rules.length ?? 0
+    const hc = filter.chains.get('KUBE-NODEPORTS')?.ruleCount ?? 0
     if (hc > 0) {
       this.reporter.report('info', 'NFT_HEALTHCHECK_UNATTRIBUTED', `${hc} healthCheckNodePort rules in filter KUBE-NODEPORTS cannot be tied to a service without their comments`, this.ref(filter.chains.get('KUBE-NODEPORTS')!.line))
     }
     const fwd = filter.chains.get('KUBE-FORWARD')
-    if (fwd) this.facts.conntrackInvalidDrop = fwd.rules.some((r) => hasSequence(r.tokens, 'ct', 'state', 'invalid') && verdictOf(r.tokens)?.kind === 'drop')
+    if (fwd) this.facts.conntrackInvalidDrop = fwd.rules().some((r) => hasSequence(r.tokens, 'ct', 'state', 'invalid') && verdictOf(r.tokens)?.kind === 'drop')
   }
 
   private finish(g: Group): ServicePort {
     if (g.fw) {
       const ranges: string[] = []
-      for (const rule of this.chain(g.fw)?.rules ?? []) {
+      for (const rule of this.chain(g.fw)?.rules() ?? []) {
         const saddr = addressMatch(rule.tokens, 'saddr')
         const v = verdictOf(rule.tokens)
         if (saddr && !saddr.negated && v?.target?.startsWith('KUBE-')) for (const x of saddr.values) ranges.push(toCidr(x))
@@ -261,7 +261,7 @@ export class IptablesNftReader {
     const ext = this.chain(g.ext)
     if (ext) {
       g.rules.push(this.ref(ext.line))
-      for (const rule of ext.rules) {
+      for (const rule of ext.rules()) {
         const v = verdictOf(rule.tokens)
         if (hasSequence(rule.tokens, 'fib', 'saddr', 'type', 'local') || v?.target?.startsWith('KUBE-SVL-')) g.etp = 'Local'
         if (v?.target?.startsWith('KUBE-SVL-')) g.svl ??= v.target
@@ -320,7 +320,7 @@ export class IptablesNftReader {
     g.rules.push(this.ref(chain.line))
     let remaining = 1
     const out: {ip: string; port: number | null; share: number}[] = []
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const w = rule.tokens
       const v = verdictOf(w)
       if (v?.target === 'KUBE-MARK-MASQ') {
@@ -354,7 +354,7 @@ export class IptablesNftReader {
       this.reporter.report('warning', 'NFT_MISSING_CHAIN', `chain ${name} is jumped to but not in the nat table`, this.ref(line))
       return null
     }
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const dnat = rule.tokens.indexOf('dnat')
       if (dnat < 0) continue
       const to = rule.tokens.indexOf('to', dnat)

@@ -29,12 +29,75 @@ export interface NftHook {
   policy: string | null
 }
 
-export interface NftChain {
-  name: string
-  line: number
-  hook: NftHook | null
-  comment: string | null
-  rules: NftRule[]
+/**
+ * Makes the rules a reader kept in a compact form. A large dump has 200,000+ rules; kept as
+ * objects with their words, they made the garbage collector copy them all, twice, while the
+ * dump was read. The text reader keeps where a rule's line is, the JSON reader its words joined
+ * in one string; NftChain.rules() asks for the NftRule when a rule is used.
+ */
+export interface CompactRules {
+  /** The rule kept as `ref` (whatever its reader chose) that starts at `line`. */
+  ruleAt(ref: number | string, line: number): NftRule
+}
+
+export class NftChain {
+  hook: NftHook | null = null
+  comment: string | null = null
+  /** The rules in order: an NftRule, or a compact rule as two entries, its ref and its line. */
+  private entries: (NftRule | number | string)[] = []
+  private count = 0
+
+  constructor(
+    readonly name: string,
+    readonly line: number,
+    private readonly compactRules: CompactRules | null = null,
+  ) {}
+
+  get ruleCount(): number {
+    return this.count
+  }
+
+  /** The rules in order. Compact rules are made again on each call: call once per use. */
+  rules(): NftRule[] {
+    const out: NftRule[] = []
+    const entries = this.entries
+    for (let k = 0; k < entries.length; k++) {
+      const e = entries[k]!
+      if (typeof e === 'object') out.push(e)
+      else out.push(this.compactRules!.ruleAt(e, entries[++k] as number))
+    }
+    return out
+  }
+
+  addRule(rule: NftRule, atStart: boolean): void {
+    if (atStart) this.entries.unshift(rule)
+    else this.append(rule)
+    this.count++
+  }
+
+  /** A rule this chain's CompactRules makes from `ref` when asked. */
+  addCompactRule(ref: number | string, line: number): void {
+    this.append(ref, line)
+    this.count++
+  }
+
+  clearRules(): void {
+    this.entries = []
+    this.count = 0
+  }
+
+  /** Gives back the spare room of the rule list once no more rules are expected (end of a `chain {}` block). */
+  compact(): void {
+    // Up to 8 entries, append already grew it to the exact size.
+    if (this.entries.length > 8) this.entries = this.entries.slice()
+  }
+
+  private append(...items: (NftRule | number | string)[]): void {
+    // Most chains of a large dump have one to three rules, and a growing array takes room for
+    // 17 entries at its first push: up to 8 entries, grow to the exact size instead.
+    if (this.entries.length + items.length <= 8) this.entries = this.entries.concat(items)
+    else this.entries.push(...items)
+  }
 }
 
 export interface NftElement {

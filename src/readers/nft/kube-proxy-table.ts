@@ -22,34 +22,74 @@
  */
 import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
 import {FrontendIndex} from './frontends.js'
-import {nftNameHash} from './hash.js'
+import {nftNameHash, nftNameHashIs} from './hash.js'
 import type {NftChain, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'
 import {addressMatch, hasSequence, interfaceMatch, markSetOr, portOf, protocolOf, splitHostPort, toCidr, verdictOf} from './words.js'
 
 type ChainPrefix = 'service' | 'local' | 'external' | 'firewall' | 'endpoint' | 'affinity'
-const PREFIXES: ReadonlySet<string> = new Set(['service', 'local', 'external', 'firewall', 'endpoint', 'affinity'])
+const PREFIXES: readonly ChainPrefix[] = ['service', 'local', 'external', 'firewall', 'endpoint', 'affinity']
 
-/** A per-service object name `PREFIX-HASH8-ns/svc/proto/port[__IP/PORT]` taken apart. */
-export interface PerServiceName {
-  prefix: ChainPrefix
-  hash: string
+/**
+ * A per-service object name `PREFIX-HASH8-ns/svc/proto/port[__IP/PORT]` taken apart. The parts
+ * are cut out when asked: a large dump has 100,000+ such names, each taken apart twice or
+ * more, and most parts are never looked at.
+ */
+export class PerServiceName {
+  constructor(
+    readonly full: string,
+    readonly prefix: ChainPrefix,
+    /** Where the hash starts (after `PREFIX-`). */
+    private readonly hashAt: number,
+    /** Where `__` is, or -1. */
+    private readonly sep: number,
+    /** The three slashes of `ns/svc/proto/portName`. */
+    private readonly slashes: readonly [number, number, number],
+  ) {}
+
+  get hash(): string {
+    return this.full.slice(this.hashAt, this.hashAt + 8)
+  }
+
   /** What the hash was computed over: everything after `HASH8-`. */
-  hashed: string
+  get hashed(): string {
+    return this.full.slice(this.hashAt + 9)
+  }
+
   /** `ns/svc/proto/portName`. */
-  base: string
-  namespace: string
-  name: string
-  protocol: string
-  portName: string
+  get base(): string {
+    return this.sep < 0 ? this.full.slice(this.hashAt + 9) : this.full.slice(this.hashAt + 9, this.sep)
+  }
+
+  get namespace(): string {
+    return this.full.slice(this.hashAt + 9, this.slashes[0])
+  }
+
+  get name(): string {
+    return this.full.slice(this.slashes[0] + 1, this.slashes[1])
+  }
+
+  get protocol(): string {
+    return this.full.slice(this.slashes[1] + 1, this.slashes[2])
+  }
+
+  get portName(): string {
+    return this.sep < 0 ? this.full.slice(this.slashes[2] + 1) : this.full.slice(this.slashes[2] + 1, this.sep)
+  }
+
   /** `IP/PORT` of an endpoint or affinity name (IPv6 with `.` for `:`); null otherwise. */
-  endpointPart: string | null
-  truncated: boolean
+  get endpointPart(): string | null {
+    return this.sep < 0 ? null : this.full.slice(this.sep + 2)
+  }
+
+  get truncated(): boolean {
+    return this.full.endsWith('...')
+  }
 }
 
-function isBase32(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
+function isBase32(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i)
     if (!((c >= 65 && c <= 90) || (c >= 50 && c <= 55))) return false
   }
@@ -59,29 +99,23 @@ function isBase32(s: string): boolean {
 export function parsePerServiceName(full: string): PerServiceName | null {
   const dash = full.indexOf('-')
   if (dash < 0) return null
-  const prefix = full.slice(0, dash)
-  if (!PREFIXES.has(prefix) || full.charCodeAt(dash + 9) !== 45) return null
-  const hash = full.slice(dash + 1, dash + 9)
-  if (!isBase32(hash)) return null
-  const hashed = full.slice(dash + 10)
+  let prefix: ChainPrefix | undefined
+  for (const p of PREFIXES) if (p.length === dash && full.startsWith(p)) prefix = p
+  if (prefix === undefined || full.charCodeAt(dash + 9) !== 45) return null
+  if (!isBase32(full, dash + 1, dash + 9)) return null
+  const hashedAt = dash + 10
   // A name with "/" is always a per-service object (§3.6); kube-proxy's own names have none.
-  if (!hashed.includes('/')) return null
-  const sep = hashed.indexOf('__')
-  const base = sep < 0 ? hashed : hashed.slice(0, sep)
-  const parts = base.split('/')
-  if (parts.length !== 4) return null
-  return {
-    prefix: prefix as ChainPrefix,
-    hash,
-    hashed,
-    base,
-    namespace: parts[0]!,
-    name: parts[1]!,
-    protocol: parts[2]!,
-    portName: parts[3]!,
-    endpointPart: sep < 0 ? null : hashed.slice(sep + 2),
-    truncated: hashed.endsWith('...'),
-  }
+  if (full.indexOf('/', hashedAt) < 0) return null
+  const sep = full.indexOf('__', hashedAt)
+  const baseEnd = sep < 0 ? full.length : sep
+  // ns/svc/proto/portName: exactly three slashes.
+  const slash1 = full.indexOf('/', hashedAt)
+  const slash2 = full.indexOf('/', slash1 + 1)
+  const slash3 = slash2 < 0 ? -1 : full.indexOf('/', slash2 + 1)
+  if (slash1 >= baseEnd || slash2 < 0 || slash2 >= baseEnd || slash3 < 0 || slash3 >= baseEnd) return null
+  const slash4 = full.indexOf('/', slash3 + 1)
+  if (slash4 >= 0 && slash4 < baseEnd) return null
+  return new PerServiceName(full, prefix, dash + 1, sep, [slash1, slash2, slash3])
 }
 
 interface ServiceAcc {
@@ -116,7 +150,6 @@ export class KubeProxyTableReader {
   /** `IP|proto|port` and `*|proto|port` -> the service that owns that frontend. */
   private readonly byFrontend = new FrontendIndex<ServiceAcc>()
   private readonly used = new Set<string>()
-  private readonly perService = new Map<string, PerServiceName>()
   private readonly clusterIps: Set<string> | null
   private readonly family: Family
 
@@ -136,7 +169,7 @@ export class KubeProxyTableReader {
   }
 
   read(): ServicePort[] {
-    this.indexNames()
+    this.checkNames()
     this.readTopLevelChains()
     this.readServiceIps()
     this.readNodePorts()
@@ -149,18 +182,21 @@ export class KubeProxyTableReader {
     return out
   }
 
-  /** One pass over chain and set names: per-service names, with their hashes checked (§3.6). */
-  private indexNames(): void {
+  /**
+   * One pass over chain and set names: per-service names, with their hashes checked (§3.6).
+   * The names taken apart are not kept (120,000 of them in a large dump): the few later
+   * lookups take the name apart again.
+   */
+  private checkNames(): void {
     const check = (objName: string, line: number): void => {
       const p = parsePerServiceName(objName)
       if (!p) return
-      this.perService.set(objName, p)
       if (p.truncated) {
         this.reporter.report('info', 'NFT_NAME_TRUNCATED', `${objName}: a truncated name (over 240 characters); its hash cannot be checked`, this.ref(line))
         return
       }
-      const want = nftNameHash(p.hashed)
-      if (want !== p.hash) {
+      if (!nftNameHashIs(p.hashed, p.hash)) {
+        const want = nftNameHash(p.hashed)
         this.reporter.report('warning', 'NFT_HASH_MISMATCH', `${objName}: kube-proxy would name this ${p.prefix}-${want}-${p.hashed}; the hash ${p.hash} does not match (hand-edited or not made by kube-proxy)`, this.ref(line))
       }
     }
@@ -170,7 +206,7 @@ export class KubeProxyTableReader {
 
   /** A per-service name a verdict points at; also for chains missing from a truncated dump. */
   private nameOf(target: string): PerServiceName | undefined {
-    return this.perService.get(target) ?? parsePerServiceName(target) ?? undefined
+    return parsePerServiceName(target) ?? undefined
   }
 
   private serviceFor(p: PerServiceName, protocol: Protocol, line: number): ServiceAcc {
@@ -216,8 +252,9 @@ export class KubeProxyTableReader {
   }
 
   private use(chainName: string, line: number, from: string): NftChain | null {
-    this.used.add(chainName)
     const chain = this.chain(chainName)
+    // The chain's own name string: the one in the rule is dropped with the rule.
+    this.used.add(chain?.name ?? chainName)
     if (!chain) {
       this.reporter.report('warning', 'NFT_MISSING_CHAIN', `${from} points at chain ${chainName}, which is not in the table`, this.ref(line))
       return null
@@ -232,9 +269,9 @@ export class KubeProxyTableReader {
   /** `services`, `masquerading`, `mark-for-masquerade`: node-wide facts. */
   private readTopLevelChains(): void {
     const mfm = this.chain('mark-for-masquerade')
-    for (const rule of mfm?.rules ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
+    for (const rule of mfm?.rules() ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
     const services = this.chain('services')
-    for (const rule of services?.rules ?? []) {
+    for (const rule of services?.rules() ?? []) {
       const w = rule.tokens
       if (w.includes('@service-nodeports')) {
         if (hasSequence(w, 'fib', 'daddr', 'type', 'local')) this.facts.allNodeAddresses()
@@ -247,7 +284,7 @@ export class KubeProxyTableReader {
       }
     }
     const masq = this.chain('masquerading')
-    for (const rule of masq?.rules ?? []) {
+    for (const rule of masq?.rules() ?? []) {
       const i = rule.tokens.indexOf('masquerade')
       if (i < 0) continue
       const flags = rule.tokens.slice(i + 1).join(',')
@@ -454,7 +491,7 @@ export class KubeProxyTableReader {
     const chain = this.chain(a.externalChain!)
     if (!chain) return
     a.rules.push(this.ref(chain.line))
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const w = rule.tokens
       const v = verdictOf(w)
       const p = v?.target ? this.nameOf(v.target) : undefined
@@ -489,7 +526,7 @@ export class KubeProxyTableReader {
     const chain = this.chain(name)
     if (!chain) return []
     const out: string[] = []
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const saddr = addressMatch(rule.tokens, 'saddr')
       if (saddr?.negated && verdictOf(rule.tokens)?.kind === 'drop') {
         for (const x of saddr.values) if (!lbIps.has(x)) out.push(toCidr(x))
@@ -508,9 +545,9 @@ export class KubeProxyTableReader {
     const chain = this.chain(name)
     if (!chain) return []
     a.rules.push(this.ref(chain.line))
-    this.facts.sawInternalChain ||= chain.rules.length > 0
+    this.facts.sawInternalChain ||= chain.ruleCount > 0
     const out: SelectedEndpoint[] = []
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const w = rule.tokens
       const v = verdictOf(w)
       const numgen = w.indexOf('numgen')
@@ -520,7 +557,7 @@ export class KubeProxyTableReader {
         if (targets.length !== n) this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: numgen mod ${w[numgen + 3]} but ${targets.length} entries`, this.ref(rule.line))
         for (const target of targets) {
           const ep = this.readEndpointChain(target, rule.line, name)
-          if (ep) out.push({...ep, share: 1 / Math.max(n, targets.length)})
+          if (ep) out.push({ip: ep.ip, port: ep.port, share: 1 / Math.max(n, targets.length)})
         }
         continue
       }
@@ -568,7 +605,7 @@ export class KubeProxyTableReader {
           k += 5
         } else if (w[k + 1] === ':') {
           const hp = splitHostPort(w[k + 2]!)
-          if (hp) out.push({...hp, share: 0})
+          if (hp) out.push({ip: hp.ip, port: hp.port, share: 0})
           k += 3
         } else {
           k++
@@ -584,7 +621,7 @@ export class KubeProxyTableReader {
       this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chainName}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
       return []
     }
-    return [{...hp, share: 1}]
+    return [{ip: hp.ip, port: hp.port, share: 1}]
   }
 
   /** endpoint-BE: `meta l4proto tcp dnat to IP:PORT` (+ hairpin masquerade, affinity update). */
@@ -592,7 +629,7 @@ export class KubeProxyTableReader {
     const chain = this.use(name, line, from)
     if (!chain) return null
     let found: {ip: string; port: number | null} | null = null
-    for (const rule of chain.rules) {
+    for (const rule of chain.rules()) {
       const w = rule.tokens
       const dnat = w.indexOf('dnat')
       if (dnat >= 0) {
@@ -613,7 +650,7 @@ export class KubeProxyTableReader {
       this.reporter.report('warning', 'NFT_NO_DNAT', `endpoint chain ${name} is selected by ${from} but has no dnat; its endpoint is unknown`, this.ref(chain.line))
       return null
     }
-    const p = this.perService.get(name)
+    const p = parsePerServiceName(name)
     if (p?.endpointPart && !p.truncated && p.endpointPart !== `${found.ip.replaceAll(':', '.')}/${found.port}`) {
       this.reporter.report('warning', 'NFT_INCONSISTENT', `endpoint chain ${name} DNATs to ${found.ip}:${found.port}, not to the endpoint its name says`, this.ref(chain.line))
     }
@@ -622,18 +659,20 @@ export class KubeProxyTableReader {
 
   /** Per-service chains and sets nothing points at: leftovers of deleted services (§3.5). */
   private reportLeftovers(): void {
-    for (const [objName, p] of this.perService) {
-      if (this.used.has(objName)) continue
-      const chain = this.chain(objName)
-      if (!chain) {
-        if (p.prefix === 'affinity') this.reporter.report('info', 'NFT_STALE_SET', `affinity set ${objName} is not used by any rule`, this.ref(this.set(objName)?.line ?? 1))
-        continue
-      }
-      if (chain.rules.length === 0) {
+    // Chains first, then sets that are not also chains: the order checkNames met the names in.
+    for (const chain of this.table.chains.values()) {
+      const objName = chain.name
+      if (this.used.has(objName) || !parsePerServiceName(objName)) continue
+      if (chain.ruleCount === 0) {
         this.reporter.report('info', 'NFT_STALE_CHAIN', `empty chain ${objName}: flushed by kube-proxy for a deleted service or endpoint, to be deleted on a later sync; not a service`, this.ref(chain.line))
       } else {
         this.reporter.report('warning', 'NFT_UNREFERENCED_CHAIN', `chain ${objName} has rules but no map element or rule points at it; it was not counted as a service`, this.ref(chain.line))
       }
+    }
+    for (const set of this.table.sets.values()) {
+      const objName = set.name
+      if (this.used.has(objName) || this.chain(objName)) continue
+      if (parsePerServiceName(objName)?.prefix === 'affinity') this.reporter.report('info', 'NFT_STALE_SET', `affinity set ${objName} is not used by any rule`, this.ref(set.line))
     }
   }
 }

@@ -16,19 +16,20 @@ import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {
   NFT_FAMILIES,
+  NftChain,
   emptyDocument,
   getOrAddTable,
   parseNftDuration,
   resolvePriority,
   unquote,
-  type NftChain,
   type NftDocument,
   type NftElement,
   type NftRule,
   type NftSet,
   type NftTable,
+  type CompactRules,
 } from './ir.js'
-import {tokenizeLine} from './tokenize.js'
+import {LINE_BLANK, LINE_RULE, WordCache, isBlankLine, lineShape, tokenizeRange, type LineTokens} from './tokenize.js'
 
 /** More "not understood" lines than this are summarised in one diagnostic. */
 const MAX_UNKNOWN_REPORTS = 20
@@ -56,14 +57,53 @@ function lineAt(lines: WordLines, k: number): number {
 const COMMANDS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush'])
 const TABLE_BLOCKS = new Set(['flowtable', 'counter', 'quota', 'ct', 'limit', 'secmark', 'synproxy', 'tunnel'])
 
-class TextReader {
+class TextReader implements CompactRules {
   readonly doc: NftDocument = emptyDocument()
   readonly diagnostics: Diagnostic[] = []
   private readonly stack: Context[] = [{kind: 'top'}]
   private pending: Pending | null = null
   private unknownCount = 0
+  private readonly words = new WordCache()
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly path: string,
+  ) {}
+
+  /** Every line, once. Returns the number of lines. */
+  readAll(): number {
+    const text = this.text
+    const n = text.length
+    let lineNo = 0
+    let start = 0
+    while (start <= n) {
+      let end = text.indexOf('\n', start)
+      if (end < 0) end = n
+      lineNo++
+      // Most lines of a large dump are the rules of its chains: those are kept as positions
+      // and read when the rules are used (NftChain.rules), so reading the dump makes no words
+      // for them (ir.ts CompactRules).
+      const ctx = this.top
+      if (this.pending === null && ctx.kind === 'chain') {
+        const shape = lineShape(text, start, end)
+        if (shape === LINE_RULE) ctx.chain.addCompactRule(start, lineNo)
+        else if (shape !== LINE_BLANK) this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
+      } else if (!isBlankLine(text, start, end)) {
+        this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
+      }
+      start = end + 1
+      if (end === n) break
+    }
+    return lineNo
+  }
+
+  /** The rule on the line that starts at `offset` (the reader keeps only that: readAll). */
+  ruleAt(offset: number | string, line: number): NftRule {
+    if (typeof offset !== 'number') throw new Error('the text reader keeps rules as line offsets')
+    let end = this.text.indexOf('\n', offset)
+    if (end < 0) end = this.text.length
+    return toRule(tokenizeRange(this.text, offset, end, this.words).words, line)
+  }
 
   private report(severity: Diagnostic['severity'], code: string, message: string, line: number): void {
     this.diagnostics.push({severity, code, message, source: {path: this.path, line}})
@@ -81,8 +121,7 @@ class TextReader {
     return this.stack[this.stack.length - 1]!
   }
 
-  readLine(raw: string, lineNo: number): void {
-    const {words, unterminatedQuote} = tokenizeLine(raw)
+  readLine({words, unterminatedQuote}: LineTokens, lineNo: number): void {
     if (unterminatedQuote) this.report('warning', 'NFT_UNTERMINATED_STRING', 'a quoted string is not closed on this line; it was read to the end of the line', lineNo)
     if (words.length === 0) return
     const ctx = this.top
@@ -91,7 +130,7 @@ class TextReader {
         if (w === '{') ctx.depth++
         else if (w === '}') ctx.depth--
       }
-      if (ctx.depth <= 0) this.stack.pop()
+      if (ctx.depth <= 0) this.closeBlock()
       return
     }
     if (this.pending) {
@@ -105,7 +144,7 @@ class TextReader {
     }
     // A line that closes the current block.
     if (words[0] === '}' && ctx.kind !== 'top') {
-      this.stack.pop()
+      this.closeBlock()
       if (words.length > 1) this.readWords(words.slice(1), lineNo)
       return
     }
@@ -115,7 +154,7 @@ class TextReader {
   private readWords(words: string[], lineNo: number): void {
     if (words[0] === '}') {
       if (this.top.kind === 'top') this.report('warning', 'NFT_UNBALANCED_BRACE', 'a `}` that closes nothing', lineNo)
-      else this.stack.pop()
+      else this.closeBlock()
       if (words.length > 1) this.readWords(words.slice(1), lineNo)
       return
     }
@@ -137,6 +176,11 @@ class TextReader {
     } else {
       this.statement(words, lineNo)
     }
+  }
+
+  private closeBlock(): void {
+    const ctx = this.stack.pop()
+    if (ctx?.kind === 'chain') ctx.chain.compact()
   }
 
   private append(p: Pending, words: string[], lineNo: number): void {
@@ -189,7 +233,7 @@ class TextReader {
   private chainOf(table: NftTable, name: string, line: number): NftChain {
     let chain = table.chains.get(name)
     if (!chain) {
-      chain = {name, line, hook: null, comment: null, rules: []}
+      chain = new NftChain(name, line, this)
       table.chains.set(name, chain)
     }
     return chain
@@ -282,9 +326,7 @@ class TextReader {
   }
 
   private addRule(chain: NftChain, words: string[], line: number, atStart: boolean): void {
-    const rule = toRule(words, line)
-    if (atStart) chain.rules.unshift(rule)
-    else chain.rules.push(rule)
+    chain.addRule(toRule(words, line), atStart)
   }
 
   /** Elements between the `{` at words[open] and its matching `}`. */
@@ -323,7 +365,7 @@ class TextReader {
       }
       const table = getOrAddTable(this.doc, family, tableName, line)
       if (verb === 'flush') {
-        for (const c of table.chains.values()) c.rules = []
+        for (const c of table.chains.values()) c.clearRules()
         for (const s of table.sets.values()) s.elements = []
         return
       }
@@ -365,7 +407,7 @@ class TextReader {
     }
     const chain = this.chainOf(table, name, lineAt(lines, 0))
     if (verb === 'flush') {
-      chain.rules = []
+      chain.clearRules()
       return
     }
     for (const part of blockStatements(words, lines, i)) {
@@ -571,19 +613,9 @@ function splitElements(words: string[], lines: WordLines, from: number, to: numb
 }
 
 export function parseNftText(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
-  const reader = new TextReader(path)
-  let lineNo = 0
-  let start = 0
-  const n = text.length
-  while (start <= n) {
-    let end = text.indexOf('\n', start)
-    if (end < 0) end = n
-    lineNo++
-    reader.readLine(text.slice(start, end), lineNo)
-    start = end + 1
-    if (end === n) break
-  }
-  reader.finish(Math.max(1, lineNo))
+  const reader = new TextReader(text, path)
+  const lineCount = reader.readAll()
+  reader.finish(Math.max(1, lineCount))
   return {doc: reader.doc, diagnostics: reader.diagnostics}
 }
 

@@ -7,6 +7,10 @@
  *   but stays inside one (`flags dynamic,timeout`, `ct state established,related`).
  * * `#` at the start of a word ends the line: `# handle 12` from `nft -a`, the
  *   `# Warning: table ip nat is managed by iptables-nft` trailer, and `#` lines.
+ *
+ * Dumps have 500,000+ lines, so a line is read in place (no copy of it), a repeated keyword
+ * (`ip`, `saddr`, `jump`, `tcp`, ...) is one shared string (WordCache), and the reader skips
+ * most lines without making their words at all (lineShape, isBlankLine).
  */
 
 export interface LineTokens {
@@ -25,47 +29,165 @@ const SEMI = 59
 const LBRACE = 123
 const RBRACE = 125
 
-export function tokenizeLine(line: string): LineTokens {
+/** Words longer than this are taken as they are (chain names, rarely repeated on other lines). */
+const MAX_SHARED_LENGTH = 24
+const SHARED_SLOTS = 1 << 14
+
+/**
+ * A fixed-size cache of the words already seen, one per slot (a newer word with the same slot
+ * replaces the older one), so its memory is bounded whatever the input. Only words without
+ * digits: keywords and names. One per input: its words may be slices of that input's text.
+ */
+export class WordCache {
+  private readonly slots: string[] = new Array<string>(SHARED_SLOTS).fill('')
+
+  /** text[start, end) as a string, the same string as last time when it was seen before. */
+  word(text: string, start: number, end: number): string {
+    const length = end - start
+    if (length > MAX_SHARED_LENGTH) return text.slice(start, end)
+    let h = length
+    for (let k = start; k < end; k++) {
+      const c = text.charCodeAt(k)
+      // Addresses, ports and numbers: mostly different from one rule to the next, so a slot
+      // would only keep them alive a little longer (the garbage collector copies them then).
+      if (c >= 48 && c <= 57) return text.slice(start, end)
+      h = (Math.imul(h, 31) + c) | 0
+    }
+    const slot = (h ^ (h >>> 14)) & (SHARED_SLOTS - 1)
+    const seen = this.slots[slot]!
+    if (seen.length === length) {
+      let k = 0
+      while (k < length && seen.charCodeAt(k) === text.charCodeAt(start + k)) k++
+      if (k === length) return seen
+    }
+    const fresh = text.slice(start, end)
+    this.slots[slot] = fresh
+    return fresh
+  }
+}
+
+/** The words of text[start, end) (one line, without its `\n`). */
+export function tokenizeRange(text: string, start: number, end: number, cache: WordCache | null): LineTokens {
   const words: string[] = []
-  let unterminatedQuote = false
-  let start = -1
-  const n = line.length
-  let i = 0
-  for (; i < n; i++) {
-    const c = line.charCodeAt(i)
+  let wordStart = -1
+  let i = start
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i)
     const blank = c === SPACE || c === TAB || c === CR
     if (blank || c === LBRACE || c === RBRACE || c === SEMI) {
-      if (start >= 0) {
-        pushWord(words, line, start, i)
-        start = -1
+      if (wordStart >= 0) {
+        pushWord(words, text, wordStart, i, cache)
+        wordStart = -1
       }
       if (!blank) words.push(c === LBRACE ? '{' : c === RBRACE ? '}' : ';')
       continue
     }
-    if (start >= 0) continue
+    if (wordStart >= 0) continue
     if (c === QUOTE) {
-      const close = line.indexOf('"', i + 1)
-      if (close < 0) {
-        words.push(line.slice(i) + '"')
-        unterminatedQuote = true
-        return {words, unterminatedQuote}
+      let close = i + 1
+      while (close < end && text.charCodeAt(close) !== QUOTE) close++
+      if (close >= end) {
+        words.push(text.slice(i, end) + '"')
+        return {words, unterminatedQuote: true}
       }
-      words.push(line.slice(i, close + 1))
+      words.push(wordAt(text, i, close + 1, cache))
       i = close
       continue
     }
     if (c === HASH) break
-    start = i
+    wordStart = i
   }
-  if (start >= 0) pushWord(words, line, start, i)
-  return {words, unterminatedQuote}
+  if (wordStart >= 0) pushWord(words, text, wordStart, i, cache)
+  return {words, unterminatedQuote: false}
 }
 
-/** line[start, end) as a word; a trailing comma becomes a word of its own. */
-function pushWord(words: string[], line: string, start: number, end: number): void {
-  if (end - start > 1 && line.charCodeAt(end - 1) === COMMA) {
-    words.push(line.slice(start, end - 1), ',')
-  } else {
-    words.push(line.slice(start, end))
+/** First words of the statements of a chain block that are not rules (see parse.ts chainProperty). */
+const CHAIN_PROPERTIES = ['type', 'policy', 'comment', 'devices', 'device']
+
+/** What lineShape says about a line. */
+export const LINE_BLANK = 0
+export const LINE_RULE = 1
+export const LINE_OTHER = 2
+
+/**
+ * A look at text[start, end) that makes no words: LINE_BLANK when tokenizeRange would find
+ * none, LINE_RULE when, inside a chain block, the line is a rule on its own: words, braces
+ * balanced (or more closed), no `;`, every quote closed, and not a chain property (`type`,
+ * `policy`, `comment`, `devices`). The text reader then keeps only where the line is and
+ * reads its words when the rule is used. Mirrors tokenizeRange: keep the two in step.
+ */
+export function lineShape(text: string, start: number, end: number): number {
+  let wordStart = -1
+  let firstStart = -1
+  let firstEnd = -1
+  let depth = 0
+  let i = start
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i)
+    const blank = c === SPACE || c === TAB || c === CR
+    if (blank || c === LBRACE || c === RBRACE || c === SEMI) {
+      if (wordStart >= 0) {
+        if (firstStart < 0) {
+          firstStart = wordStart
+          firstEnd = i
+        }
+        wordStart = -1
+      }
+      if (!blank) {
+        // A line that starts with `{`, `}` or `;`, or has a `;`, is read word by word.
+        if (firstStart < 0 || c === SEMI) return LINE_OTHER
+        depth += c === LBRACE ? 1 : -1
+      }
+      continue
+    }
+    if (wordStart >= 0) continue
+    if (c === QUOTE) {
+      let close = i + 1
+      while (close < end && text.charCodeAt(close) !== QUOTE) close++
+      // Not closed: the tokenizer reports it.
+      if (close >= end) return LINE_OTHER
+      if (firstStart < 0) {
+        firstStart = i
+        firstEnd = close + 1
+      }
+      i = close
+      continue
+    }
+    if (c === HASH) break
+    wordStart = i
   }
+  if (wordStart >= 0 && firstStart < 0) {
+    firstStart = wordStart
+    firstEnd = i
+  }
+  if (firstStart < 0) return LINE_BLANK
+  if (depth > 0) return LINE_OTHER
+  if (firstEnd - firstStart > 1 && text.charCodeAt(firstEnd - 1) === COMMA) firstEnd--
+  for (const property of CHAIN_PROPERTIES) {
+    if (firstEnd - firstStart === property.length && text.startsWith(property, firstStart)) return LINE_OTHER
+  }
+  return LINE_RULE
+}
+
+/** Whether tokenizeRange finds no word in text[start, end): blanks, or a `#` comment. */
+export function isBlankLine(text: string, start: number, end: number): boolean {
+  let i = start
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== SPACE && c !== TAB && c !== CR) break
+  }
+  return i === end || text.charCodeAt(i) === HASH
+}
+
+/** text[start, end) as a word; a trailing comma becomes a word of its own. */
+function pushWord(words: string[], text: string, start: number, end: number, cache: WordCache | null): void {
+  if (end - start > 1 && text.charCodeAt(end - 1) === COMMA) {
+    words.push(wordAt(text, start, end - 1, cache), ',')
+  } else {
+    words.push(wordAt(text, start, end, cache))
+  }
+}
+
+function wordAt(text: string, start: number, end: number, cache: WordCache | null): string {
+  return cache === null ? text.slice(start, end) : cache.word(text, start, end)
 }

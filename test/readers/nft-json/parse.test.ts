@@ -37,7 +37,7 @@ describe('nft -j reader', () => {
     const json = parseNftJson(readFixture('nft-json', 'upstream-overall', 'input.json'), 'j').doc
     const text = parseNftText(readFixture('nft', 'upstream-overall', 'list.nft'), 't').doc
     const rules = (doc: typeof json) =>
-      [...doc.tables.get('ip kube-proxy')!.chains.values()].flatMap((c) => c.rules.map((r) => `${c.name}: ${r.tokens.join(' ')}${r.comment === null ? '' : ` comment ${r.comment}`}`))
+      [...doc.tables.get('ip kube-proxy')!.chains.values()].flatMap((c) => c.rules().map((r) => `${c.name}: ${r.tokens.join(' ')}${r.comment === null ? '' : ` comment ${r.comment}`}`))
     expect(rules(json)).toEqual(rules(text))
     const elements = (doc: typeof json) =>
       [...doc.tables.get('ip kube-proxy')!.sets.values()].flatMap((s) => s.elements.map((e) => `${s.name}: ${e.key.join(' . ')} ${e.comment ?? ''} : ${(e.value ?? []).join(' ')}`))
