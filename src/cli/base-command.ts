@@ -92,7 +92,9 @@ export abstract class KpCommand extends Command {
    * took longer than reading the dump (docs/benchmarks.md).
    */
   override logJson(json: unknown): void {
-    const text = JSON.stringify(json, null, 2)
+    // Indented for a person at a terminal; compact into a pipe or file, where jq or a program
+    // reads it: a 10,000-service state is 28 MB instead of 48 MB, and stringified in half the time.
+    const text = process.stdout.isTTY ? JSON.stringify(json, null, 2) : JSON.stringify(json)
     // In 1 MiB pieces, and the newline on its own: appending it would copy the whole document
     // (50 MB for 10,000 services) into a new string, and one write would encode all of it into
     // one buffer at once. Writes to pipes and files are synchronous here, so nothing piles up.

@@ -27,6 +27,14 @@ describe('kp list', () => {
     expect(json(r.stdout)).toEqual(JSON.parse(readFileSync(STATE, 'utf8')))
   })
 
+  it('--json into a pipe is one compact line (a terminal gets it indented)', () => {
+    const r = runKp(['list', '--json', '-f', STATE])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout.endsWith('\n')).toBe(true)
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
+    expect(r.stdout.trimEnd()).toBe(JSON.stringify(json(r.stdout)))
+  })
+
   it('round-trips the iptables dump: list --json -f X > a.json; list --json -f a.json gives a.json again', () => {
     const first = runKp(['list', '--json', '-f', RULES])
     expect(first.exitCode).toBe(0)
