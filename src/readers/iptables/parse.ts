@@ -429,10 +429,20 @@ class LazyRule implements IptablesRule {
     public line: number,
     public table: string,
     public chain: string,
-    readonly text: string,
+    /**
+     * The whole source text and where this rule's line is in it: three numbers and a shared
+     * pointer instead of a string object per rule (430,000 fewer objects for the collector).
+     */
+    private readonly dump: string,
+    private readonly start: number,
+    private readonly end: number,
     /** The word of `text` the options start at (after `[p:b] -A CHAIN [N]`). */
     readonly optionsFrom: number,
   ) {}
+
+  get text(): string {
+    return this.dump.slice(this.start, this.end)
+  }
 
   get modules(): string[] {
     return optionListsOf(this).modules
@@ -488,6 +498,18 @@ function optionListsOf(rule: LazyRule): OptionLists {
   return listedOptions
 }
 
+
+/**
+ * Adds a rule at the end of its chain. A JavaScript array grown by push reserves room for 17
+ * entries at once; most chains of a large dump are KUBE-SEP chains of two rules, so the first
+ * two are stored as exact-size arrays (100,000 chains: about 12 MB less for the collector to copy).
+ */
+function appendRule(chain: IptablesChain, rule: IptablesRule): void {
+  const rules = chain.rules
+  if (rules.length === 0) chain.rules = [rule]
+  else if (rules.length === 1) chain.rules = [rules[0]!, rule]
+  else rules.push(rule)
+}
 
 /** What a headerless block (`iptables -S`) says about its table. */
 interface PendingBlock {
@@ -630,12 +652,15 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
    * Reads line `idx` (0-based). `unterminated`: the last line, with no newline after it.
    * A `return` here is the `continue` of the line loop below.
    */
-  const readLine = (line: string, idx: number, unterminated: boolean): void => {
+  /** Reads line `idx`, which starts at `offset` in the text. */
+  const readLine = (line: string, idx: number, unterminated: boolean, offset: number): void => {
     const lineNo = idx + 1
     let raw = line
     if (raw.endsWith('\r')) raw = raw.slice(0, -1)
     const trimmed = raw.trim()
     if (trimmed === '') return
+    // Where `trimmed` starts in the text: it begins at the first character that is not a blank.
+    const trimmedAt = trimmed.length === raw.length ? offset : offset + raw.indexOf(trimmed)
     if (trimmed.startsWith('#')) {
       const h = HEADER_RE.exec(trimmed)
       if (h && tool === null) {
@@ -776,7 +801,7 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
       const existed = known !== undefined
       const chain = known ?? newChain(chains, chainName, lineNo, false)
       // chain.name, not the word: one string per chain for all its rules.
-      const rule = new LazyRule(lineNo, chain.table, chain.name, trimmed, start)
+      const rule = new LazyRule(lineNo, chain.table, chain.name, text, trimmedAt, trimmedAt + trimmed.length, start)
       shared.chains = chains
       const error = readRuleWords(buf, start, rule, shared, null)
       if (error !== null) {
@@ -794,7 +819,7 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
         diagnostics.push(diag('warning', 'IPT_RULE_IN_DELETED_CHAIN', `rule appended to chain ${chainName} after its -X on line ${chain.deletedLine}`, at(lineNo)))
       }
       if (counters) rule.counters = counters
-      if (insertAt === null) chain.rules.push(rule)
+      if (insertAt === null) appendRule(chain, rule)
       else chain.rules.splice(Math.min(insertAt, chain.rules.length), 0, rule)
       allRules.push(rule)
       if (!current) headerless.block?.rules.push(rule)
@@ -818,18 +843,18 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
       if (include[idx] !== 1) continue
       const next = idx + 1 < lineCount ? lineStarts[idx + 1]! - 1 : text.length
       if (idx === lineCount - 1 && endsWithNewline) break // the empty piece after the final newline
-      readLine(text.slice(lineStarts[idx]!, next), idx, idx === lineCount - 1)
+      readLine(text.slice(lineStarts[idx]!, next), idx, idx === lineCount - 1, lineStarts[idx]!)
     }
   } else {
     let pos = 0
     for (;;) {
       const nl = text.indexOf('\n', pos)
       if (nl < 0) {
-        if (!endsWithNewline) readLine(text.slice(pos), lineCount, true)
+        if (!endsWithNewline) readLine(text.slice(pos), lineCount, true, pos)
         lineCount++
         break
       }
-      readLine(text.slice(pos, nl), lineCount, false)
+      readLine(text.slice(pos, nl), lineCount, false, pos)
       lineCount++
       pos = nl + 1
     }
