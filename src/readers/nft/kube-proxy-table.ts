@@ -23,7 +23,7 @@
 import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
 import {FrontendIndex} from './frontends.js'
 import {nftNameHash, nftNameHashIs} from './hash.js'
-import type {NftChain, NftRule, NftSet, NftTable} from './ir.js'
+import type {NftChain, NftElement, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'
 import {addressMatch, hasSequence, interfaceMatch, markSetOr, portOf, protocolOf, splitHostPort, toCidr, verdictOf} from './words.js'
@@ -315,32 +315,44 @@ export class KubeProxyTableReader {
     return {kind: value[0]!, target: null}
   }
 
+  /** The per-service chain a map element jumps or goes to, with its name read; null when it names none. */
+  private elementChain(el: NftElement): {target: string; name: PerServiceName} | null {
+    const target = this.elementTarget(el.value)?.target
+    const name = target ? this.nameOf(target) : undefined
+    return target && name ? {target, name} : null
+  }
+
+  private unexpectedElement(mapName: string, el: NftElement): void {
+    this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `${mapName} element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+  }
+
   private readServiceIps(): void {
     const map = this.set('service-ips')
     for (const el of map?.elements ?? []) {
       const [ip, protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
       const port = portOf(portWord)
-      const t = this.elementTarget(el.value)
-      const p = t?.target ? this.nameOf(t.target) : undefined
-      if (!ip || protocol === null || port === null || !p || (p.prefix !== 'service' && p.prefix !== 'local' && p.prefix !== 'external')) {
-        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `service-ips element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+      const chain = this.elementChain(el)
+      const prefix = chain?.name.prefix
+      if (!ip || protocol === null || port === null || !chain || (prefix !== 'service' && prefix !== 'local' && prefix !== 'external')) {
+        this.unexpectedElement('service-ips', el)
         continue
       }
+      const {target, name: p} = chain
       const acc = this.serviceFor(p, protocol, el.line)
-      this.use(t!.target!, el.line, 'service-ips')
+      this.use(target, el.line, 'service-ips')
       if (p.prefix === 'external') {
         this.addFrontend(acc, 'External', ip, port, 'forward', el.line)
-        acc.externalChain = t!.target
+        acc.externalChain = target
       } else {
         this.addFrontend(acc, 'ClusterIP', ip, port, 'forward', el.line)
         if (this.clusterIps && !this.clusterIps.has(ip)) {
-          this.reporter.report('warning', 'NFT_INCONSISTENT', `${ip} points at ${t!.target} like a ClusterIP but is not in the cluster-ips set`, this.ref(el.line))
+          this.reporter.report('warning', 'NFT_INCONSISTENT', `${ip} points at ${target} like a ClusterIP but is not in the cluster-ips set`, this.ref(el.line))
         }
-        acc.internalChain = t!.target
+        acc.internalChain = target
         acc.itp = p.prefix === 'local' ? 'Local' : 'Cluster'
-        if (p.prefix === 'local') acc.localChain = t!.target
-        else acc.clusterChain = t!.target
+        if (p.prefix === 'local') acc.localChain = target
+        else acc.clusterChain = target
       }
     }
   }
@@ -351,16 +363,15 @@ export class KubeProxyTableReader {
       const [protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
       const port = portOf(portWord)
-      const t = this.elementTarget(el.value)
-      const p = t?.target ? this.nameOf(t.target) : undefined
-      if (protocol === null || port === null || !p || p.prefix !== 'external') {
-        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `service-nodeports element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+      const chain = this.elementChain(el)
+      if (protocol === null || port === null || !chain || chain.name.prefix !== 'external') {
+        this.unexpectedElement('service-nodeports', el)
         continue
       }
-      const acc = this.serviceFor(p, protocol, el.line)
-      this.use(t!.target!, el.line, 'service-nodeports')
+      const acc = this.serviceFor(chain.name, protocol, el.line)
+      this.use(chain.target, el.line, 'service-nodeports')
       this.addFrontend(acc, 'NodePort', null, port, 'forward', el.line)
-      acc.externalChain = t!.target
+      acc.externalChain = chain.target
     }
   }
 
@@ -374,7 +385,7 @@ export class KubeProxyTableReader {
       const t = this.elementTarget(el.value)
       const action: FrontendAction | null = t?.kind === 'drop' ? 'drop' : t?.target === 'reject-chain' ? 'reject' : null
       if ((!nodePorts && !ip) || protocol === null || port === null || action === null) {
-        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `${mapName} element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+        this.unexpectedElement(mapName, el)
         continue
       }
       const acc = this.serviceForComment(el.comment, ip ?? '*', protocol, port, el.line)
@@ -416,18 +427,17 @@ export class KubeProxyTableReader {
       const [ip, protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
       const port = portOf(portWord)
-      const t = this.elementTarget(el.value)
-      const p = t?.target ? this.nameOf(t.target) : undefined
-      if (!ip || protocol === null || port === null || !p || p.prefix !== 'firewall') {
-        this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `firewall-ips element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+      const chain = this.elementChain(el)
+      if (!ip || protocol === null || port === null || !chain || chain.name.prefix !== 'firewall') {
+        this.unexpectedElement('firewall-ips', el)
         continue
       }
-      const acc = this.serviceFor(p, protocol, el.line)
-      this.use(t!.target!, el.line, 'firewall-ips')
+      const acc = this.serviceFor(chain.name, protocol, el.line)
+      this.use(chain.target, el.line, 'firewall-ips')
       // Only LoadBalancer IPs have source ranges, so this External frontend is a LoadBalancer.
       const fe = this.addFrontend(acc, 'LoadBalancer', ip, port, 'forward', el.line)
       fe.type = 'LoadBalancer'
-      acc.firewallChains.add(t!.target!)
+      acc.firewallChains.add(chain.target)
     }
   }
 
