@@ -137,7 +137,6 @@ export function selectFocusedLines(text: string, needles: readonly string[]): Fo
   const sepNames = new IntList(1024)
   /** Declarations of per-service and SEP chains (the other declarations are read). */
   const serviceDeclarations = new IntList(1024)
-  let skipped = new Uint8Array(expectedLines)
   let sawTableHeader = false
 
   let pos = 0
@@ -152,14 +151,8 @@ export function selectFocusedLines(text: string, needles: readonly string[]): Fo
     if (nameStart >= 0) {
       const kind = chainKindAt(text, nameStart, chainNameEnd(text, nameStart, nl))
       const declaration = first === 58 /* : */
+      // A line in one of these lists is left out unless a later step picks it; every other line is read.
       if (kind !== ChainKind.Other && !(declaration && kind === ChainKind.Dispatch)) {
-        if (idx >= skipped.length) {
-          const grown = new Uint8Array(skipped.length * 2)
-          grown.set(skipped)
-          skipped = grown
-        }
-        // Left out unless a later step picks it.
-        skipped[idx] = 1
         if (declaration) serviceDeclarations.push(idx)
         else if (kind === ChainKind.Dispatch) dispatchLines.push(idx)
         else if (kind === ChainKind.PerService) {
@@ -200,8 +193,10 @@ export function selectFocusedLines(text: string, needles: readonly string[]): Fo
     return c === 32 || c === 13 /* \r */
   }
 
-  const include = new Uint8Array(lineCount)
-  for (let idx = 0; idx < lineCount; idx++) if (idx >= skipped.length || skipped[idx] === 0) include[idx] = 1
+  const include = new Uint8Array(lineCount).fill(1)
+  for (const list of [dispatchLines, perServiceLines, sepLines, serviceDeclarations]) {
+    for (let k = 0; k < list.length; k++) include[list.data[k]!] = 0
+  }
   const chosenHashes = new Set<string>()
   const allNeedles = [...needles]
   const knownNeedles = new Set(allNeedles)
