@@ -29,7 +29,7 @@ function decodeText(bytes: Buffer): string {
  * One synchronous read: the promise API reads a large file in 512 KiB pieces, each a round
  * trip through the thread pool, and kp has nothing else to do meanwhile.
  */
-async function readText(path: string): Promise<string> {
+function readText(path: string): string {
   return decodeText(readFileSync(path))
 }
 
@@ -65,7 +65,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       const sources: SourceText[] = []
       for (const name of entries.sort()) {
         const p = join(dir, name)
-        if ((await stat(p)).isFile()) sources.push({path: p, text: await readText(p)})
+        if ((await stat(p)).isFile()) sources.push({path: p, text: readText(p)})
       }
       if (sources.length === 0) throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
       return {sources, facts: null}
@@ -85,7 +85,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
     }
     const p = join(dir, f.path)
     try {
-      const text = await readText(p)
+      const text = readText(p)
       // An output that was empty on the node (no ipsets, say) says nothing, as in live reading.
       if (isBlank(text)) continue
       sources.push({path: p, text, format: f.format, tool: f.tool})
@@ -124,7 +124,7 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
       continue
     }
     try {
-      out.sources.push({path: p, text: await readText(p)})
+      out.sources.push({path: p, text: readText(p)})
     } catch (error) {
       throw new InputError(`${p}:1: cannot read: ${describe(error)}`, 'INPUT_UNREADABLE')
     }
