@@ -2,14 +2,14 @@
  * Turns `-f` arguments into SourceTexts: files, `-` (stdin) and bundle folders.
  * Problems reading them are InputErrors (exit 3), never stack traces.
  */
-import {isAscii} from 'node:buffer'
-import {readFileSync} from 'node:fs'
+import {readFileSync, statSync} from 'node:fs'
 import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
-import {isBlank} from '../core/text.js'
+import {decodeText} from '../core/text.js'
 import {InputError} from '../errors.js'
+import {describeReadError, fileBytes, isBlankSource, memoryBytes, UnreadableFile, type ByteSource} from './bytes.js'
 import {BUNDLE_MANIFEST, type BundleFacts, type BundleManifest} from './bundle.js'
-import type {SourceText} from './types.js'
+import type {FormatId, SourceText} from './types.js'
 
 export interface LoadedInputs {
   sources: SourceText[]
@@ -18,40 +18,58 @@ export interface LoadedInputs {
 }
 
 /**
- * Bytes -> text. Dumps are almost always plain ASCII, and a 33 MB one decodes as Latin-1 (one
- * byte per character, the same string) in a fraction of the time UTF-8 decoding takes.
+ * A file (or stdin): its bytes are decoded to text only when something asks for the text.
+ * `kp explain NAME` picks its few lines from the bytes in pieces (./iptables/focus.ts), so a
+ * 33 MB dump is then never read into memory whole, let alone decoded.
  */
-function decodeText(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
+class ReadSource implements SourceText {
+  private decoded: string | null = null
+
+  constructor(
+    readonly path: string,
+    readonly bytes: ByteSource,
+    private readonly readAll: () => Buffer,
+    readonly format?: FormatId,
+    readonly tool?: string | null,
+  ) {}
+
+  get text(): string {
+    this.decoded ??= decodeText(this.readAll())
+    return this.decoded
+  }
 }
 
 /**
- * One synchronous read: the promise API reads a large file in 512 KiB pieces, each a round
- * trip through the thread pool, and kp has nothing else to do meanwhile.
+ * A file, read when its text or bytes are first wanted. A pipe or other special file
+ * (`-f <(iptables-save)`) can be read only once, from the start: it is read whole here.
  */
-function readText(path: string): string {
-  return decodeText(readFileSync(path))
+function fileSource(path: string, format?: FormatId, tool?: string | null): ReadSource {
+  if (!statSync(path).isFile()) {
+    const bytes = readFileSync(path)
+    return new ReadSource(path, memoryBytes(bytes), () => bytes, format, tool)
+  }
+  // One synchronous read for the text: the promise API reads in 512 KiB round trips through the thread pool.
+  return new ReadSource(path, fileBytes(path), () => {
+    try {
+      return readFileSync(path)
+    } catch (error) {
+      throw new UnreadableFile(path, describeReadError(error))
+    }
+  }, format, tool)
 }
 
-let stdinText: Promise<string> | null = null
+let stdinBytes: Promise<Buffer> | null = null
 
-/** Stdin can be read once per process; a command that loads its inputs twice (explain) gets the same text again. */
-function readStdin(): Promise<string> {
-  stdinText ??= (async () => {
+/** Stdin can be read once per process; a command that loads its inputs twice (explain) gets the same bytes again. */
+function readStdin(): Promise<Buffer> {
+  stdinBytes ??= (async () => {
     const chunks: Buffer[] = []
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return decodeText(Buffer.concat(chunks))
+    return Buffer.concat(chunks)
   })()
-  return stdinText
+  return stdinBytes
 }
 
-function describe(err: unknown): string {
-  const e = err as NodeJS.ErrnoException
-  if (e.code === 'ENOENT') return 'no such file or directory'
-  if (e.code === 'EACCES') return 'permission denied'
-  if (e.code === 'EISDIR') return 'is a directory'
-  return e.message ?? String(err)
-}
 
 async function loadBundle(dir: string): Promise<LoadedInputs> {
   const manifestPath = join(dir, BUNDLE_MANIFEST)
@@ -65,12 +83,12 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       const sources: SourceText[] = []
       for (const name of entries.sort()) {
         const p = join(dir, name)
-        if ((await stat(p)).isFile()) sources.push({path: p, text: readText(p)})
+        if ((await stat(p)).isFile()) sources.push(fileSource(p))
       }
       if (sources.length === 0) throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
       return {sources, facts: null}
     }
-    throw new InputError(`${manifestPath}:1: not a kp bundle manifest: ${describe(error)}`, 'INPUT_BAD_BUNDLE')
+    throw new InputError(`${manifestPath}:1: not a kp bundle manifest: ${describeReadError(error)}`, 'INPUT_BAD_BUNDLE')
   }
   if (manifest?.kind !== 'KpBundle' || !Array.isArray(manifest.files)) {
     throw new InputError(`${manifestPath}:1: not a kp bundle manifest (kind is not KpBundle)`, 'INPUT_BAD_BUNDLE')
@@ -85,12 +103,13 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
     }
     const p = join(dir, f.path)
     try {
-      const text = readText(p)
+      const src = fileSource(p, f.format, f.tool)
       // An output that was empty on the node (no ipsets, say) says nothing, as in live reading.
-      if (isBlank(text)) continue
-      sources.push({path: p, text, format: f.format, tool: f.tool})
+      if (isBlankSource(src.bytes)) continue
+      sources.push(src)
     } catch (error) {
-      throw new InputError(`${p}:1: cannot read bundle file: ${describe(error)}`, 'INPUT_UNREADABLE')
+      const why = error instanceof UnreadableFile ? error.reason : describeReadError(error)
+      throw new InputError(`${p}:1: cannot read bundle file: ${why}`, 'INPUT_UNREADABLE')
     }
   }
   if (sources.length === 0) {
@@ -108,14 +127,15 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
     if (p === '-') {
       if (stdinUsed) throw new InputError('-:1: stdin (-) given more than once', 'INPUT_STDIN_TWICE')
       stdinUsed = true
-      out.sources.push({path: '-', text: await readStdin()})
+      const bytes = await readStdin()
+      out.sources.push(new ReadSource('-', memoryBytes(bytes), () => bytes))
       continue
     }
     let isDir: boolean
     try {
       isDir = (await stat(p)).isDirectory()
     } catch (error) {
-      throw new InputError(`${p}:1: cannot read: ${describe(error)}`, 'INPUT_UNREADABLE')
+      throw new InputError(`${p}:1: cannot read: ${describeReadError(error)}`, 'INPUT_UNREADABLE')
     }
     if (isDir) {
       const b = await loadBundle(p)
@@ -124,9 +144,9 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
       continue
     }
     try {
-      out.sources.push({path: p, text: readText(p)})
+      out.sources.push(fileSource(p))
     } catch (error) {
-      throw new InputError(`${p}:1: cannot read: ${describe(error)}`, 'INPUT_UNREADABLE')
+      throw new InputError(`${p}:1: cannot read: ${describeReadError(error)}`, 'INPUT_UNREADABLE')
     }
   }
   return out

@@ -6,6 +6,7 @@
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import {isBlank} from '../core/text.js'
+import {isBlankSource, readHead} from './bytes.js'
 import type {BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
@@ -13,16 +14,25 @@ import {formatEntry, sniffFormat} from './registry.js'
 import type {FormatId, ParsedSource, ReadOptions, SourceText, StateBuilder} from './types.js'
 
 const SNIFF_BYTES = 64 * 1024
+
+/** The start of a source, for sniffing: from its bytes when it has them, so the rest stays undecoded. */
+function headOf(src: SourceText): string {
+  const bytes = src.bytes
+  // A multi-byte character cut at the end decodes as U+FFFD: harmless to the sniffers.
+  return bytes ? readHead(bytes, SNIFF_BYTES).toString('utf8') : src.text.slice(0, SNIFF_BYTES)
+}
+
 /** Generic checks every source gets before a format parser sees it. */
-function rejectUnreadable(src: SourceText): string | null {
-  if (isBlank(src.text)) return 'empty input'
-  const head = src.text.slice(0, SNIFF_BYTES)
+function rejectUnreadable(src: SourceText, head: string): string | null {
+  const bytes = src.bytes
+  if (bytes ? isBlankSource(bytes) : isBlank(src.text)) return 'empty input'
   if (head.includes('\u0000')) return 'binary data (NUL bytes), not a text dump'
   return null
 }
 
 async function parseOne(src: SourceText, forced: FormatId | undefined, opts: ReadOptions): Promise<ParsedSource | ProxyState> {
-  const bad = rejectUnreadable(src)
+  const head = headOf(src)
+  const bad = rejectUnreadable(src, head)
   const failed = (message: string, code: string): ProxyState => {
     const s = emptyState('iptables')
     s.sources.push({path: src.path, format: 'unknown', tool: src.tool ?? null})
@@ -30,7 +40,7 @@ async function parseOne(src: SourceText, forced: FormatId | undefined, opts: Rea
     return s
   }
   if (bad) return failed(bad, bad.startsWith('empty') ? 'INPUT_EMPTY' : 'INPUT_BINARY')
-  const format = forced ?? src.format ?? sniffFormat(src.text.slice(0, SNIFF_BYTES))
+  const format = forced ?? src.format ?? sniffFormat(head)
   if (!format) {
     return failed(
       'cannot tell the format of this input (expected iptables-save, nft, nft -j, ipvsadm -Ln/-Sn, ipset, ip addr, Kubernetes YAML/JSON, or kp JSON); use --format to force one',

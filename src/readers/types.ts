@@ -1,10 +1,17 @@
 import type {Diagnostic, Mode, ProxyState, SourceInfo} from '../model/types.js'
+import type {ByteSource} from './bytes.js'
 
 /** One input, fully read: a file, stdin, a file of a bundle, or the output of a live command. */
 export interface SourceText {
   /** A file path, "-" for stdin, or "live:<command>". */
   path: string
-  text: string
+  /** The whole input as text. A file's is decoded from `bytes` on first use (see ./load.ts). */
+  readonly text: string
+  /**
+   * The bytes of a file or stdin, for a reader that takes them in pieces (the focused iptables
+   * read, ./iptables/focus.ts) and so never decodes, or even holds, the whole input.
+   */
+  readonly bytes?: ByteSource
   /** Set when the caller knows the format (bundle manifest, live collection, --format). */
   format?: FormatId
   /** The tool that produced it, when known (live collection records the version). */

@@ -3,13 +3,14 @@
  * Its answer must be the one a full read gives: the expectation is explainService over the
  * full in-process read of the same file, not a stored copy.
  */
+import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {explainService} from '../../src/analyze/explain.js'
 import {parseServiceQuery, type ServiceQuery} from '../../src/analyze/explain-query.js'
 import {readState} from '../../src/readers/read-state.js'
-import {ROOT, runKp} from '../helpers/run-cli.js'
+import {kpCommand, ROOT, runKp} from '../helpers/run-cli.js'
 
 async function fullReadAnswer(path: string, service: string): Promise<unknown> {
   const state = await readState({sources: [{path, text: readFileSync(join(ROOT, path), 'utf8')}]})
@@ -44,5 +45,23 @@ describe('kp explain NAME reads only that service, and answers as a full read do
     // The second, full read gets stdin's text again (it used to find stdin empty).
     expect(r.stderr).not.toContain('empty input')
     expect(r.stderr).toContain('no service port matches "ns9/nothing"')
+  })
+
+  it('reads a pipe (`-f <(iptables-save)`), which cannot be read at an offset, whole', async () => {
+    const path = 'fixtures/iptables/upstream-overall/input.rules'
+    const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
+    const command = [...kpCommand(), 'explain', 'ns5/svc5', '--json', '--verbose'].map(quote).join(' ')
+    const r = spawnSync('bash', ['-c', `${command} -f <(cat ${quote(path)})`], {cwd: ROOT, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+    expect(r.status, r.stderr).toBe(0)
+    const answer = JSON.parse(r.stdout) as {matches: Array<{rules: Array<{path: string}>}>}
+    for (const m of answer.matches) for (const rule of m.rules) rule.path = path
+    expect(answer).toEqual(await fullReadAnswer(path, 'ns5/svc5'))
+    expect(r.stderr).toContain('focused read')
+  })
+
+  it('a file that cannot be read is an input error, one line', () => {
+    const r = runKp(['explain', 'ns5/svc5', '-f', 'fixtures/iptables/no-such-dump.rules'])
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr.trim()).toBe('kp: fixtures/iptables/no-such-dump.rules:1: cannot read: no such file or directory')
   })
 })

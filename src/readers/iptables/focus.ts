@@ -1,9 +1,10 @@
 /**
  * The focused read behind `kp explain NAME` (ReadOptions.focus): which lines of an
- * iptables-save dump the parser needs to read one service completely, chosen without
- * tokenising the dump.
+ * iptables-save dump the parser needs to read one service completely, chosen from the dump's
+ * bytes, taken in pieces through one small buffer, without decoding or tokenising them. Only
+ * the chosen lines become text; the few chosen late are read again by offset.
  *
- * One cheap pass indexes every line by the chain its `-A CHAIN` / `:CHAIN` names. Then:
+ * One cheap pass sorts every line by the chain its `-A CHAIN` / `:CHAIN` names. Then:
  * * dispatch chains (KUBE-SERVICES, KUBE-NODEPORTS, KUBE-EXTERNAL-SERVICES,
  *   KUBE-PROXY-FIREWALL, nat and filter): a rule into a per-service chain, or a filter
  *   REJECT/DROP/ACCEPT service rule, is read only when its text holds a needle, or when it
@@ -21,24 +22,40 @@
  * * every other line (headers, COMMIT, fixed chains, foreign chains) is read.
  * Choosing more than needed is harmless (a needle `ns/a` also picks `ns/ab`): every service it
  * picks is read whole. Groups picked only for node evidence have no frontend and are dropped.
+ *
+ * Lines end at the byte 0x0A, which is never part of a multi-byte UTF-8 character, so cutting
+ * the bytes into lines and decoding only some of them gives the same lines as decoding first.
  */
-import {tokenizeLine} from './tokenize.js'
+import {decodeText} from '../../core/text.js'
+import {readRange, type ByteReader, type ByteSource} from '../bytes.js'
 import {parseServiceComment} from './comments.js'
+import {tokenizeLine} from './tokenize.js'
 
 export interface FocusedLines {
-  /** Offset of each line's first character in the text (line i is line number i + 1). */
-  lineStarts: Int32Array
-  /** 1 for each line the parser reads. */
-  include: Uint8Array
+  /** The chosen lines in source order, each with its own line ending (the source's last line may have none). */
+  text: string
+  /** The 0-based source line index of each line of `text`. */
+  lineIndex: Int32Array
+  /** Lines in the whole source, counting the empty piece after a final newline, as a full read does. */
+  lineCount: number
+  /** Whether the source ends with a newline. */
+  endsWithNewline: boolean
 }
 
-const DISPATCH_CHAINS: ReadonlySet<string> = new Set(['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL'])
+const DISPATCH_CHAINS = ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL']
 const PER_SERVICE_PREFIXES = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-']
 const SEP_PREFIX = 'KUBE-SEP-'
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
 const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', 'ACCEPT'])
 /** The localhost copy of a NodePort rule sets a node setting (spec §2.4). */
 const LOCALHOST_V4 = '127.0.0.0/8'
+
+const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
+const KUBE_BYTES = ascii('KUBE-')
+const SEP_BYTES = ascii(SEP_PREFIX)
+const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(ascii) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]
+const DISPATCH_BYTES = DISPATCH_CHAINS.map(ascii)
+const MARK_BYTES = ascii('MARK')
 
 /** What a chain is to the selection. */
 type ChainKind = 0 | 1 | 2 | 3
@@ -67,43 +84,88 @@ function commentSpn(line: string): string | null {
   return null
 }
 
+/** Whether `prefix` is at `at` in the bytes. */
+function bytesAt(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > bytes.length) return false
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false
+  return true
+}
+
 /** Where the chain name of line `pos..nl` starts (`:CHAIN`, `-A CHAIN`, `[p:b] -A CHAIN`), or -1. */
-function chainNameStart(text: string, pos: number, nl: number): number {
-  const c = text.charCodeAt(pos)
+function chainNameStart(bytes: Uint8Array, pos: number, nl: number): number {
+  const c = bytes[pos]
   if (c === 58 /* : */) return pos + 1
   let at = pos
   if (c === 91 /* [ */) {
     // `[pkts:bytes] -A CHAIN ...` from `iptables-save -c`.
-    const close = text.indexOf('] ', pos)
-    if (close < 0 || close >= nl) return -1
-    at = close + 2
+    at = -1
+    for (let i = pos + 1; i + 1 < nl; i++) {
+      if (bytes[i] === 93 /* ] */ && bytes[i + 1] === 32) {
+        at = i + 2
+        break
+      }
+    }
+    if (at < 0) return -1
   }
-  return text.startsWith('-A ', at) ? at + 3 : -1
+  return at + 3 <= nl && bytes[at] === 45 /* - */ && bytes[at + 1] === 65 /* A */ && bytes[at + 2] === 32 ? at + 3 : -1
 }
 
 /** Where the chain name starting at `start` ends (a blank, a CR, or the end of the line). */
-function chainNameEnd(text: string, start: number, nl: number): number {
-  let end = text.indexOf(' ', start)
-  if (end < 0 || end > nl) end = nl
-  if (end > start && text.charCodeAt(end - 1) === 13 /* \r */) end--
+function chainNameEnd(bytes: Uint8Array, start: number, nl: number): number {
+  let end = start
+  while (end < nl && bytes[end] !== 32) end++
+  if (end > start && bytes[end - 1] === 13 /* \r */) end--
   return end
 }
 
-/** The kind of the chain named at `start..end`, told by its prefix without cutting the name out. */
-function chainKindAt(text: string, start: number, end: number): ChainKind {
-  if (!text.startsWith('KUBE-', start)) return ChainKind.Other
-  if (text.startsWith(SEP_PREFIX, start)) return ChainKind.Sep
-  for (const p of PER_SERVICE_PREFIXES) if (text.startsWith(p, start)) return ChainKind.PerService
-  for (const name of DISPATCH_CHAINS) if (end - start === name.length && text.startsWith(name, start)) return ChainKind.Dispatch
+/**
+ * The kind of the chain named at `start..end`, told by its prefix without cutting the name out:
+ * the byte after `KUBE-` picks the one or two names to compare.
+ */
+function chainKindAt(bytes: Uint8Array, start: number, end: number): ChainKind {
+  if (end - start < 8 || !bytesAt(bytes, start, KUBE_BYTES)) return ChainKind.Other
+  switch (bytes[start + 5]) {
+    case 83 /* S */:
+      if (bytesAt(bytes, start, SEP_BYTES)) return ChainKind.Sep
+      if (bytesAt(bytes, start, SVC_BYTES) || bytesAt(bytes, start, SVL_BYTES)) return ChainKind.PerService
+      break
+    case 69 /* E */:
+      if (bytesAt(bytes, start, EXT_BYTES)) return ChainKind.PerService
+      break
+    case 70 /* F */:
+      if (bytesAt(bytes, start, FW_BYTES)) return ChainKind.PerService
+      break
+    case 88 /* X */:
+      if (bytesAt(bytes, start, XLB_BYTES)) return ChainKind.PerService
+      break
+  }
+  for (const name of DISPATCH_BYTES) if (end - start === name.length && bytesAt(bytes, start, name)) return ChainKind.Dispatch
   return ChainKind.Other
 }
 
-/** A list of non-negative integers that grows without boxing: one per line of a 430,000-line dump. */
+/**
+ * A number made from a name at bytes `start..end` (its length and an FNV-1a of its last 8
+ * bytes, where kube-proxy's names differ: their hash). Names are compared as numbers first,
+ * and cut out as strings only when the numbers match.
+ */
+function nameKey(bytes: Uint8Array, start: number, end: number): number {
+  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193)
+  for (let i = Math.max(start, end - 8); i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193)
+  return h | 0
+}
+
+/** nameKey of a string of the names kp compares (chain names; their bytes are their UTF-8). */
+function stringKey(name: string): number {
+  const b = Buffer.from(name, 'utf8')
+  return nameKey(b, 0, b.length)
+}
+
+/** A list of non-negative integers that grows without boxing. */
 class IntList {
   data: Int32Array
   length = 0
-  constructor(capacity: number) {
-    this.data = new Int32Array(Math.max(16, capacity))
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(capacity)
   }
 
   push(value: number): void {
@@ -116,108 +178,295 @@ class IntList {
   }
 }
 
-/**
- * Chooses the lines to read for the service ports the needles name. Returns null when the
- * text is not a dump with table headers (the `-S` reader infers tables from all the rules, so
- * it must see them all).
- *
- * One walk sorts the lines by what their chain is, from the name's prefix alone: no map
- * lookup, no string cut out and no object made per line (this pass is most of what
- * `kp explain` costs on a 430,000-line dump). Names and targets are cut out only for the few
- * lines that decide something.
- */
-export function selectFocusedLines(text: string, needles: readonly string[]): FocusedLines | null {
-  const expectedLines = (text.length >> 6) + 16
-  const lineStarts = new IntList(expectedLines)
-  const dispatchLines = new IntList(1024)
-  /** Rule lines of per-service and SEP chains, with where their chain name starts. */
-  const perServiceLines = new IntList(1024)
-  const perServiceNames = new IntList(1024)
-  const sepLines = new IntList(1024)
-  const sepNames = new IntList(1024)
-  /** Declarations of per-service and SEP chains (the other declarations are read). */
-  const serviceDeclarations = new IntList(1024)
-  let sawTableHeader = false
+/** Bytes appended in runs, in a buffer that doubles as it fills. */
+class ByteList {
+  data = Buffer.allocUnsafe(64 * 1024)
+  length = 0
 
-  let pos = 0
-  while (pos <= text.length) {
-    let nl = text.indexOf('\n', pos)
-    if (nl < 0) nl = text.length
-    const idx = lineStarts.length
-    lineStarts.push(pos)
-    const first = text.charCodeAt(pos)
-    if (first === 42 /* * */) sawTableHeader = true
-    const nameStart = chainNameStart(text, pos, nl)
-    if (nameStart >= 0) {
-      const kind = chainKindAt(text, nameStart, chainNameEnd(text, nameStart, nl))
-      const declaration = first === 58 /* : */
-      // A line in one of these lists is left out unless a later step picks it; every other line is read.
-      if (kind !== ChainKind.Other && !(declaration && kind === ChainKind.Dispatch)) {
-        if (declaration) serviceDeclarations.push(idx)
-        else if (kind === ChainKind.Dispatch) dispatchLines.push(idx)
-        else if (kind === ChainKind.PerService) {
-          perServiceLines.push(idx)
-          perServiceNames.push(nameStart)
-        } else {
-          sepLines.push(idx)
-          sepNames.push(nameStart)
+  append(from: Uint8Array, start: number, end: number): void {
+    const need = this.length + end - start
+    if (need > this.data.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.data.length * 2))
+      this.data.copy(grown, 0, 0, this.length)
+      this.data = grown
+    }
+    const to = this.data
+    // Most runs are one line: a loop beats making a view for set().
+    if (end - start <= 256) for (let i = start, at = this.length; i < end; i++, at++) to[at] = from[i]!
+    else to.set(from.subarray(start, end), this.length)
+    this.length = need
+  }
+}
+
+/**
+ * Lines whose reading is decided once the whole dump has been seen, in runs: neighbouring lines
+ * of one chain (a SEP chain's two rules, a service chain's jumps) are one run. For each run, its
+ * first line index, where it is in the source (up to and with the newline of its last line), and
+ * the key of the name it is chosen by: four numbers in a row of one array.
+ *
+ * Memory the process has not touched yet is slow to touch on the bench machine (about 4 ms per
+ * MB), so the array is made as large as the source could need at once, and only the part
+ * written is ever touched; it grows only past that guess.
+ */
+class LateLines {
+  data: Int32Array
+  length = 0
+  private lastIdx = -2
+
+  constructor(expectedRuns: number) {
+    this.data = new Int32Array(4 * Math.max(1024, expectedRuns))
+  }
+
+  add(idx: number, start: number, end: number, key: number): void {
+    const last = (this.length - 1) * 4
+    if (idx === this.lastIdx + 1 && this.length > 0 && this.data[last + 3] === key && this.data[last + 2] === start) {
+      this.data[last + 2] = end
+      this.lastIdx = idx
+      return
+    }
+    let at = this.length * 4
+    if (at === this.data.length) {
+      const grown = new Int32Array(at * 2)
+      grown.set(this.data)
+      this.data = grown
+    }
+    const d = this.data
+    d[at++] = idx
+    d[at++] = start
+    d[at++] = end
+    d[at] = key
+    this.length++
+    this.lastIdx = idx
+  }
+}
+
+/** The most runs a LateLines makes room for before it sees them (64 MB untouched address space). */
+const MAX_EXPECTED_RUNS = 4 * 1024 * 1024
+
+/** How much of the source is read at once. */
+const PIECE_BYTES = 256 * 1024
+
+/** Offsets are kept as 32-bit integers: a dump of 2 GiB or more is read in full instead. */
+const MAX_FOCUS_BYTES = 0x7fffffff
+
+/** The first newline in bytes[from, to), or `to`. Four bytes at a time where aligned: a word without a 0x0A byte is skipped whole. */
+function findNewline(bytes: Uint8Array, words: Int32Array, from: number, to: number): number {
+  let i = from
+  while (i < to && (i & 3) !== 0) {
+    if (bytes[i] === 10) return i
+    i++
+  }
+  const lastWord = to >> 2
+  let w = i >> 2
+  for (; w < lastWord; w++) {
+    const x = words[w]! ^ 0x0a0a0a0a
+    if (((x - 0x01010101) & ~x & 0x80808080) !== 0) break
+  }
+  for (i = Math.max(i, w << 2); i < to; i++) if (bytes[i] === 10) return i
+  return to
+}
+
+/**
+ * Chooses the lines to read for the service ports the needles name, and returns them as text.
+ * Returns null when the bytes are not a dump with table headers (the `-S` reader infers tables
+ * from all the rules, so it must see them all).
+ *
+ * Pass 1 goes through the source once, in pieces, and sorts each line by what its chain is,
+ * from the name's prefix alone: no string and no object per line. Lines that are read whatever
+ * the needles are copied out at once; dispatch rules are kept as text (a few per service);
+ * the rest (per-service jumps to SEP chains, SEP rules and declarations: most of the dump) are
+ * kept as offsets and a number made from their chain's name, and the few whose name turns out
+ * to be chosen are read again by offset.
+ */
+export function selectFocusedLines(source: ByteSource, needles: readonly string[], pieceBytes = PIECE_BYTES): FocusedLines | null {
+  const reader = source.open()
+  try {
+    return reader.size > MAX_FOCUS_BYTES ? null : selectFrom(reader, needles, Math.max(16, pieceBytes))
+  } finally {
+    reader.close()
+  }
+}
+
+/** Pass 1's sorting of single lines, and what it keeps of them. */
+class LineSorter {
+  sawTableHeader = false
+  /** The lines read whatever the needles: their bytes, line indexes, and where each starts in readNow. */
+  readonly readNow = new ByteList()
+  readonly readNowIdx = new IntList()
+  readonly readNowAt = new IntList()
+  /** Service rules of the dispatch chains, as text: chosen by needle once all are known. */
+  readonly pending: Array<{idx: number; line: string; hash: string; start: number; end: number}> = []
+  /** Per-service chain rules not read now (jumps to SEP chains, repeated evidence), and their declarations: keyed by the chain's hash. */
+  readonly perServiceRules: LateLines
+  readonly perServiceDeclarations: LateLines
+  readonly sepRules: LateLines
+  readonly sepDeclarations: LateLines
+  /** The evidence signatures of the per-service rules read now, and the chains they are in (declared with them). */
+  readonly evidence = new Set<string>()
+  readonly evidenceChains = new Set<string>()
+  /** The first KUBE-SVC / KUBE-SVL chain declared: that the dump has one is node evidence (kube-proxy's internal chains). */
+  firstInternalChain: string | null = null
+
+  /** `size`: the source's, for how many runs to expect (at most one per line of 24 bytes or more). */
+  constructor(size: number) {
+    const expected = Math.min(Math.ceil(size / 24), MAX_EXPECTED_RUNS)
+    this.perServiceRules = new LateLines(expected)
+    this.perServiceDeclarations = new LateLines(expected)
+    this.sepRules = new LateLines(expected)
+    this.sepDeclarations = new LateLines(expected)
+  }
+  /** SEP chains with a 2015-era `-j MARK` rule (the masquerade mark, node evidence): that rule is read, and so is their declaration. */
+  readonly markSeps = new Set<string>()
+
+  /**
+   * Sorts line `idx` at piece[pos..nl) (`next`: after its newline, or nl for the last line),
+   * which is at `base + pos` in the source.
+   * Returns whether the line is read now.
+   */
+  sort(piece: Uint8Array, bytes: Buffer, base: number, idx: number, pos: number, nl: number, next: number): boolean {
+    if (pos === nl) return true
+    const first = piece[pos]
+    if (first === 42 /* * */) this.sawTableHeader = true
+    const nameStart = chainNameStart(piece, pos, nl)
+    if (nameStart < 0) return true
+    const nameEnd = chainNameEnd(piece, nameStart, nl)
+    const kind = chainKindAt(piece, nameStart, nameEnd)
+    if (kind === ChainKind.Other) return true
+    // The hash of a per-service chain is the name after its prefix (KUBE-FW- is one shorter than the others).
+    const hashStart = kind === ChainKind.PerService ? nameStart + (piece[nameStart + 7] === 45 /* - */ ? 8 : 9) : nameStart
+    if (first === 58 /* : */) {
+      if (kind === ChainKind.Sep) {
+        this.sepDeclarations.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
+        return false
+      }
+      if (this.firstInternalChain === null && (bytesAt(piece, nameStart, SVC_BYTES) || bytesAt(piece, nameStart, SVL_BYTES))) {
+        this.firstInternalChain = bytes.toString('utf8', nameStart, nameEnd)
+      }
+      this.perServiceDeclarations.add(idx, base + pos, base + next, nameKey(piece, hashStart, nameEnd))
+      return false
+    }
+    if (kind === ChainKind.Dispatch) return this.sortDispatchRule(bytes, base, idx, pos, nl, next)
+    const target = targetStart(piece, pos, nl)
+    if (kind === ChainKind.PerService) {
+      // A per-service rule that does not jump to a SEP chain (a masquerade or short-circuit rule) is
+      // node evidence: the first of each shape is read (see evidenceSignature); the rest, and the
+      // jumps to SEP chains, only for a chosen service.
+      if (target >= 0 && !bytesAt(piece, target, SEP_BYTES)) {
+        const signature = evidenceSignature(bytes.toString('utf8', pos, nl))
+        if (!this.evidence.has(signature)) {
+          this.evidence.add(signature)
+          this.evidenceChains.add(bytes.toString('utf8', nameStart, nameEnd))
+          return true
         }
       }
+      this.perServiceRules.add(idx, base + pos, base + next, nameKey(piece, hashStart, nameEnd))
+      return false
     }
-    pos = nl + 1
-  }
-  if (!sawTableHeader) return null
-  const lineCount = lineStarts.length
-  const starts = lineStarts.data
-  /** Where line idx ends (its newline, or the end of the text). */
-  const lineEnd = (idx: number): number => (idx + 1 < lineCount ? starts[idx + 1]! - 1 : text.length)
-  const lineText = (idx: number): string => text.slice(starts[idx]!, lineEnd(idx))
-  const nameAt = (idx: number, nameStart: number): string => text.slice(nameStart, chainNameEnd(text, nameStart, lineEnd(idx)))
-  /** Where the `-j`/`-g` target of rule line idx starts, or -1: a search back from its end, within the line, making no string. */
-  const targetStart = (idx: number): number => {
-    const start = starts[idx]!
-    for (let i = lineEnd(idx) - 4; i >= start; i--) {
-      if (text.charCodeAt(i) !== 32 || text.charCodeAt(i + 1) !== 45 /* - */ || text.charCodeAt(i + 3) !== 32) continue
-      const c = text.charCodeAt(i + 2)
-      if (c === 106 /* j */ || c === 103 /* g */) return i + 4
+    if (target >= 0 && bytesAt(piece, target, MARK_BYTES) && isWordEnd(piece, target + MARK_BYTES.length, nl)) {
+      this.markSeps.add(bytes.toString('utf8', nameStart, nameEnd))
+      return true
     }
-    return -1
-  }
-  /** The target of rule line idx is `name`, or starts with it when `prefix`. */
-  const targetIs = (idx: number, name: string, prefix: boolean): boolean => {
-    const at = targetStart(idx)
-    if (at < 0 || !text.startsWith(name, at)) return false
-    if (prefix) return true
-    const after = at + name.length
-    const c = after < lineEnd(idx) ? text.charCodeAt(after) : 32
-    return c === 32 || c === 13 /* \r */
+    this.sepRules.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
+    return false
   }
 
-  const include = new Uint8Array(lineCount).fill(1)
-  for (const list of [dispatchLines, perServiceLines, sepLines, serviceDeclarations]) {
-    for (let k = 0; k < list.length; k++) include[list.data[k]!] = 0
-  }
-  const chosenHashes = new Set<string>()
-  const allNeedles = [...needles]
-  const knownNeedles = new Set(allNeedles)
-
-  // Dispatch rules: to a fixed point, since a chosen rule brings in its service's name and hash.
-  const pending: Array<{idx: number; line: string; hash: string}> = []
-  for (let k = 0; k < dispatchLines.length; k++) {
-    const idx = dispatchLines.data[k]!
-    const line = lineText(idx)
+  private sortDispatchRule(bytes: Buffer, base: number, idx: number, pos: number, nl: number, next: number): boolean {
+    const line = bytes.toString('utf8', pos, nl)
     const target = targetOf(line)
     const hash = target === null ? null : perServiceHash(target)
     const serviceRule = hash !== null || (target !== null && FILTER_SERVICE_TARGETS.has(target))
-    if (!serviceRule || (hash !== null && line.includes(LOCALHOST_V4))) include[idx] = 1
-    else pending.push({idx, line, hash: hash ?? ''})
+    if (!serviceRule || (hash !== null && line.includes(LOCALHOST_V4))) return true
+    this.pending.push({idx, line, hash: hash ?? '', start: base + pos, end: base + next})
+    return false
   }
+}
+
+/** Pass 1: every line of the source, in pieces of `pieceBytes`, through the sorter. */
+function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): {lineCount: number; endsWithNewline: boolean} {
+  let piece = new Uint8Array(pieceBytes)
+  let words = new Int32Array(piece.buffer, 0, piece.length >> 2)
+  let bytes = Buffer.from(piece.buffer, 0, piece.length)
+  const {readNow, readNowIdx, readNowAt} = sorter
+  /** Source offset of piece[0], and how many bytes of the piece are filled. */
+  let base = 0
+  let filled = 0
+  let lineCount = 0
+  let lastByte = -1
+  for (let eof = false; !eof; ) {
+    // Fill the piece after the part line carried over from the last one.
+    while (filled < piece.length) {
+      const n = reader.readInto(piece, filled, base + filled, piece.length - filled)
+      if (n === 0) {
+        eof = true
+        break
+      }
+      filled += n
+    }
+    if (filled > 0) lastByte = piece[filled - 1]!
+    let pos = 0
+    /** Where the run of lines read now started in this piece, or -1. */
+    let run = -1
+    for (;;) {
+      const nl = findNewline(piece, words, pos, filled)
+      if (nl === filled && !eof) break
+      const next = nl === filled ? nl : nl + 1
+      const idx = lineCount++
+      if (sorter.sort(piece, bytes, base, idx, pos, nl, next)) {
+        if (run < 0) run = pos
+        readNowIdx.push(idx)
+        readNowAt.push(readNow.length + pos - run)
+      } else if (run >= 0) {
+        readNow.append(piece, run, pos)
+        run = -1
+      }
+      if (nl === filled) {
+        // The last line: unterminated, or the empty piece after a final newline (not a line to read).
+        if (pos === filled && readNowIdx.length > 0 && readNowIdx.data[readNowIdx.length - 1] === idx) {
+          readNowIdx.length--
+          readNowAt.length--
+        }
+        pos = filled
+        break
+      }
+      pos = next
+    }
+    if (run >= 0) readNow.append(piece, run, pos)
+    if (eof) break
+    if (pos === 0) {
+      // One line longer than the piece: a bigger piece.
+      const grown = new Uint8Array(piece.length * 2)
+      grown.set(piece)
+      piece = grown
+      words = new Int32Array(piece.buffer, 0, piece.length >> 2)
+      bytes = Buffer.from(piece.buffer, 0, piece.length)
+    } else {
+      piece.copyWithin(0, pos, filled)
+      base += pos
+      filled -= pos
+    }
+  }
+  return {lineCount, endsWithNewline: lastByte === 10}
+}
+
+function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: number): FocusedLines | null {
+  const sorter = new LineSorter(reader.size)
+  const {lineCount, endsWithNewline} = sortLines(reader, sorter, pieceBytes)
+  if (!sorter.sawTableHeader) return null
+  const {readNow, readNowIdx, readNowAt, pending, perServiceRules, perServiceDeclarations, sepRules, sepDeclarations, markSeps, evidenceChains, firstInternalChain} = sorter
+
+  // Dispatch rules: to a fixed point, since a chosen rule brings in its service's name and hash.
+  const chosenHashes = new Set<string>()
+  const allNeedles = [...needles]
+  const knownNeedles = new Set(allNeedles)
+  const late: Array<{idx: number; start: number; end: number}> = []
+  const chosenPending = new Set<number>()
   for (let changed = true; changed; ) {
     changed = false
     for (const p of pending) {
-      if (include[p.idx] === 1) continue
+      if (chosenPending.has(p.idx)) continue
       if (!(chosenHashes.has(p.hash) || allNeedles.some((n) => p.line.includes(n)))) continue
-      include[p.idx] = 1
+      chosenPending.add(p.idx)
+      late.push(p)
       changed = true
       if (p.hash !== '') chosenHashes.add(p.hash)
       const spn = commentSpn(p.line)
@@ -228,45 +477,136 @@ export function selectFocusedLines(text: string, needles: readonly string[]): Fo
     }
   }
 
-  // Per-service chains: a chosen one whole (and the SEP chains it jumps to), the others without their jumps to SEP chains.
+  /** The lines of `list` whose run's name key is in `keys`, read again, each kept when `decide` says yes. */
+  const pick = (list: LateLines, keys: ReadonlySet<number>, decide: (line: string) => boolean): void => {
+    if (keys.size === 0) return
+    const d = list.data
+    for (let at = 0; at < list.length * 4; at += 4) {
+      if (!keys.has(d[at + 3]!)) continue
+      const runStart = d[at + 1]!
+      const run = readRange(reader, runStart, d[at + 2]!)
+      for (let idx = d[at]!, from = 0; from < run.length; idx++) {
+        let to = run.indexOf(10, from)
+        to = to < 0 ? run.length : to + 1
+        if (decide(run.toString('utf8', from, to))) late.push({idx, start: runStart + from, end: runStart + to})
+        from = to
+      }
+    }
+  }
+  // Per-service chains of a chosen hash: their jumps to SEP chains, and so which SEP chains are chosen.
   const chosenSeps = new Set<string>()
-  for (let k = 0; k < perServiceLines.length; k++) {
-    const idx = perServiceLines.data[k]!
-    if (!targetIs(idx, SEP_PREFIX, true)) {
-      include[idx] = 1
-      continue
+  pick(perServiceRules, new Set([...chosenHashes].map(stringKey)), (line) => {
+    const hash = perServiceHash(chainNameOf(line))
+    if (hash === null || !chosenHashes.has(hash)) return false
+    const target = targetOf(line)
+    if (target?.startsWith(SEP_PREFIX)) chosenSeps.add(target)
+    return true
+  })
+  // Per-service chains are declared when any of their rules is read, and one KUBE-SVC/SVL chain anyway.
+  const declaredChains = new Set(evidenceChains)
+  if (firstInternalChain !== null) declaredChains.add(firstInternalChain)
+  const declaredHashes = new Set([...declaredChains].map((name) => perServiceHash(name) ?? ''))
+  pick(perServiceDeclarations, new Set([...chosenHashes, ...declaredHashes].map(stringKey)), (line) => {
+    const name = chainNameOf(line)
+    return declaredChains.has(name) || chosenHashes.has(perServiceHash(name) ?? '')
+  })
+  // The chosen SEP chains, whole, and their declarations (no invented undeclared chains).
+  pick(sepRules, new Set([...chosenSeps].map(stringKey)), (line) => chosenSeps.has(chainNameOf(line)))
+  const declared = new Set([...chosenSeps, ...markSeps])
+  pick(sepDeclarations, new Set([...declared].map(stringKey)), (line) => declared.has(chainNameOf(line)))
+  return joinChosenLines(reader, {bytes: readNow, idx: readNowIdx, at: readNowAt}, late, lineCount, endsWithNewline)
+}
+
+/**
+ * What a per-service rule that does not jump to a SEP chain tells about the node, as a string:
+ * the rule with its chain name cut to its prefix, its comment to the kind of comment, and its
+ * destination and port left out. Two rules with one signature give the builder the same node
+ * evidence (pod CIDR or interface of the local-traffic detector, masquerade-all, the mark), so a
+ * focused read reads the first of each: on a 10,000-service dump, one rule instead of 10,000.
+ */
+export function evidenceSignature(line: string): string {
+  const {words} = tokenizeLine(line)
+  const out: string[] = []
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!
+    out.push(w.quoted ? JSON.stringify(w.text) : w.text)
+    if (w.quoted) continue
+    const value = words[i + 1]
+    if (value === undefined) break
+    switch (w.text) {
+      case '-A':
+        out.push(perServicePrefix(value.text))
+        break
+      case '--comment':
+        out.push(`(${parseServiceComment(value.text)?.kind ?? value.text})`)
+        break
+      case '-d':
+      case '--destination':
+      case '--dport':
+      case '--destination-port':
+        break
+      default:
+        continue
     }
-    const hash = chosenHashes.size > 0 ? perServiceHash(nameAt(idx, perServiceNames.data[k]!)) : null
-    if (hash !== null && chosenHashes.has(hash)) {
-      include[idx] = 1
-      const target = targetOf(lineText(idx))
-      if (target !== null) chosenSeps.add(target)
-    }
+    i++
   }
-  // SEP rules, once the chosen SEP chains are known (they may come before the chains that jump to them).
-  /** SEP chains with a line read: their declaration is read too (no invented undeclared chains). */
-  const sepRead = new Set<string>()
-  // A 2015-era `-j MARK` (the masquerade mark) is node evidence in any SEP chain; newer dumps have none, so one search spares the per-line check.
-  const anyMark = text.includes(' -j MARK')
-  for (let k = 0; k < sepLines.length; k++) {
-    const idx = sepLines.data[k]!
-    const mark = anyMark && targetIs(idx, 'MARK', false)
-    if (!mark && chosenSeps.size === 0) continue
-    const name = nameAt(idx, sepNames.data[k]!)
-    if (mark || chosenSeps.has(name)) {
-      include[idx] = 1
-      sepRead.add(name)
-    }
+  return out.join(' ')
+}
+
+/** KUBE-SVC-ABC -> KUBE-SVC- (the name itself when it is not a per-service chain's). */
+function perServicePrefix(name: string): string {
+  for (const p of PER_SERVICE_PREFIXES) if (name.startsWith(p)) return p
+  return name
+}
+
+/** The chain a rule line (`[p:b] -A CHAIN ...`) or a declaration (`:CHAIN ...`) names. */
+function chainNameOf(line: string): string {
+  const bytes = Buffer.from(line, 'utf8')
+  const start = chainNameStart(bytes, 0, bytes.length)
+  return start < 0 ? '' : bytes.toString('utf8', start, chainNameEnd(bytes, start, bytes.length))
+}
+
+/** Whether the word at `at` ends there (a blank, a CR, or the end of the line). */
+function isWordEnd(bytes: Uint8Array, at: number, nl: number): boolean {
+  return at >= nl || bytes[at] === 32 || bytes[at] === 13 /* \r */
+}
+
+/** Where the `-j`/`-g` target of rule line pos..nl starts, or -1: a search back from its end, making no string. */
+function targetStart(bytes: Uint8Array, pos: number, nl: number): number {
+  for (let i = nl - 4; i >= pos; i--) {
+    if (bytes[i] !== 32 || bytes[i + 1] !== 45 /* - */ || bytes[i + 3] !== 32) continue
+    const c = bytes[i + 2]
+    if (c === 106 /* j */ || c === 103 /* g */) return i + 4
   }
-  for (let k = 0; k < serviceDeclarations.length; k++) {
-    const idx = serviceDeclarations.data[k]!
-    // Every per-service chain is declared, as in a full read: that a KUBE-SVC chain exists is node evidence.
-    const start = starts[idx]!
-    if (!text.startsWith(SEP_PREFIX, start + 1)) include[idx] = 1
-    else if (chosenSeps.size > 0 || sepRead.size > 0) {
-      const name = nameAt(idx, start + 1)
-      if (chosenSeps.has(name) || sepRead.has(name)) include[idx] = 1
-    }
+  return -1
+}
+
+/** The lines read at once and the ones chosen late, merged in source order into one text. */
+function joinChosenLines(
+  reader: ByteReader,
+  now: {bytes: ByteList; idx: IntList; at: IntList},
+  late: Array<{idx: number; start: number; end: number}>,
+  lineCount: number,
+  endsWithNewline: boolean,
+): FocusedLines {
+  late.sort((a, b) => a.idx - b.idx)
+  let total = now.bytes.length
+  for (const l of late) total += l.end - l.start
+  const out = Buffer.allocUnsafe(total)
+  const lineIndex = new Int32Array(now.idx.length + late.length)
+  let at = 0
+  let lines = 0
+  let k = 0
+  for (let j = 0; j <= late.length; j++) {
+    // The lines read at once that come before late line j (all the rest after the last), in one copy.
+    const until = j < late.length ? late[j]!.idx : lineCount
+    const from = k
+    while (k < now.idx.length && now.idx.data[k]! < until) lineIndex[lines++] = now.idx.data[k++]!
+    if (k > from) at += now.bytes.data.copy(out, at, now.at.data[from]!, k < now.idx.length ? now.at.data[k]! : now.bytes.length)
+    if (j === late.length) break
+    const l = late[j]!
+    lineIndex[lines++] = l.idx
+    at += readRange(reader, l.start, l.end).copy(out, at)
   }
-  return {lineStarts: starts.subarray(0, lineCount), include}
+  return {text: decodeText(out.subarray(0, at)), lineIndex, lineCount, endsWithNewline}
 }

@@ -19,8 +19,9 @@
 import ipaddr from 'ipaddr.js'
 import {diag} from '../../core/state.js'
 import type {Diagnostic} from '../../model/types.js'
-import type {ParsedSource, ReadFocus, ReadOptions, SourceText} from '../types.js'
-import {selectFocusedLines} from './focus.js'
+import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
+import {memoryBytes} from '../bytes.js'
+import {selectFocusedLines, type FocusedLines} from './focus.js'
 import {BUILTIN_CHAINS} from './ruleset.js'
 import type {IptablesChain, IptablesCounters, IptablesMatch, IptablesOption, IptablesRule, IptablesRuleset, IptablesTable} from './ruleset.js'
 import {newWordBuffer, tokenizeInto, type WordBuffer} from './tokenize.js'
@@ -552,11 +553,17 @@ function inferTable(block: PendingBlock): {table: string; why: string} {
   return {table: 'filter', why: 'nothing in it tells, and filter is the default table of `iptables -S`'}
 }
 
+/** A focused read (kp explain NAME): the lines ./focus.ts chose, and the needles they were chosen for. */
+export interface FocusedText extends FocusedLines {
+  needles: readonly string[]
+}
+
 /**
  * Parses iptables text. Generic over chain names: the IPVS-mode reader uses it too.
- * `path` is only used to position diagnostics.
+ * `path` is only used to position diagnostics. With `focus`, `text` is `focus.text`: only the
+ * chosen lines, each read under its own line number in the source.
  */
-export function parseIptablesText(text: string, path: string, focus?: ReadFocus): ParsedIptablesText {
+export function parseIptablesText(text: string, path: string, focus?: FocusedText): ParsedIptablesText {
   const diagnostics: Diagnostic[] = []
   const intern = makeIntern()
   const shared = newShared(intern)
@@ -647,7 +654,7 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
     else if (IPV4_START_RE.test(value)) family = 'IPv4'
   }
 
-  const endsWithNewline = text.endsWith('\n')
+  const endsWithNewline = focus ? focus.endsWithNewline : text.endsWith('\n')
   /**
    * Reads line `idx` (0-based). `unterminated`: the last line, with no newline after it.
    * A `return` here is the `continue` of the line loop below.
@@ -833,17 +840,18 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
   }
 
   // One walk over the lines by offset (no array of 400,000 line strings kept alive). A focused
-  // read (kp explain NAME) reads only the lines ./focus.ts chose, with their own line numbers.
+  // read (kp explain NAME) walks only the lines ./focus.ts chose, under their own line numbers.
   let lineCount = 0
-  const focused = focus ? selectFocusedLines(text, focus.needles) : null
-  if (focused) {
-    const {lineStarts, include} = focused
-    lineCount = lineStarts.length
-    for (let idx = 0; idx < lineCount; idx++) {
-      if (include[idx] !== 1) continue
-      const next = idx + 1 < lineCount ? lineStarts[idx + 1]! - 1 : text.length
-      if (idx === lineCount - 1 && endsWithNewline) break // the empty piece after the final newline
-      readLine(text.slice(lineStarts[idx]!, next), idx, idx === lineCount - 1, lineStarts[idx]!)
+  if (focus) {
+    const {lineIndex} = focus
+    lineCount = focus.lineCount
+    let pos = 0
+    for (let k = 0; k < lineIndex.length; k++) {
+      const nl = text.indexOf('\n', pos)
+      // Only the source's own last line can come without a newline.
+      if (nl < 0) readLine(text.slice(pos), lineIndex[k]!, true, pos)
+      else readLine(text.slice(pos, nl), lineIndex[k]!, false, pos)
+      pos = nl + 1
     }
   } else {
     let pos = 0
@@ -879,14 +887,17 @@ export function parseIptablesText(text: string, path: string, focus?: ReadFocus)
     diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the input does not end with a newline; its last line (${lastLine}) may be cut off`, at(lastLine)))
   }
   const form = tool !== null || sawBuiltinDeclaration ? 'iptables-save' : sawTableHeader ? 'restore-input' : 'list-rules'
-  if (focused) {
-    diagnostics.push(diag('info', 'IPT_FOCUSED_READ', `focused read for ${focus!.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`, at(1)))
+  if (focus) {
+    diagnostics.push(diag('info', 'IPT_FOCUSED_READ', `focused read for ${focus.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`, at(1)))
   }
-  return {ruleset: {form, tool, family, tables, rules: allRules, focused: focused !== null}, diagnostics}
+  return {ruleset: {form, tool, family, tables, rules: allRules, focused: focus !== undefined}, diagnostics}
 }
 
 export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<IptablesRuleset> {
-  const {ruleset, diagnostics} = parseIptablesText(src.text, src.path, opts?.focus)
+  const focus = opts?.focus
+  // A focused read picks its lines from the bytes (a live source has only text: its bytes are made here).
+  const lines = focus ? selectFocusedLines(src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8')), focus.needles) : null
+  const {ruleset, diagnostics} = focus && lines ? parseIptablesText(lines.text, src.path, {...lines, needles: focus.needles}) : parseIptablesText(src.text, src.path)
   return {
     format: 'iptables-save',
     source: {path: src.path, format: 'iptables-save', tool: src.tool ?? ruleset.tool},

@@ -8,6 +8,9 @@ import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState, ServicePort} from '../../../src/model/types.js'
+import {memoryBytes} from '../../../src/readers/bytes.js'
+import {evidenceSignature, selectFocusedLines} from '../../../src/readers/iptables/focus.js'
+import {loadInputs} from '../../../src/readers/load.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
@@ -86,5 +89,94 @@ describe('what a focused read leaves out', () => {
     const focused = await read(src, ['no-such-ns/no-such-svc'])
     expect(focused.services).toEqual([])
     expect(focused.node).toEqual(full.node)
+  })
+})
+
+describe('reading the bytes in pieces', () => {
+  const choose = (text: string, needles: string[], pieceBytes?: number) => selectFocusedLines(memoryBytes(Buffer.from(text, 'utf8')), needles, pieceBytes)
+  /** Lines cut anywhere: a piece boundary inside a name, a quoted comment, a CRLF pair, and lines longer than a piece. */
+  const PIECES = [16, 61, 257]
+
+  it.each(FIXTURES)('%s: any piece size chooses the same lines as one piece', (dir) => {
+    const {text} = load(dir)
+    const named = [...new Set([...text.matchAll(/"([\w.-]+\/[\w.-]+)[: ]/g)].map((m) => m[1]!))].slice(0, 3)
+    for (const needles of [...named.map((n) => [n]), ['no-such/service']]) {
+      const whole = choose(text, needles)
+      for (const pieceBytes of PIECES) expect(choose(text, needles, pieceBytes), `${needles.join()} in ${pieceBytes}-byte pieces`).toEqual(whole)
+    }
+  })
+
+  it('keeps line numbers, CRLF endings and a last line without a newline', () => {
+    const {text} = load('upstream-overall')
+    const crlf = text.replace(/\n/g, '\r\n').replace(/\r\n$/, '')
+    for (const pieceBytes of [undefined, ...PIECES]) {
+      const lines = choose(crlf, ['ns1/svc1'], pieceBytes)!
+      expect(lines.endsWithNewline).toBe(false)
+      expect(lines.lineCount).toBe(crlf.split('\n').length)
+      const chosen = lines.text.split('\n')
+      // Each chosen line is the source line its index names, ending included.
+      const source = crlf.split('\n')
+      chosen.forEach((line, k) => expect(line, `line ${lines.lineIndex[k]! + 1}`).toBe(source[lines.lineIndex[k]!]))
+      expect(chosen.at(-1)).toBe('COMMIT')
+    }
+  })
+
+  it('reads a file through loadInputs as it reads the same text from memory', async () => {
+    const {path, text} = load('handmade-node-with-cni')
+    const [fromFile] = (await loadInputs([join(ROOT, path)])).sources
+    const full = await read({path, text})
+    const some = full.services.find((s) => s.name !== null && s.endpoints.length > 0)!
+    const needles = [`${some.namespace}/${some.name}`]
+    const viaFile = await readState({sources: [fromFile!]}, {focus: {needles}})
+    const viaText = await read({path: join(ROOT, path), text}, needles)
+    expect(viaFile.services).toEqual(viaText.services)
+    expect(viaFile.node).toEqual(full.node)
+    expect(viaFile.diagnostics.map((d) => d.code)).toContain('IPT_FOCUSED_READ')
+  })
+})
+
+describe('node evidence from the services not asked about', () => {
+  const dump = (masq: [string, string][]) => {
+    const lines = ['*nat', ':KUBE-SERVICES - [0:0]', ':KUBE-MARK-MASQ - [0:0]']
+    const rules: string[] = []
+    masq.forEach(([name, source], i) => {
+      const hash = `HASH${i}`.padEnd(16, 'X')
+      lines.push(`:KUBE-SVC-${hash} - [0:0]`, `:KUBE-SEP-${hash} - [0:0]`)
+      rules.push(
+        `-A KUBE-SERVICES -d 172.30.0.${i + 1}/32 -p tcp -m comment --comment "ns/${name}:p cluster IP" -m tcp --dport 80 -j KUBE-SVC-${hash}`,
+        `-A KUBE-SVC-${hash} ${source} -d 172.30.0.${i + 1}/32 -p tcp -m comment --comment "ns/${name}:p cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ`,
+        `-A KUBE-SVC-${hash} -m comment --comment "ns/${name}:p -> 10.1.0.${i + 1}:80" -j KUBE-SEP-${hash}`,
+        `-A KUBE-SEP-${hash} -s 10.1.0.${i + 1}/32 -j KUBE-MARK-MASQ`,
+        `-A KUBE-SEP-${hash} -p tcp -m tcp -j DNAT --to-destination 10.1.0.${i + 1}:80`,
+      )
+    })
+    return [...lines, ...rules, '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000', 'COMMIT', ''].join('\n')
+  }
+
+  it('reads one rule of each shape, so evidence that differs between services is all seen', async () => {
+    // Three services masquerade alike; a fourth shows a second pod CIDR, a fifth the interface detector.
+    const text = dump([['a', '! -s 10.0.0.0/8'], ['b', '! -s 10.0.0.0/8'], ['c', '! -s 10.0.0.0/8'], ['d', '! -s 10.64.0.0/10'], ['e', '! -i cbr0']])
+    const src = {path: 'evidence.rules', text}
+    const full = await read(src)
+    expect(full.node.podCIDRs).toEqual(['10.0.0.0/8', '10.64.0.0/10'])
+    const focused = await read(src, ['ns/a'])
+    expect(focused.node).toEqual(full.node)
+    expect(named(focused, 'ns', 'a')).toEqual(named(full, 'ns', 'a'))
+    const lines = selectFocusedLines(memoryBytes(Buffer.from(text)), ['ns/a'])!
+    // b and c repeat a's masquerade rule: neither is read, nor are their chains declared.
+    expect(lines.text).not.toContain('ns/b:p')
+    expect(lines.text).not.toContain('KUBE-SVC-HASH1')
+    expect(lines.text).toContain('10.64.0.0/10')
+    expect(lines.text).toContain('! -i cbr0')
+  })
+
+  it('evidenceSignature keeps what the node settings are read from and drops what names the service', () => {
+    const rule = (chain: string, comment: string, rest: string) => `-A ${chain} ${rest} -d 172.30.0.9/32 -p tcp -m comment --comment "${comment}" -m tcp --dport 443 -j KUBE-MARK-MASQ`
+    const a = evidenceSignature(rule('KUBE-SVC-AAAAAAAAAAAAAAAA', 'ns/a:https cluster IP', '! -s 10.0.0.0/8'))
+    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'))).toBe(a)
+    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.9.0.0/16'))).not.toBe(a)
+    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -i cbr0'))).not.toBe(a)
+    expect(evidenceSignature(rule('KUBE-SVL-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'))).not.toBe(a)
+    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'masquerade traffic for other/b:https external destinations', '! -s 10.0.0.0/8'))).not.toBe(a)
   })
 })
