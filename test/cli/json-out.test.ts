@@ -1,0 +1,44 @@
+/**
+ * writeCompactJson writes a --json document in pieces; joined, the pieces must be exactly
+ * JSON.stringify's text, whatever the document holds.
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {writeCompactJson} from '../../src/cli/json-out.js'
+import {readState} from '../../src/readers/read-state.js'
+import {ROOT} from '../helpers/run-cli.js'
+
+function written(value: unknown): {text: string; pieces: number} {
+  const pieces: string[] = []
+  writeCompactJson(value, (p) => pieces.push(p))
+  return {text: pieces.join(''), pieces: pieces.length}
+}
+
+describe('writeCompactJson', () => {
+  it.each([
+    ['a number', 42],
+    ['a string with quotes and control characters', 'a "b"\n\u0001 ☕'],
+    ['null', null],
+    ['an empty object and array', {a: {}, b: []}],
+    ['properties with no JSON form', {a: undefined, b: () => 1, c: Symbol('x'), d: 1}],
+    ['long arrays with elements with no JSON form', {list: Array.from({length: 100}, (_, i) => (i % 3 === 0 ? undefined : i % 3 === 1 ? () => i : {i}))}],
+    ['nested long arrays', {rows: Array.from({length: 70}, (_, i) => Array.from({length: 80}, (_, j) => ({i, j, s: `${i}.${j}`})))}],
+    ['objects with toJSON', {when: new Date(0), list: Array.from({length: 65}, () => ({toJSON: () => 'x'}))}],
+    ['a top-level long array', Array.from({length: 200}, (_, i) => ({n: i}))],
+  ])('%s: the same text as JSON.stringify', (_name, value) => {
+    expect(written(value).text).toBe(JSON.stringify(value))
+  })
+
+  it('a large state: the same text, in pieces of about 1 MiB', async () => {
+    const text = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
+    const state = await readState({sources: [{path: 'x', text}]})
+    // 8,000 copies of its services: a document of several MB.
+    const big = {...state, services: Array.from({length: 8000}, (_, i) => state.services[i % state.services.length])}
+    const {text: out, pieces} = written(big)
+    expect(out).toBe(JSON.stringify(big))
+    expect(out.length).toBeGreaterThan(3 << 20)
+    expect(pieces).toBeGreaterThanOrEqual(3)
+    expect(pieces).toBeLessThanOrEqual(Math.ceil(out.length / (1 << 20)) + 1)
+  })
+})
