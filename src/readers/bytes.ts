@@ -5,7 +5,7 @@
  * bytes through one reused 256 KiB buffer take about 10 ms (docs/benchmarks.md).
  */
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
-import {isBlank} from '../core/text.js'
+import {decodeText, isBlank} from '../core/text.js'
 import {InputError} from '../errors.js'
 
 /** An open ByteSource. */
@@ -130,6 +130,46 @@ export function isBlankSource(source: ByteSource): boolean {
         return c < 128 ? false : isBlank(readRange(reader, position + i, reader.size).toString('utf8'))
       }
       position += n
+    }
+  } finally {
+    reader.close()
+  }
+}
+
+/** How much of a source one text piece holds, at most (plus a line longer than that). */
+const TEXT_PIECE_BYTES = 1 << 20
+
+/**
+ * The source as text, in pieces of whole lines (each piece but the last ends with a newline;
+ * the last holds what follows the last newline, possibly nothing). Decoding piece by piece needs no buffer of the whole file: a 0x0A byte
+ * is never inside a UTF-8 character, so each piece decodes alone. A piece of plain ASCII is
+ * decoded as Latin-1 (the same string, in a fraction of the time).
+ */
+export function* textPieces(source: ByteSource, pieceBytes = TEXT_PIECE_BYTES): Generator<string> {
+  const reader = source.open()
+  try {
+    let buffer = Buffer.allocUnsafeSlow(pieceBytes)
+    let filled = 0
+    for (let position = 0; ; ) {
+      const n = reader.readInto(buffer, filled, position, buffer.length - filled)
+      position += n
+      filled += n
+      if (n === 0) {
+        yield decodeText(buffer.subarray(0, filled))
+        return
+      }
+      if (filled < buffer.length) continue
+      const lastNewline = buffer.lastIndexOf(10, filled - 1)
+      if (lastNewline < 0) {
+        // One line longer than the buffer: a bigger buffer.
+        const grown = Buffer.allocUnsafeSlow(buffer.length * 2)
+        buffer.copy(grown, 0, 0, filled)
+        buffer = grown
+        continue
+      }
+      yield decodeText(buffer.subarray(0, lastNewline + 1))
+      buffer.copy(buffer, 0, lastNewline + 1, filled)
+      filled -= lastNewline + 1
     }
   } finally {
     reader.close()

@@ -20,7 +20,7 @@ import ipaddr from 'ipaddr.js'
 import {diag} from '../../core/state.js'
 import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
-import {memoryBytes} from '../bytes.js'
+import {memoryBytes, textPieces} from '../bytes.js'
 import {selectFocusedLines, type FocusedLines} from './focus.js'
 import {BUILTIN_CHAINS} from './ruleset.js'
 import type {IptablesChain, IptablesCounters, IptablesMatch, IptablesOption, IptablesRule, IptablesRuleset, IptablesTable} from './ruleset.js'
@@ -562,8 +562,11 @@ export interface FocusedText extends FocusedLines {
  * Parses iptables text. Generic over chain names: the IPVS-mode reader uses it too.
  * `path` is only used to position diagnostics. With `focus`, `text` is `focus.text`: only the
  * chosen lines, each read under its own line number in the source.
+ *
+ * `text` may come in pieces (../bytes.ts textPieces): each piece but the last ends with a
+ * newline, so no line spans two, and each rule keeps only its own piece alive.
  */
-export function parseIptablesText(text: string, path: string, focus?: FocusedText): ParsedIptablesText {
+export function parseIptablesText(text: string | Iterable<string>, path: string, focus?: FocusedText): ParsedIptablesText {
   const diagnostics: Diagnostic[] = []
   const intern = makeIntern()
   const shared = newShared(intern)
@@ -654,7 +657,9 @@ export function parseIptablesText(text: string, path: string, focus?: FocusedTex
     else if (IPV4_START_RE.test(value)) family = 'IPv4'
   }
 
-  const endsWithNewline = focus ? focus.endsWithNewline : text.endsWith('\n')
+  /** The text (or piece of it) the line being read is in: what its rule keeps offsets into. */
+  let dump = typeof text === 'string' ? text : ''
+  let endsWithNewline = focus ? focus.endsWithNewline : typeof text === 'string' && text.endsWith('\n')
   /**
    * Reads line `idx` (0-based). `unterminated`: the last line, with no newline after it.
    * A `return` here is the `continue` of the line loop below.
@@ -808,7 +813,7 @@ export function parseIptablesText(text: string, path: string, focus?: FocusedTex
       const existed = known !== undefined
       const chain = known ?? newChain(chains, chainName, lineNo, false)
       // chain.name, not the word: one string per chain for all its rules.
-      const rule = new LazyRule(lineNo, chain.table, chain.name, text, trimmedAt, trimmedAt + trimmed.length, start)
+      const rule = new LazyRule(lineNo, chain.table, chain.name, dump, trimmedAt, trimmedAt + trimmed.length, start)
       shared.chains = chains
       const error = readRuleWords(buf, start, rule, shared, null)
       if (error !== null) {
@@ -842,30 +847,36 @@ export function parseIptablesText(text: string, path: string, focus?: FocusedTex
   // One walk over the lines by offset (no array of 400,000 line strings kept alive). A focused
   // read (kp explain NAME) walks only the lines ./focus.ts chose, under their own line numbers.
   let lineCount = 0
+  let empty = true
   if (focus) {
     const {lineIndex} = focus
     lineCount = focus.lineCount
+    empty = false
     let pos = 0
     for (let k = 0; k < lineIndex.length; k++) {
-      const nl = text.indexOf('\n', pos)
+      const nl = dump.indexOf('\n', pos)
       // Only the source's own last line can come without a newline.
-      if (nl < 0) readLine(text.slice(pos), lineIndex[k]!, true, pos)
-      else readLine(text.slice(pos, nl), lineIndex[k]!, false, pos)
+      if (nl < 0) readLine(dump.slice(pos), lineIndex[k]!, true, pos)
+      else readLine(dump.slice(pos, nl), lineIndex[k]!, false, pos)
       pos = nl + 1
     }
   } else {
     let pos = 0
-    for (;;) {
-      const nl = text.indexOf('\n', pos)
-      if (nl < 0) {
-        if (!endsWithNewline) readLine(text.slice(pos), lineCount, true, pos)
+    for (const piece of typeof text === 'string' ? [text] : text) {
+      dump = piece
+      pos = 0
+      if (piece.length === 0) continue
+      empty = false
+      endsWithNewline = piece.charCodeAt(piece.length - 1) === 10
+      for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', pos)) {
+        readLine(piece.slice(pos, nl), lineCount, false, pos)
         lineCount++
-        break
+        pos = nl + 1
       }
-      readLine(text.slice(pos, nl), lineCount, false, pos)
-      lineCount++
-      pos = nl + 1
     }
+    // What follows the last newline: the last line, unterminated, or nothing.
+    if (!endsWithNewline) readLine(dump.slice(pos), lineCount, true, pos)
+    lineCount++
   }
   flushPending()
   const lastLine = endsWithNewline ? lineCount - 1 : lineCount
@@ -883,7 +894,7 @@ export function parseIptablesText(text: string, path: string, focus?: FocusedTex
   if (syntaxErrors > MAX_SYNTAX_DIAGNOSTICS) {
     diagnostics.push(diag('error', 'IPT_SYNTAX', `${syntaxErrors - MAX_SYNTAX_DIAGNOSTICS} more malformed lines not listed`, null))
   }
-  if (!sawTableHeader && tables.size > 0 && !endsWithNewline && text.length > 0) {
+  if (!sawTableHeader && tables.size > 0 && !endsWithNewline && !empty) {
     diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the input does not end with a newline; its last line (${lastLine}) may be cut off`, at(lastLine)))
   }
   const form = tool !== null || sawBuiltinDeclaration ? 'iptables-save' : sawTableHeader ? 'restore-input' : 'list-rules'
@@ -897,7 +908,9 @@ export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<Iptable
   const focus = opts?.focus
   // A focused read picks its lines from the bytes (a live source has only text: its bytes are made here).
   const lines = focus ? selectFocusedLines(src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8')), focus.needles) : null
-  const {ruleset, diagnostics} = focus && lines ? parseIptablesText(lines.text, src.path, {...lines, needles: focus.needles}) : parseIptablesText(src.text, src.path)
+  // A full read of a file decodes it piece by piece: never the whole file in one buffer and one string.
+  const {ruleset, diagnostics} =
+    focus && lines ? parseIptablesText(lines.text, src.path, {...lines, needles: focus.needles}) : parseIptablesText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
   return {
     format: 'iptables-save',
     source: {path: src.path, format: 'iptables-save', tool: src.tool ?? ruleset.tool},
