@@ -26,6 +26,9 @@ export function endpointAddress(ep: Pick<Endpoint, 'ip' | 'port'>): string {
  * Returns null for text that is not an IP address.
  */
 export function canonicalIp(text: string): string | null {
+  // Every IPv4 address has a dot and every IPv6 address a colon, and none a slash: `ns/name` is
+  // told apart here, before node's isIP compiles its IPv6 pattern (about 15 ms of `kp explain NAME`).
+  if (text.includes('/') || !(text.includes('.') || text.includes(':'))) return null
   const version = isIP(text)
   if (version === 4) return text
   if (version === 6) return ipaddr.IPv6.parse(text).toRFC5952String()

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {parseServiceQuery} from '../../src/analyze/explain-query.js'
+import {canonicalIp} from '../../src/analyze/addresses.js'
 
 describe('parseServiceQuery', () => {
   it.each([
@@ -53,5 +54,18 @@ describe('parseServiceQuery', () => {
   it('refuses a namespace given twice, and -n with an address', () => {
     expect(parseServiceQuery('ns1/svc', 'ns2')).toEqual({invalid: expect.stringContaining('given twice')})
     expect(parseServiceQuery('1.2.3.4:80', 'ns2')).toEqual({invalid: expect.stringContaining('not to an address')})
+  })
+})
+
+describe('canonicalIp', () => {
+  it.each([
+    ['10.0.0.1', '10.0.0.1'],
+    ['fd00:0::1', 'fd00::1'],
+    ['FD00::1', 'fd00::1'],
+    ['::ffff:10.0.0.1', '::ffff:a00:1'],
+  ])('%s is the address %s', (text, canonical) => expect(canonicalIp(text)).toBe(canonical))
+
+  it.each(['ns/name', 'kube-dns', 'svc.example', '10.0.0.0/8', 'fd00::/64', '1.2.3', ''])('%s is not an address', (text) => {
+    expect(canonicalIp(text)).toBeNull()
   })
 })
