@@ -29,7 +29,7 @@ import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
 import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
 import {normaliseAddress} from './parse.js'
-import {BUILTIN_CHAINS, findMatch, findTargetOption, type IptablesChain, type IptablesRule, type IptablesRuleset} from './ruleset.js'
+import {BUILTIN_CHAINS, findMatch, findTargetOption, type IptablesChain, type IptablesRule, type IptablesRuleset, type IptablesTable} from './ruleset.js'
 import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
 
 type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
@@ -42,6 +42,8 @@ const PER_SERVICE_PREFIXES: ReadonlyArray<[string, ChainKind]> = [
   ['KUBE-XLB-', 'xlb'],
 ]
 const SEP_PREFIX = 'KUBE-SEP-'
+/** Up to this many endpoints, a service port's SEP chains are found again by a scan: cheaper than a map per service port. */
+const SCANNED_ENDPOINTS = 16
 
 /** The fixed chains kube-proxy's iptables mode (any generation) and kubelet write. */
 const KUBE_PROXY_CHAINS: ReadonlySet<string> = new Set([
@@ -85,9 +87,16 @@ function perServiceChain(name: string): {kind: ChainKind; hash: string} | null {
   return null
 }
 
+function isPerServiceChain(name: string): boolean {
+  for (const [prefix] of PER_SERVICE_PREFIXES) if (name.startsWith(prefix)) return true
+  return false
+}
+
 function isKubeProxyChain(name: string): boolean {
-  // Prefixes first: they decide the 100,000s of SEP and service chains without a set lookup.
-  return name.startsWith(SEP_PREFIX) || perServiceChain(name) !== null || KUBE_PROXY_CHAINS.has(name)
+  // Every one of them starts with KUBE-: that decides the DNAT, MARK, ACCEPT targets of 100,000s
+  // of rules at once. Then the SEP prefix decides the 100,000s of SEP chains, and one set lookup
+  // the KUBE-MARK-MASQ targets of as many rules, before the five per-service prefixes.
+  return name.startsWith('KUBE-') && (name.startsWith(SEP_PREFIX) || KUBE_PROXY_CHAINS.has(name) || isPerServiceChain(name))
 }
 
 interface FrontendDraft extends Frontend {
@@ -95,14 +104,31 @@ interface FrontendDraft extends Frontend {
   via: ChainKind | null
 }
 
+/** One KUBE-SEP chain a group jumps to (once per group, however many rules jump to it). */
 interface EndpointDraft {
   sep: string
+  /** The nat chain of that name, looked up once when the jump is first read (maybe deleted; undefined when never declared). */
+  chain: IptablesChain | undefined
   ip: string
   port: number | null
-  /** As written in --to-destination: the SEP hash input. */
-  written: string
+  /** As written in --to-destination: the SEP hash input. Null until the DNAT is read, and when the chain gives no endpoint. */
+  written: string | null
   /** Jumped to from KUBE-SVL / KUBE-XLB: a local endpoint under a Local policy. */
   inLocal: boolean
+  /** Where it is in its group's endpoints. */
+  index: number
+}
+
+/**
+ * The KUBE-SEP jumps of one dispatch chain in the order it tries them: one entry per step in
+ * each array (parallel arrays, not an object per step: a large node has 100,000s of steps).
+ */
+interface Cascade {
+  chain: string
+  /** The conditional probability of each step; null for an unconditional rule. */
+  probabilities: Array<number | null>
+  rules: IptablesRule[]
+  endpoints: EndpointDraft[]
 }
 
 /** One service port, as one group of per-service chains sharing a hash (or, with no nat chains, one name). */
@@ -113,20 +139,26 @@ interface Group {
   chains: Partial<Record<ChainKind, IptablesChain>>
   frontends: FrontendDraft[]
   /**
-   * Every rule read for this service port. An array, not a set: each rule is visited once per
-   * group (a chain belongs to one group, a SEP chain is read once per group, a filter rule once),
-   * so none comes twice; test/readers/iptables/build.test.ts checks that no ref repeats.
+   * Every rule read for this service port, as its ref, made when the rule is read (the rule is at
+   * hand then; reading the lines of 100,000s of rules again at the end is a second pass over them).
+   * An array, not a set: each rule is visited once per group (a chain belongs to one group, a SEP
+   * chain is read once per group, a filter rule once), so none comes twice;
+   * test/readers/iptables/build.test.ts checks that no ref repeats.
    */
-  rules: IptablesRule[]
+  refs: SourceRef[]
   etp: TrafficPolicy | null
   itp: TrafficPolicy | null
   affinitySeconds: number | null
   affinity: boolean
   healthCheckNodePort: number | null
-  /** SEP chain names in the order the cluster-path chain tries them, with their conditional probability. */
-  cascade: Array<{sep: string; probability: number | null; rule: IptablesRule}>
-  cascadeChain: string | null
-  endpoints: Map<string, EndpointDraft>
+  /** The KUBE-SVC cascade; null without a KUBE-SVC chain. */
+  cascade: Cascade | null
+  /** The SVL (or old XLB) cascade, when it has steps. */
+  localCascade: Cascade | null
+  /** In the order first jumped to; one per SEP chain name (a chain jumped to from two groups has a draft in each). */
+  endpoints: EndpointDraft[]
+  /** The endpoints by SEP chain name, once there are more than SCANNED_ENDPOINTS; null while a scan finds one sooner. */
+  endpointBySep: Map<string, EndpointDraft> | null
   ranges: string[]
   /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
   localDrop: boolean
@@ -155,9 +187,14 @@ interface FamilyResult {
 
 function emptyGroup(hash: string | null): Group {
   return {
-    hash, spn: null, protocol: null, chains: {}, frontends: [], rules: [], etp: null, itp: null, affinitySeconds: null, affinity: false,
-    healthCheckNodePort: null, cascade: [], cascadeChain: null, endpoints: new Map(), ranges: [], localDrop: false,
+    hash, spn: null, protocol: null, chains: {}, frontends: [], refs: [], etp: null, itp: null, affinitySeconds: null, affinity: false,
+    healthCheckNodePort: null, cascade: null, localCascade: null, endpoints: [], endpointBySep: null, ranges: [], localDrop: false,
   }
+}
+
+/** The names of a group's chains, for its diagnostics. */
+function chainNamesOf(g: Group): string[] {
+  return Object.values(g.chains).map((c) => c.name)
 }
 
 function parsePort(value: string | undefined): number | null {
@@ -250,21 +287,24 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     return g
   }
+  /** Compared with the live SEP chains the groups jump to: when they are as many, no SEP chain is an orphan. */
+  let liveSepChains = 0
   for (const chain of natChains.values()) {
+    // SEP first: ten times as many as the per-service chains.
+    const sep = chain.name.startsWith(SEP_PREFIX)
     if (chain.deletedLine !== null) {
       // Restore input of a resync declares stale chains and deletes them (fixtures/iptables/upstream-syncrepeated-fullresync).
-      if (perServiceChain(chain.name) || chain.name.startsWith(SEP_PREFIX)) {
+      if (sep || isPerServiceChain(chain.name)) {
         warn('IPT_DELETED_CHAIN', `${chain.name} is deleted by -X on line ${chain.deletedLine} (a stale chain of a removed service); not read as a service`, chain.deletedLine, 'info')
       }
       continue
     }
+    if (sep) {
+      liveSepChains++
+      continue
+    }
     const ps = perServiceChain(chain.name)
     if (ps) groupOf(ps.hash).chains[ps.kind] = chain
-  }
-  /** A live KUBE-SEP chain by name (the nat chain map is the index: no second map of 100,000 SEP chains). */
-  const liveSep = (name: string): IptablesChain | undefined => {
-    const c = natChains.get(name)
-    return c && c.deletedLine === null && c.name.startsWith(SEP_PREFIX) ? c : undefined
   }
   const liveTarget = (target: string | null): IptablesChain | undefined => {
     if (target === null) return undefined
@@ -272,9 +312,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     return c && c.deletedLine === null ? c : undefined
   }
 
-  const nameGroup = (g: Group, comment: ServiceComment | null, rule: IptablesRule): void => {
-    if (comment?.spn && g.spn === null) g.spn = comment.spn
-    if (rule.protocol && !rule.protocol.negated && g.protocol === null) g.protocol = rule.protocol.value
+  /** The first rule that tells names the group; comments are only parsed while the name is unknown. */
+  const nameGroup = (g: Group, rule: IptablesRule): void => {
+    if (g.spn === null) {
+      const spn = commentOf(rule)?.spn
+      if (spn) g.spn = spn
+    }
+    if (g.protocol === null && rule.protocol && !rule.protocol.negated) g.protocol = rule.protocol.value
   }
   const addFrontend = (g: Group, fe: FrontendDraft): FrontendDraft => {
     const same = g.frontends.find((f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port)
@@ -325,8 +369,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
-      g.rules.push(rule)
-      nameGroup(g, comment, rule)
+      g.refs.push(ref(path, rule))
+      nameGroup(g, rule)
       const type: FrontendType =
         comment?.kind === 'cluster-ip' ? 'ClusterIP'
         : comment?.kind === 'external-ip' ? 'ExternalIP'
@@ -373,8 +417,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
-      g.rules.push(rule)
-      nameGroup(g, comment, rule)
+      g.refs.push(ref(path, rule))
+      nameGroup(g, rule)
       if (ps.kind === 'xlb') g.etp = 'Local'
       else if (ps.kind === 'svc') g.etp ??= 'Cluster' // ≤1.23: KUBE-MARK-MASQ, then straight to KUBE-SVC
       if (rule.destination && !rule.destination.negated && rule.destination.value === LOCALHOST_V4) {
@@ -394,34 +438,36 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
 
   // ---- 4. each group's chains, once.
-  const claimedSeps = new Set<string>()
-  /** The SVL (or old XLB) cascade of each group, beside the SVC one kept in the group. */
-  const localCascades = new Map<Group, {chain: string; steps: Group['cascade']}>()
+  /** The live SEP chains some group jumps to; when they are all of them, no SEP chain is an orphan. */
+  const jumpedSeps = new Set<IptablesChain>()
   /** Reported once the filter table says whether the service has endpoints at all. */
   const emptyDispatchChains: Array<{g: Group; chain: IptablesChain}> = []
-  const noteSepJump = (g: Group, rule: IptablesRule, local: boolean): void => {
-    const sep = rule.target!
-    claimedSeps.add(sep)
-    let ep = g.endpoints.get(sep)
-    if (!ep) {
-      ep = {sep, ip: '', port: null, written: '', inLocal: false}
-      g.endpoints.set(sep, ep)
+  const noteSepJump = (g: Group, sep: string, local: boolean): EndpointDraft => {
+    // Affinity and SVL rules jump to the chains the SVC rules do: the group's draft is found again.
+    let ep = g.endpointBySep !== null ? g.endpointBySep.get(sep) : g.endpoints.find((e) => e.sep === sep)
+    if (ep === undefined) {
+      const chain = natChains.get(sep)
+      if (chain !== undefined && chain.deletedLine === null) jumpedSeps.add(chain)
+      ep = {sep, chain, ip: '', port: null, written: null, inLocal: false, index: g.endpoints.length}
+      g.endpoints.push(ep)
+      if (g.endpointBySep !== null) g.endpointBySep.set(sep, ep)
+      else if (g.endpoints.length > SCANNED_ENDPOINTS) g.endpointBySep = new Map(g.endpoints.map((e) => [e.sep, e]))
     }
     if (local) ep.inLocal = true
+    return ep
   }
   const readDispatchChain = (g: Group, chain: IptablesChain, kind: 'svc' | 'svl' | 'xlb'): void => {
     const local = kind !== 'svc'
     if (kind === 'xlb') g.etp = 'Local'
     else node.sawInternalChain = true
-    const probabilities: Array<{sep: string; probability: number | null; rule: IptablesRule}> = []
+    let cascade: Cascade | null = null
     for (const rule of chain.rules) {
-      g.rules.push(rule)
-      const comment = commentOf(rule)
-      nameGroup(g, comment, rule)
+      g.refs.push(ref(path, rule))
+      nameGroup(g, rule)
       const target = rule.target ?? ''
       if (isMasqueradeMarking(rule)) {
         if (target === 'MARK') noteMarkTarget(rule)
-        if (comment?.kind === 'cluster-ip') noteInternalMasquerade(rule)
+        if (commentOf(rule)?.kind === 'cluster-ip') noteInternalMasquerade(rule)
         else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(rule.source.value)
         continue
       }
@@ -430,7 +476,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         continue
       }
       if (target.startsWith(SEP_PREFIX)) {
-        noteSepJump(g, rule, local)
+        const ep = noteSepJump(g, target, local)
         if (findMatch(rule, '--rcheck')) {
           g.affinity = true
           const seconds = parsePort(findMatch(rule, '--seconds')?.values[0])
@@ -446,7 +492,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
             probability = null
           }
         }
-        probabilities.push({sep: target, probability, rule})
+        cascade ??= {chain: chain.name, probabilities: [], rules: [], endpoints: []}
+        cascade.probabilities.push(probability)
+        cascade.rules.push(rule)
+        cascade.endpoints.push(ep)
         continue
       }
       const into = perServiceChain(target)
@@ -461,24 +510,24 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${target || 'none'}); kept out of the service model`, rule.line)
     }
     if (chain.rules.length === 0) emptyDispatchChains.push({g, chain})
-    if (kind === 'svc') {
-      g.cascade = probabilities
-      g.cascadeChain = chain.name
-    } else if (probabilities.length > 0) {
-      localCascades.set(g, {chain: chain.name, steps: probabilities})
-    }
+    if (kind === 'svc') g.cascade = cascade
+    else if (cascade !== null) g.localCascade = cascade
   }
 
-  for (const g of groups.values()) {
+  // The work per group (per chain, per endpoint) is a closure called for each, not a loop body in
+  // buildFamily: V8 optimises a closure after a few calls, while a loop in this once-called
+  // function runs unoptimised until on-stack replacement, and again after each deopt as the next
+  // stage meets code it has no type feedback for.
+  const readGroupChains = (g: Group): void => {
     const {svc, svl, ext, fw, xlb} = g.chains
     if (svc) readDispatchChain(g, svc, 'svc')
     if (svl) readDispatchChain(g, svl, 'svl')
     if (xlb) readDispatchChain(g, xlb, 'xlb')
     if (ext) {
       for (const rule of ext.rules) {
-        g.rules.push(rule)
+        g.refs.push(ref(path, rule))
         const comment = commentOf(rule)
-        nameGroup(g, comment, rule)
+        nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         const srcTypeLocal = findMatch(rule, '--src-type')?.values[0] === 'LOCAL'
         if (rule.target === 'KUBE-MARK-MASQ') {
@@ -508,8 +557,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     if (fw) {
       for (const rule of fw.rules) {
-        g.rules.push(rule)
-        nameGroup(g, commentOf(rule), rule)
+        g.refs.push(ref(path, rule))
+        nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(rule.source.value)
         if (into?.kind === 'xlb') g.etp = 'Local'
@@ -517,39 +566,37 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       }
     }
   }
+  for (const g of groups.values()) readGroupChains(g)
 
   // SEP chains: the DNAT gives the endpoint.
-  for (const g of groups.values()) {
-    for (const ep of g.endpoints.values()) {
-      const chain = liveSep(ep.sep)
-      if (!chain) {
-        const deleted = natChains.get(ep.sep)
-        warn('IPT_MISSING_CHAIN', `${ep.sep} is jumped to but ${deleted ? 'deleted by -X' : 'never declared'}; no endpoint is read for it`, g.chains.svc?.line ?? g.chains.svl?.line ?? null)
-        g.endpoints.delete(ep.sep)
-        continue
-      }
-      let dnat: IptablesRule | null = null
-      for (const rule of chain.rules) {
-        g.rules.push(rule)
-        nameGroup(g, commentOf(rule), rule)
-        if (rule.target === 'DNAT') dnat ??= rule
-        else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
-        else if (rule.target !== 'KUBE-MARK-MASQ') warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`, rule.line)
-      }
-      const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined
-      const hostPort = to ? splitHostPort(to) : null
-      if (!dnat || !to || !hostPort) {
-        warn(chain.rules.length === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.rules.length === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)
-        g.endpoints.delete(ep.sep)
-        continue
-      }
-      ep.ip = hostPort.ip
-      ep.port = hostPort.port
-      ep.written = to
+  const readSepChain = (g: Group, ep: EndpointDraft): void => {
+    const chain = ep.chain
+    if (chain === undefined || chain.deletedLine !== null) {
+      warn('IPT_MISSING_CHAIN', `${ep.sep} is jumped to but ${chain ? 'deleted by -X' : 'never declared'}; no endpoint is read for it`, g.chains.svc?.line ?? g.chains.svl?.line ?? null)
+      return
     }
+    let dnat: IptablesRule | null = null
+    for (const rule of chain.rules) {
+      g.refs.push(ref(path, rule))
+      nameGroup(g, rule)
+      if (rule.target === 'DNAT') dnat ??= rule
+      else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
+      else if (rule.target !== 'KUBE-MARK-MASQ') warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`, rule.line)
+    }
+    const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined
+    const hostPort = to ? splitHostPort(to) : null
+    if (!dnat || !to || !hostPort) {
+      warn(chain.rules.length === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.rules.length === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)
+      return
+    }
+    ep.ip = hostPort.ip
+    ep.port = hostPort.port
+    ep.written = to
   }
-  for (const chain of focused ? [] : natChains.values()) {
-    if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && !claimedSeps.has(chain.name)) {
+  for (const g of groups.values()) for (const ep of g.endpoints) readSepChain(g, ep)
+  // As many live SEP chains jumped to as there are: none is an orphan, and the nat chains need no second pass.
+  for (const chain of focused || jumpedSeps.size === liveSepChains ? [] : natChains.values()) {
+    if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && !jumpedSeps.has(chain)) {
       warn('IPT_ORPHAN_CHAIN', `${chain.name} is not jumped to by any service chain; not read as an endpoint`, chain.line)
     }
   }
@@ -571,7 +618,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
   for (const {spn, protocol, rule} of byNameLater) {
     const g = protocol ? bySpn.get(`${spn}|${protocol}`) : undefined
-    if (g) g.rules.push(rule)
+    if (g) g.refs.push(ref(path, rule))
     else if (!focused) warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
   }
   const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
@@ -591,7 +638,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         continue
       }
       const g = groupBySpn(comment.spn, protocol)
-      g.rules.push(rule)
+      g.refs.push(ref(path, rule))
       const port = parsePort(rule.dport?.value)
       const nodePort = !rule.destination && findMatch(rule, '--dst-type')?.values[0] === 'LOCAL'
       const ip = rule.destination && !rule.destination.negated ? rule.destination.value : null
@@ -638,13 +685,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     // A health check alone is not a service (fixtures/iptables/upstream-parse-basic: ns2/svc2).
     for (const g of gs) {
       g.healthCheckNodePort = hc.port
-      g.rules.push(hc.rule)
+      g.refs.push(ref(path, hc.rule))
     }
   }
   for (const rule of filterChains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
     const comment = commentOf(rule)
     const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
-    if (gs) for (const g of gs) g.rules.push(rule)
+    if (gs) for (const g of gs) g.refs.push(ref(path, rule))
     else warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model', rule.line)
   }
   for (const rule of filterChains.get('KUBE-FORWARD')?.rules ?? []) {
@@ -677,70 +724,83 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
 
   // ---- 6. service ports.
-  const services: ServicePort[] = []
-  for (const g of groups.values()) {
-    const chainNames = Object.values(g.chains).map((c) => c.name)
+  const servicePortOf = (g: Group): ServicePort | null => {
     if (g.frontends.length === 0) {
+      const chainNames = chainNamesOf(g)
       if (chainNames.length > 0 && !focused) warn('IPT_ORPHAN_CHAIN', `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`, Object.values(g.chains)[0]?.line ?? null)
-      continue
+      return null
     }
     let protocol = g.protocol
     if (protocol === null && g.hash !== null && g.spn !== null) {
       // No rule carries -p (hand-trimmed dump): the hash tells which protocol the chains were made for.
       protocol = Object.keys(PROTOCOLS).find((p) => iptablesChainHash(g.spn!, p) === g.hash) ?? null
     }
-    const firstLine = g.rules[0]?.line ?? null
+    const firstLine = g.refs[0]?.line ?? null
     if (protocol === null || PROTOCOLS[protocol] === undefined) {
-      warn('IPT_UNKNOWN_PROTOCOL', `cannot tell the protocol of ${g.spn ?? chainNames.join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`, firstLine)
+      warn('IPT_UNKNOWN_PROTOCOL', `cannot tell the protocol of ${g.spn ?? chainNamesOf(g).join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`, firstLine)
     }
     const proto = PROTOCOLS[protocol ?? 'tcp'] ?? 'TCP'
     const names = g.spn !== null ? splitServicePortName(g.spn) : null
     if (g.spn !== null && g.hash !== null) {
       const expected = iptablesChainHash(g.spn, proto)
       if (expected !== g.hash) {
-        warn('IPT_HASH_MISMATCH', `chains ${chainNames.join(', ')} do not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`, Object.values(g.chains)[0]?.line ?? firstLine)
+        warn('IPT_HASH_MISMATCH', `chains ${chainNamesOf(g).join(', ')} do not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`, Object.values(g.chains)[0]?.line ?? firstLine)
       }
     }
-    if (g.spn === null) warn('IPT_NO_NAME', `no comment names the service port of ${chainNames.join(', ') || 'these rules'}; it is identified by its ClusterIP`, firstLine, 'info')
+    if (g.spn === null) warn('IPT_NO_NAME', `no comment names the service port of ${chainNamesOf(g).join(', ') || 'these rules'}; it is identified by its ClusterIP`, firstLine, 'info')
 
     // Endpoints and shares. The cluster path is the chain a ClusterIP connection goes to.
     const cluster = g.frontends.find((f) => f.type === 'ClusterIP' && f.action === 'forward')
-    const local = localCascades.get(g)
-    const useLocal = (cluster?.via === 'svl' || g.cascade.length === 0) && local !== undefined
-    const steps = useLocal ? local.steps : g.cascade
-    const cascadeChain = useLocal ? local.chain : g.cascadeChain
-    const shareBySep = new Map<string, number>()
-    if (steps.length > 0) {
-      const result = effectiveShares(steps.map((s) => s.probability))
-      steps.forEach((s, i) => shareBySep.set(s.sep, (shareBySep.get(s.sep) ?? 0) + result.shares[i]!))
+    const local = g.localCascade
+    const useLocal = (cluster?.via === 'svl' || g.cascade === null) && local !== null
+    const steps = useLocal ? local : g.cascade
+    /**
+     * By endpoint index: the sum of the shares of the steps into each SEP chain. Not a field of the
+     * drafts: a field that first holds 0 and then a fraction makes V8 change the shape of every draft.
+     */
+    const shares = steps !== null ? new Array<number>(g.endpoints.length).fill(0) : null
+    if (steps !== null && shares !== null) {
+      const result = effectiveShares(steps.probabilities)
+      for (let i = 0; i < result.shares.length; i++) shares[steps.endpoints[i]!.index]! += result.shares[i]!
       if (result.unreachableFrom !== null) {
-        warn('IPT_UNREACHABLE_RULE', `${cascadeChain}: the rule on line ${steps[result.unreachableFrom]!.rule.line} follows an unconditional one and is never reached`, steps[result.unreachableFrom]!.rule.line)
+        const line = steps.rules[result.unreachableFrom]!.line
+        warn('IPT_UNREACHABLE_RULE', `${steps.chain}: the rule on line ${line} follows an unconditional one and is never reached`, line)
       }
       if (Math.abs(result.total - 1) > SHARE_SUM_TOLERANCE) {
-        warn('IPT_SHARES_SUM', `the endpoint shares of ${cascadeChain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`, steps[steps.length - 1]!.rule.line)
+        warn('IPT_SHARES_SUM', `the endpoint shares of ${steps.chain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`, steps.rules[steps.rules.length - 1]!.line)
       }
     }
     const localPolicy = g.etp === 'Local' || g.itp === 'Local'
     const endpoints: Endpoint[] = []
-    const seenEndpoints = new Set<string>()
-    for (const ep of g.endpoints.values()) {
+    const seenIps = new Set<string>()
+    /** The ip:port of each endpoint, made once an address comes twice (endpointString is one-to-one: one ip:port is one ip and one port). */
+    let seenEndpoints: Set<string> | null = null
+    for (const ep of g.endpoints) {
+      if (ep.written === null) continue // the SEP chain is missing or has no DNAT (reported above)
       if (g.spn !== null) {
         const expected = iptablesEndpointHash(g.spn, proto, ep.written)
         if (ep.sep.length !== SEP_PREFIX.length + expected.length || !ep.sep.endsWith(expected)) {
-          warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, liveSep(ep.sep)?.line ?? null)
+          warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, ep.chain?.line ?? null)
         }
       }
       // Two SEP chains for one ip:port (a hand-edited dump) give one endpoint; the hash check above names the odd one.
-      const key = endpointString(ep.ip, ep.port)
-      if (seenEndpoints.has(key)) continue
-      seenEndpoints.add(key)
+      // A new address is a new endpoint: the ip:port strings are only made for an address seen before.
+      if (seenIps.has(ep.ip)) {
+        seenEndpoints ??= new Set(endpoints.map((e) => endpointString(e.ip, e.port)))
+        const key = endpointString(ep.ip, ep.port)
+        if (seenEndpoints.has(key)) continue
+        seenEndpoints.add(key)
+      } else {
+        seenIps.add(ep.ip)
+        seenEndpoints?.add(endpointString(ep.ip, ep.port))
+      }
       endpoints.push({
         ip: ep.ip,
         port: ep.port,
         // Locality is only visible under a Local policy: the SVL/XLB members are this node's.
         local: localPolicy ? ep.inLocal : null,
         // An endpoint that is not on the cluster path (only in SVL) gets no new connection from it.
-        share: steps.length > 0 ? (shareBySep.get(ep.sep) ?? 0) : null,
+        share: shares !== null ? shares[ep.index]! : null,
         weight: null,
         state: null,
       })
@@ -758,7 +818,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       action: f.action,
     }))
     const externallyVisible = g.frontends.some((f) => f.type !== 'ClusterIP')
-    services.push({
+    return {
       namespace: names?.namespace ?? null,
       name: names?.name ?? null,
       portName: names?.portName ?? null,
@@ -771,8 +831,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: g.affinitySeconds} : null,
       scheduler: null,
       endpoints,
-      rules: Array.from(g.rules, (r) => ref(path, r)),
-    })
+      rules: g.refs,
+    }
+  }
+  const services: ServicePort[] = []
+  for (const g of groups.values()) {
+    const sp = servicePortOf(g)
+    if (sp) services.push(sp)
   }
 
   // Two service ports on one address:port/protocol: kube-proxy never writes that, so the dump was
@@ -790,41 +855,40 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
 
   // ---- 7. foreign rules and chains, in one pass over every rule.
   const masqMark = node.masqueradeMark
-  for (const table of focused ? [] : ruleset.tables.values()) {
-    for (const chain of table.chains.values()) {
-      if (chain.deletedLine !== null) continue
-      const ownChain = isKubeProxyChain(chain.name)
-      if (!ownChain && chain.name.startsWith('KUBE-')) {
-        const ipvs = IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-')
-        foreign.push({
-          kind: ipvs ? 'leftover' : 'iptables-chain',
-          name: `${table.name}/${chain.name}`,
-          reason: ipvs ? "a chain of kube-proxy's IPVS mode, left over in an iptables-mode dump" : "a KUBE-* chain that kube-proxy's iptables mode does not write",
-          source: at(chain.line),
-        })
-      }
-      for (const rule of chain.rules) {
-        const target = rule.target
-        if (!ownChain) {
-          if (target && isKubeProxyChain(target)) {
-            const own = OWN_BUILTIN_JUMPS.get(`${table.name}/${chain.name}/${target}`)
-            if (chain.builtin && own !== undefined && (own === null || rule.comment === own)) continue
-            foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `jumps into kube-proxy's ${target} from a chain kube-proxy does not use for that`, source: at(rule.line)})
-            continue
-          }
-          const mark = findMatch(rule, '--mark')
-          if (table.name === 'nat' && chain.name === 'POSTROUTING' && rule.comment === SNAT_COMMENT && rule.target === 'MASQUERADE') continue // 2015's own rule
-          if (mark && masqMark !== null && mark.values[0] !== undefined && markValue(mark.values[0]) === masqMark) {
-            foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name}`, reason: `matches kube-proxy's masquerade mark ${masqMark}`, source: at(rule.line)})
-          }
+  const noteForeign = (table: IptablesTable, chain: IptablesChain): void => {
+    if (chain.deletedLine !== null) return
+    const ownChain = isKubeProxyChain(chain.name)
+    if (!ownChain && chain.name.startsWith('KUBE-')) {
+      const ipvs = IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-')
+      foreign.push({
+        kind: ipvs ? 'leftover' : 'iptables-chain',
+        name: `${table.name}/${chain.name}`,
+        reason: ipvs ? "a chain of kube-proxy's IPVS mode, left over in an iptables-mode dump" : "a KUBE-* chain that kube-proxy's iptables mode does not write",
+        source: at(chain.line),
+      })
+    }
+    for (const rule of chain.rules) {
+      const target = rule.target
+      if (!ownChain) {
+        if (target && isKubeProxyChain(target)) {
+          const own = OWN_BUILTIN_JUMPS.get(`${table.name}/${chain.name}/${target}`)
+          if (chain.builtin && own !== undefined && (own === null || rule.comment === own)) continue
+          foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `jumps into kube-proxy's ${target} from a chain kube-proxy does not use for that`, source: at(rule.line)})
           continue
         }
-        if (target && target !== chain.name && !isKubeProxyChain(target) && !BUILTIN_CHAINS.has(target) && table.chains.has(target)) {
-          foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`, source: at(rule.line)})
+        const mark = findMatch(rule, '--mark')
+        if (table.name === 'nat' && chain.name === 'POSTROUTING' && rule.comment === SNAT_COMMENT && rule.target === 'MASQUERADE') continue // 2015's own rule
+        if (mark && masqMark !== null && mark.values[0] !== undefined && markValue(mark.values[0]) === masqMark) {
+          foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name}`, reason: `matches kube-proxy's masquerade mark ${masqMark}`, source: at(rule.line)})
         }
+        continue
+      }
+      if (target && target !== chain.name && !isKubeProxyChain(target) && !BUILTIN_CHAINS.has(target) && table.chains.has(target)) {
+        foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`, source: at(rule.line)})
       }
     }
   }
+  for (const table of focused ? [] : ruleset.tables.values()) for (const chain of table.chains.values()) noteForeign(table, chain)
   return {services, foreign, diagnostics, node}
 }
 
@@ -847,7 +911,7 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
         continue
       }
       kubeChains++
-      if (perServiceChain(chain.name) || chain.name.startsWith(SEP_PREFIX)) perService++
+      if (chain.name.startsWith(SEP_PREFIX) || isPerServiceChain(chain.name)) perService++
       if (ipvsLine === null && (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))) ipvsLine = chain.line
     }
   }

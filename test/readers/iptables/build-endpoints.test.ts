@@ -1,0 +1,75 @@
+/**
+ * Stage 2, the SEP jumps of a service port: each SEP chain is one endpoint of a service port
+ * however many rules jump to it (affinity rules, SVL), in large service ports too (the builder
+ * scans a few and indexes many), and the orphan check still sees every SEP chain no service
+ * jumps to when another is jumped to from two services.
+ */
+import {describe, expect, it} from 'vitest'
+import type {ServicePort} from '../../../src/model/types.js'
+import {iptablesChainHash, iptablesEndpointHash} from '../../../src/readers/iptables/hash.js'
+import {codes, readText, service} from './helpers.js'
+
+const H = (spn: string) => iptablesChainHash(spn, 'tcp')
+const SEP = (spn: string, ep: string) => `KUBE-SEP-${iptablesEndpointHash(spn, 'tcp', ep)}`
+
+/** A nat table with the given rules, every chain they append to declared. */
+function natDump(rules: string[], extraChains: string[] = []): string {
+  const declared = new Set(extraChains)
+  for (const line of rules) declared.add(/^-A (\S+)/.exec(line)![1]!)
+  declared.delete('KUBE-SERVICES')
+  return ['*nat', ':KUBE-SERVICES - [0:0]', ...[...declared].map((c) => `:${c} - [0:0]`), ...rules, 'COMMIT', ''].join('\n')
+}
+
+/** A ClusterIP service port as kube-proxy writes it, with session affinity when `affinity`. */
+function clusterService(spn: string, ip: string, endpoints: string[], affinity: boolean): string[] {
+  const h = H(spn)
+  return [
+    `-A KUBE-SERVICES -d ${ip}/32 -p tcp -m comment --comment "${spn} cluster IP" -m tcp --dport 80 -j KUBE-SVC-${h}`,
+    ...(affinity ? endpoints.map((ep) => `-A KUBE-SVC-${h} -m recent --name ${SEP(spn, ep)} --mask 255.255.255.255 --rsource --rcheck --seconds 10800 --reap -j ${SEP(spn, ep)}`) : []),
+    ...endpoints.map((ep, i) => `-A KUBE-SVC-${h}${i < endpoints.length - 1 ? ` -m statistic --mode random --probability ${(1 / (endpoints.length - i)).toFixed(10)}` : ''} -j ${SEP(spn, ep)}`),
+    ...endpoints.map((ep) => `-A ${SEP(spn, ep)} -p tcp -m tcp -j DNAT --to-destination ${ep}`),
+  ]
+}
+
+const addresses = (n: number): string[] => Array.from({length: n}, (_, i) => `10.1.${i >> 8}.${i & 255}:8080`)
+/** The endpoints of a service port as ip:port, sorted (the reader's front door orders them). */
+const endpointsOf = (sp: ServicePort): string[] => sp.endpoints.map((e) => `${e.ip}:${e.port}`).sort()
+
+describe('SEP chains jumped to more than once', () => {
+  it.each([3, 40])('%i endpoints with session affinity: each SEP chain is one endpoint, with the share of its cascade step', async (n) => {
+    const spn = 'ns/sticky:http'
+    const state = await readText(natDump(clusterService(spn, '172.30.0.1', addresses(n), true)))
+    const sp = service(state, `${spn}/tcp`)
+    expect(sp.sessionAffinity).toEqual({type: 'ClientIP', timeoutSeconds: 10800})
+    expect(endpointsOf(sp)).toEqual(addresses(n).sort())
+    for (const e of sp.endpoints) expect(e.share).toBeCloseTo(1 / n, 8)
+    expect(new Set(sp.rules.map((r) => r.line)).size).toBe(sp.rules.length)
+    expect(codes(state)).toEqual([])
+  })
+
+  it('a SEP chain jumped to from two services is an endpoint of both, and another one jumped to from none is still an orphan', async () => {
+    const a = 'ns/a:p'
+    const b = 'ns/b:p'
+    const shared = SEP(a, '10.0.0.1:80')
+    const orphan = SEP(a, '10.0.0.2:80')
+    const state = await readText(natDump([
+      ...clusterService(a, '172.30.0.1', ['10.0.0.1:80'], false),
+      `-A KUBE-SERVICES -d 172.30.0.2/32 -p tcp -m comment --comment "${b} cluster IP" -m tcp --dport 80 -j KUBE-SVC-${H(b)}`,
+      `-A KUBE-SVC-${H(b)} -j ${shared}`,
+      `-A ${orphan} -p tcp -m tcp -j DNAT --to-destination 10.0.0.2:80`,
+    ]))
+    expect(service(state, `${a}/tcp`).endpoints.map((e) => e.ip)).toEqual(['10.0.0.1'])
+    expect(service(state, `${b}/tcp`).endpoints.map((e) => e.ip)).toEqual(['10.0.0.1'])
+    const orphans = state.diagnostics.filter((d) => d.code === 'IPT_ORPHAN_CHAIN').map((d) => d.message)
+    expect(orphans).toEqual([`${orphan} is not jumped to by any service chain; not read as an endpoint`])
+  })
+
+  it('two SEP chains for one ip:port give one endpoint, in a large service port too', async () => {
+    const spn = 'ns/big:http'
+    const eps = [...addresses(20), '10.1.0.3:8080-8080']
+    const state = await readText(natDump(clusterService(spn, '172.30.0.3', eps, false)))
+    const sp = service(state, `${spn}/tcp`)
+    expect(endpointsOf(sp)).toEqual(addresses(20).sort())
+    expect(sp.endpoints.find((e) => e.ip === '10.1.0.3')!.share).toBeCloseTo(1 / 21, 8)
+  })
+})
