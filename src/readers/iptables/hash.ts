@@ -38,22 +38,26 @@ export function base32(bytes: Uint8Array): string {
 const sha256: (input: string) => string =
   typeof crypto.hash === 'function' ? (input) => crypto.hash('sha256', input, 'binary') : (input) => crypto.createHash('sha256').update(input, 'utf8').digest('binary')
 
+const ALPHABET_CODES = Array.from(RFC4648_ALPHABET, (c) => c.charCodeAt(0))
+/** The 16 character codes of the hash being made: one string at the end instead of one per character. */
+const HASH16_CODES: number[] = new Array<number>(16).fill(0)
+
 /** base32(sha256(input))[0:16]: the first 80 bits of the digest, 5 bits per character. */
 function hash16(input: string): string {
   const d = sha256(input)
-  let out = ''
   let buffer = 0
   let bits = 0
+  let n = 0
   for (let i = 0; i < 10; i++) {
     // Never more than 12 bits are waiting, so the buffer stays a small integer.
     buffer = ((buffer << 8) | d.charCodeAt(i)) & 0xfff_ff
     bits += 8
     while (bits >= 5) {
       bits -= 5
-      out += RFC4648_ALPHABET[(buffer >>> bits) & 31]
+      HASH16_CODES[n++] = ALPHABET_CODES[(buffer >>> bits) & 31]!
     }
   }
-  return out
+  return String.fromCharCode.apply(null, HASH16_CODES)
 }
 
 /** The 16 characters shared by KUBE-SVC-/SVL-/EXT-/FW-/XLB- of one service port. */
