@@ -63,3 +63,22 @@ function emit(value: unknown, out: (text: string) => void, depth: number): void 
   }
   out('}')
 }
+
+/**
+ * A writer of text pieces to a stream that encodes each into one reused buffer instead of a new
+ * one per write (24 fresh 1 MiB buffers for a 10,000-service state, each a round of page faults).
+ * The buffer is reused only when the stream took the last write at once: for process.stdout
+ * (a file, or a pipe on Linux) an empty write queue means the bytes are out. A stream that keeps
+ * written chunks after its write is done (a PassThrough still unread) must not be given this.
+ */
+export function reusingBufferWriter(stream: NodeJS.WritableStream & {writableLength: number}): (text: string) => void {
+  let buffer: Buffer | null = null
+  return (text) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const most = text.length * 3
+    if (buffer === null || buffer.length < most) buffer = Buffer.allocUnsafeSlow(Math.max(most, 4 * PIECE_CHARS))
+    const bytes = buffer.write(text, 0, 'utf8')
+    stream.write(bytes === buffer.length ? buffer : buffer.subarray(0, bytes))
+    if (stream.writableLength > 0) buffer = null
+  }
+}

@@ -3,9 +3,10 @@
  * JSON.stringify's text, whatever the document holds.
  */
 import {readFileSync} from 'node:fs'
+import {Writable} from 'node:stream'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {writeCompactJson} from '../../src/cli/json-out.js'
+import {reusingBufferWriter, writeCompactJson} from '../../src/cli/json-out.js'
 import {readState} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
@@ -40,5 +41,43 @@ describe('writeCompactJson', () => {
     expect(out.length).toBeGreaterThan(3 << 20)
     expect(pieces).toBeGreaterThanOrEqual(3)
     expect(pieces).toBeLessThanOrEqual(Math.ceil(out.length / (1 << 20)) + 1)
+  })
+})
+
+describe('reusingBufferWriter', () => {
+  const doc = {services: Array.from({length: 8000}, (_, i) => ({name: `svc-${i}`, comment: `café ☕ ${'x'.repeat(i % 700)}`, n: i}))}
+
+  it('into a stream that takes each write at once, reuses one buffer and writes the same bytes', () => {
+    const chunks: Buffer[] = []
+    const seen = new Set<ArrayBufferLike>()
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        seen.add(chunk.buffer)
+        chunks.push(Buffer.from(chunk)) // a copy: the writer reuses its buffer
+        done()
+      },
+    })
+    writeCompactJson(doc, reusingBufferWriter(sink))
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(JSON.stringify(doc))
+    expect(chunks.length).toBeGreaterThan(1)
+    expect(seen.size).toBe(1)
+  })
+
+  it('into a stream that has not finished a write, never reuses the buffer it holds', async () => {
+    // Each write is done only later (as stdout into a full pipe that is not blocking): until then
+    // the stream holds the bytes, and they must not change under it.
+    const held: Buffer[] = []
+    const slow = new Writable({
+      highWaterMark: 1 << 30,
+      write(chunk: Buffer, _encoding, done) {
+        held.push(chunk)
+        setImmediate(done)
+      },
+    })
+    writeCompactJson(doc, reusingBufferWriter(slow))
+    await new Promise((resolve) => slow.end(resolve))
+    expect(held.length).toBeGreaterThan(1)
+    expect(new Set(held.map((b) => b.buffer)).size).toBe(held.length)
+    expect(Buffer.concat(held).toString('utf8')).toBe(JSON.stringify(doc))
   })
 })
