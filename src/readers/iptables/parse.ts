@@ -458,6 +458,10 @@ class LazyRule implements IptablesRule {
 
   firstOption(name: string, afterTarget: boolean): IptablesOption | undefined {
     // Only the wanted option is made into an object, unless the full lists are at hand already.
+    if (listedRule !== this) {
+      const plain = firstOptionOfPlainText(this.text, this.optionsFrom, name, afterTarget)
+      if (plain !== null) return plain
+    }
     const lists = listedRule === this ? listedOptions : relist(this, name)
     return (afterTarget ? lists.targetOptions : lists.matches).find((o) => o.name === name)
   }
@@ -497,6 +501,75 @@ function newRule(line: number, table: string, chain: string, dump: string, start
 /** The last rule whose full lists were made: a caller often asks one rule for several options in a row. */
 let listedRule: LazyRule | null = null
 let listedOptions: OptionLists = emptyLists(null)
+const isBlankCode = (c: number): boolean => c === 32 || c === 9
+
+/**
+ * LazyRule.firstOption for the common rule whose text holds no `"` and no `!`: its words are
+ * then the runs between blanks, none quoted and none negated, and the option is found by walking
+ * them as readRuleWords would, cutting out only option names and the values returned. The
+ * builder asks 200,000 rules of a large dump for `--probability` or `--to-destination`;
+ * tokenising each again made most of its garbage. Returns null for any other text (and for
+ * anything readRuleWords would call an error), which then takes the full path;
+ * test/readers/iptables/parse.test.ts checks both paths give the same option.
+ */
+export function firstOptionOfPlainText(text: string, optionsFrom: number, name: string, afterTarget: boolean): IptablesOption | undefined | null {
+  if (text.includes('"') || text.includes('!')) return null
+  const n = text.length
+  let at = 0
+  let wordStart = 0
+  /** Moves to the next word, [wordStart, at); false at the end of the text. */
+  const nextWord = (): boolean => {
+    while (at < n && isBlankCode(text.charCodeAt(at))) at++
+    if (at >= n) return false
+    wordStart = at
+    while (at < n && !isBlankCode(text.charCodeAt(at))) at++
+    return true
+  }
+  const atOption = (): boolean => at - wordStart > 1 && text.charCodeAt(wordStart) === 45 /* - */
+  for (let k = 0; k < optionsFrom; k++) if (!nextWord()) return null
+  let module: string | null = null
+  let inTarget = false
+  while (nextWord()) {
+    if (!atOption()) return null
+    const written = text.slice(wordStart, at)
+    const sp = KNOWN_SPELLINGS.get(written)
+    if (sp?.field === Field.Jump || sp?.field === Field.Goto) {
+      if (!nextWord()) return null
+      inTarget = true
+      continue
+    }
+    if (sp?.field === Field.Module) {
+      if (!nextWord()) return null
+      module = text.slice(wordStart, at)
+      continue
+    }
+    const optionName = sp?.name ?? written
+    const arity = sp?.arity
+    const wanted = optionName === name && inTarget === afterTarget
+    const values: string[] = []
+    if (arity !== undefined) {
+      for (let k = 0; k < arity; k++) {
+        if (!nextWord()) return null
+        if (wanted) values.push(text.slice(wordStart, at))
+      }
+    } else {
+      // Up to the next option: look ahead, and step back when the next word is one.
+      for (;;) {
+        const before = at
+        if (!nextWord()) break
+        if (atOption()) {
+          at = before
+          break
+        }
+        if (wanted) values.push(text.slice(wordStart, at))
+      }
+    }
+    if (sp?.field === Field.Counters) continue
+    if (wanted) return {name, values, negated: false, module}
+  }
+  return undefined
+}
+
 /** The rule whose words are in relistBuffer. */
 let tokenizedRule: LazyRule | null = null
 const relistBuffer = newWordBuffer()
