@@ -15,10 +15,12 @@
  * * per-service chains (KUBE-SVC/SVL/EXT/FW/XLB-<hash>) of a chosen hash are read whole, and
  *   the KUBE-SEP chains they jump to with them (large-cluster SEP rules have no comment, so
  *   they are reached by jump, not by needle);
- * * of the other per-service chains only the rules that do not jump to a KUBE-SEP chain are
- *   read (masquerade and short-circuit rules: where the node's pod CIDR and local-traffic
- *   detector show), and of the other SEP chains only a 2015-era `-j MARK` (masquerade mark);
- *   so the node settings come out as in a full read;
+ * * of the other per-service chains, of the rules that do not jump to a KUBE-SEP chain
+ *   (masquerade and short-circuit rules: where the node's pod CIDR and local-traffic detector
+ *   show) the first of each shape is read (evidenceSignature), and of the other SEP chains
+ *   only a 2015-era `-j MARK` (masquerade mark); so the node settings come out as in a full
+ *   read. Per-service chains are declared when one of their rules is read, and the first
+ *   KUBE-SVC/SVL chain anyway (that the dump has one is node evidence);
  * * every other line (headers, COMMIT, fixed chains, foreign chains) is read.
  * Choosing more than needed is harmless (a needle `ns/a` also picks `ns/ab`): every service it
  * picks is read whole. Groups picked only for node evidence have no frontend and are dropped.
@@ -211,7 +213,6 @@ class ByteList {
 class LateLines {
   data: Int32Array
   length = 0
-  private lastIdx = -2
 
   constructor(expectedRuns: number) {
     this.data = new Int32Array(4 * Math.max(1024, expectedRuns))
@@ -219,9 +220,9 @@ class LateLines {
 
   add(idx: number, start: number, end: number, key: number): void {
     const last = (this.length - 1) * 4
-    if (idx === this.lastIdx + 1 && this.length > 0 && this.data[last + 3] === key && this.data[last + 2] === start) {
+    // A line that starts where the last run ends is the next line: it joins the run when its key is the same.
+    if (this.length > 0 && this.data[last + 2] === start && this.data[last + 3] === key) {
       this.data[last + 2] = end
-      this.lastIdx = idx
       return
     }
     let at = this.length * 4
@@ -236,7 +237,6 @@ class LateLines {
     d[at++] = end
     d[at] = key
     this.length++
-    this.lastIdx = idx
   }
 }
 
@@ -306,6 +306,8 @@ class LineSorter {
   readonly evidenceChains = new Set<string>()
   /** The first KUBE-SVC / KUBE-SVL chain declared: that the dump has one is node evidence (kube-proxy's internal chains). */
   firstInternalChain: string | null = null
+  /** SEP chains with a 2015-era `-j MARK` rule (the masquerade mark, node evidence): that rule is read, and so is their declaration. */
+  readonly markSeps = new Set<string>()
 
   /** `size`: the source's, for how many runs to expect (at most one per line of 24 bytes or more). */
   constructor(size: number) {
@@ -315,8 +317,6 @@ class LineSorter {
     this.sepRules = new LateLines(expected)
     this.sepDeclarations = new LateLines(expected)
   }
-  /** SEP chains with a 2015-era `-j MARK` rule (the masquerade mark, node evidence): that rule is read, and so is their declaration. */
-  readonly markSeps = new Set<string>()
 
   /**
    * Sorts line `idx` at piece[pos..nl) (`next`: after its newline, or nl for the last line),
