@@ -24,8 +24,11 @@ function headOf(src: SourceText): string {
 
 /** Generic checks every source gets before a format parser sees it. */
 function rejectUnreadable(src: SourceText, head: string): string | null {
+  // Text in the head (but for its last character, which may be a cut one) settles it without
+  // reading the source again; only a head of blanks needs the rest looked at.
+  const headHasText = !isBlank(head.slice(0, -1))
   const bytes = src.bytes
-  if (bytes ? isBlankSource(bytes) : isBlank(src.text)) return 'empty input'
+  if (!headHasText && (bytes ? isBlankSource(bytes) : isBlank(src.text))) return 'empty input'
   if (head.includes('\u0000')) return 'binary data (NUL bytes), not a text dump'
   return null
 }

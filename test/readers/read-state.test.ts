@@ -1,5 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
+import {memoryBytes} from '../../src/readers/bytes.js'
 import {readState} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
@@ -22,6 +23,16 @@ describe('readState', () => {
     expect(empty.diagnostics).toContainEqual(expect.objectContaining({severity: 'error', code: 'INPUT_EMPTY', source: {path: 'empty.txt', line: 1}}))
     const binary = await readState({sources: [{path: 'bin', text: 'ab\u0000cd'}]})
     expect(binary.diagnostics).toContainEqual(expect.objectContaining({severity: 'error', code: 'INPUT_BINARY'}))
+  })
+
+  it('tells a blank file from one whose text starts past the first 64 KiB, read from bytes', async () => {
+    const codesOf = async (bytes: Buffer) => (await readState({sources: [{path: 'f', text: bytes.toString('utf8'), bytes: memoryBytes(bytes)}]})).diagnostics.map((d) => d.code)
+    const blanks = ' '.repeat(70_000)
+    expect(await codesOf(Buffer.from(`${blanks}\n`))).toContain('INPUT_EMPTY')
+    // U+3000 is a Unicode space: three bytes, the 64 KiB head cuts it.
+    expect(await codesOf(Buffer.from(`${' '.repeat(65_535)}\u3000\n`))).toContain('INPUT_EMPTY')
+    expect(await codesOf(Buffer.from(`${blanks}x\n`))).not.toContain('INPUT_EMPTY')
+    expect(await codesOf(Buffer.from(`${' '.repeat(65_535)}\u00e9\n`))).not.toContain('INPUT_EMPTY')
   })
 
   it('says when it cannot tell the format', async () => {
