@@ -261,6 +261,8 @@ function spellingOf(word: string, shared: Shared): OptionSpelling {
  * The reader's own pass gives no `lists`: a 430,000-rule dump then keeps no option objects at
  * all (they were most of its memory and of its time in the garbage collector,
  * docs/benchmarks.md). The lists are made again from the rule's text when asked for (LazyRule).
+ * firstOptionOfPlainText walks plain rules the same way without a WordBuffer: a change to how
+ * words are read here goes there too (test/readers/iptables/parse.test.ts compares the two).
  */
 function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared: Shared, lists: OptionLists | null): string | null {
   const {texts, count} = buf
