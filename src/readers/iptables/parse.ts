@@ -89,6 +89,8 @@ const FILTER_CHAINS: ReadonlySet<string> = new Set(['KUBE-FORWARD', 'KUBE-EXTERN
 export interface ParsedIptablesText {
   ruleset: IptablesRuleset
   diagnostics: Diagnostic[]
+  /** How many lines readPlainAppend read (the rest went through readLine). */
+  plainLinesRead: number
 }
 
 function clip(text: string): string {
@@ -251,6 +253,73 @@ function spellingOf(word: string, shared: Shared): OptionSpelling {
   const made = spelling(shared.intern(word))
   shared.unknown.set(made.name, made)
   return made
+}
+
+const isBlankCode = (c: number): boolean => c === 32 || c === 9
+
+/**
+ * A walk over the words of a plain rule: a line, or a part of one, that holds no `"` and no `!`.
+ * Its words are then the runs between blanks, none quoted and none negated (what tokenizeInto
+ * would make of it), found by position, so that a word becomes a string only when it is kept.
+ * Two readers walk plain rules this way: readPlainAppend, for the rules of a full read, and
+ * firstOptionOfPlainText, for the builder's questions. Both read words as readRuleWords does:
+ * a change to how words are read there goes here too (test/readers/iptables/parse.test.ts
+ * compares them).
+ */
+interface PlainWords {
+  text: string
+  /** Where the current word starts and ends: [start, at). */
+  start: number
+  at: number
+  /** The end of the part walked. */
+  end: number
+}
+
+/** One cursor for both walkers: neither calls the other, and neither keeps it across calls. */
+const plainWords: PlainWords = {text: '', start: 0, at: 0, end: 0}
+
+function startPlainWords(text: string, from: number, end: number): PlainWords {
+  const w = plainWords
+  w.text = text
+  w.start = from
+  w.at = from
+  w.end = end
+  return w
+}
+
+/** Moves to the next word; false at the end of the part walked. */
+function nextPlainWord(w: PlainWords): boolean {
+  const {text, end} = w
+  let at = w.at
+  while (at < end && isBlankCode(text.charCodeAt(at))) at++
+  if (at >= end) return false
+  w.start = at
+  while (at < end && !isBlankCode(text.charCodeAt(at))) at++
+  w.at = at
+  return true
+}
+
+/** The word is an option (`-p`, `--dport`): two characters or more, the first a dash. */
+const plainWordIsOption = (w: PlainWords): boolean => w.at - w.start > 1 && w.text.charCodeAt(w.start) === 45 /* - */
+
+/** The spellings of nearly every option of a kube-proxy rule, told apart without making the word a string. */
+const COMMON_SPELLINGS: readonly OptionSpelling[] = ['-p', '-m', '-j', '-s', '-d', '--dport', '--comment', '--mode', '--probability', '--to-destination', '-g', '-i', '-o'].map((name) => KNOWN_SPELLINGS.get(name)!)
+
+/** The spelling of the option word at the cursor; undefined for an option none of the tables names. */
+function plainSpelling(w: PlainWords): OptionSpelling | undefined {
+  const {text, start} = w
+  const length = w.at - start
+  for (const sp of COMMON_SPELLINGS) if (sp.name.length === length && text.startsWith(sp.name, start)) return sp
+  return KNOWN_SPELLINGS.get(text.slice(start, w.at))
+}
+
+/** Whether text[from, to) holds a `"` or a `!`, which a plain walk cannot read. */
+function holdsQuoteOrBang(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34 /* " */ || c === 33 /* ! */) return true
+  }
+  return false
 }
 
 /**
@@ -461,7 +530,7 @@ class LazyRule implements IptablesRule {
   firstOption(name: string, afterTarget: boolean): IptablesOption | undefined {
     // Only the wanted option is made into an object, unless the full lists are at hand already.
     if (listedRule !== this) {
-      const plain = firstOptionOfPlainText(this.text, this.optionsFrom, name, afterTarget)
+      const plain = firstOptionOfPlainText(this.dump, this.start, this.end, this.optionsFrom, name, afterTarget)
       if (plain !== null) return plain
     }
     const lists = listedRule === this ? listedOptions : relist(this, name)
@@ -503,67 +572,53 @@ function newRule(line: number, table: string, chain: string, dump: string, start
 /** The last rule whose full lists were made: a caller often asks one rule for several options in a row. */
 let listedRule: LazyRule | null = null
 let listedOptions: OptionLists = emptyLists(null)
-const isBlankCode = (c: number): boolean => c === 32 || c === 9
 
 /**
- * LazyRule.firstOption for the common rule whose text holds no `"` and no `!`: its words are
- * then the runs between blanks, none quoted and none negated, and the option is found by walking
- * them as readRuleWords would, cutting out only option names and the values returned. The
- * builder asks 200,000 rules of a large dump for `--probability` or `--to-destination`;
- * tokenising each again made most of its garbage. Returns null for any other text (and for
- * anything readRuleWords would call an error), which then takes the full path;
- * test/readers/iptables/parse.test.ts checks both paths give the same option.
+ * LazyRule.firstOption for the common rule whose text (`text[from, to)`) holds no `"` and no
+ * `!`: the option is found by walking its words as readRuleWords would, cutting out only the
+ * values returned. The builder asks 200,000 rules of a large dump for `--probability` or
+ * `--to-destination`; tokenising each again made most of its garbage. Returns null for any
+ * other text (and for anything readRuleWords would call an error), which then takes the full
+ * path; test/readers/iptables/parse.test.ts checks both paths give the same option.
  */
-export function firstOptionOfPlainText(text: string, optionsFrom: number, name: string, afterTarget: boolean): IptablesOption | undefined | null {
-  if (text.includes('"') || text.includes('!')) return null
-  const n = text.length
-  let at = 0
-  let wordStart = 0
-  /** Moves to the next word, [wordStart, at); false at the end of the text. */
-  const nextWord = (): boolean => {
-    while (at < n && isBlankCode(text.charCodeAt(at))) at++
-    if (at >= n) return false
-    wordStart = at
-    while (at < n && !isBlankCode(text.charCodeAt(at))) at++
-    return true
-  }
-  const atOption = (): boolean => at - wordStart > 1 && text.charCodeAt(wordStart) === 45 /* - */
-  for (let k = 0; k < optionsFrom; k++) if (!nextWord()) return null
+export function firstOptionOfPlainText(text: string, from: number, to: number, optionsFrom: number, name: string, afterTarget: boolean): IptablesOption | undefined | null {
+  if (holdsQuoteOrBang(text, from, to)) return null
+  const w = startPlainWords(text, from, to)
+  for (let k = 0; k < optionsFrom; k++) if (!nextPlainWord(w)) return null
   let module: string | null = null
   let inTarget = false
-  while (nextWord()) {
-    if (!atOption()) return null
-    const written = text.slice(wordStart, at)
-    const sp = KNOWN_SPELLINGS.get(written)
+  while (nextPlainWord(w)) {
+    if (!plainWordIsOption(w)) return null
+    const sp = plainSpelling(w)
     if (sp?.field === Field.Jump || sp?.field === Field.Goto) {
-      if (!nextWord()) return null
+      if (!nextPlainWord(w)) return null
       inTarget = true
       continue
     }
     if (sp?.field === Field.Module) {
-      if (!nextWord()) return null
-      module = text.slice(wordStart, at)
+      if (!nextPlainWord(w)) return null
+      module = text.slice(w.start, w.at)
       continue
     }
-    const optionName = sp?.name ?? written
+    const optionName = sp?.name ?? text.slice(w.start, w.at)
     const arity = sp?.arity
     const wanted = optionName === name && inTarget === afterTarget
     const values: string[] = []
     if (arity !== undefined) {
       for (let k = 0; k < arity; k++) {
-        if (!nextWord()) return null
-        if (wanted) values.push(text.slice(wordStart, at))
+        if (!nextPlainWord(w)) return null
+        if (wanted) values.push(text.slice(w.start, w.at))
       }
     } else {
       // Up to the next option: look ahead, and step back when the next word is one.
       for (;;) {
-        const before = at
-        if (!nextWord()) break
-        if (atOption()) {
-          at = before
+        const before = w.at
+        if (!nextPlainWord(w)) break
+        if (plainWordIsOption(w)) {
+          w.at = before
           break
         }
-        if (wanted) values.push(text.slice(wordStart, at))
+        if (wanted) values.push(text.slice(w.start, w.at))
       }
     }
     if (sp?.field === Field.Counters) continue
@@ -670,8 +725,10 @@ export interface FocusedText extends FocusedLines {
  *
  * `text` may come in pieces (../bytes.ts textPieces): each piece but the last ends with a
  * newline, so no line spans two, and each rule keeps only its own piece alive.
+ * `plainLines: false` reads every line with readLine, not readPlainAppend: for the tests that
+ * check the two read a rule alike.
  */
-export function parseIptablesText(text: string | Iterable<string>, path: string, focus?: FocusedText): ParsedIptablesText {
+export function parseIptablesText(text: string | Iterable<string>, path: string, focus?: FocusedText, {plainLines = true}: {plainLines?: boolean} = {}): ParsedIptablesText {
   const diagnostics: Diagnostic[] = []
   const intern = makeIntern()
   const shared = newShared(intern)
@@ -956,9 +1013,146 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     syntax(lineNo, `not an iptables line: ${clip(trimmed)}`)
   }
 
+  /** Where the next `"` and `!` at or after the line being read are in the piece (its length: none). */
+  let quoteAt = -1
+  let bangAt = -1
+  const nextAt = (piece: string, char: string, from: number): number => {
+    const i = piece.indexOf(char, from)
+    return i < 0 ? piece.length : i
+  }
+
+  /**
+   * readLine for the line most of a dump is made of: `-A CHAIN options` in an open table, with
+   * no blank around it, no `"` and no `!`, adding to a chain the table has already. Its words are
+   * walked where they are (plainWords), not tokenised; only what the rule keeps becomes a string.
+   * Returns false, having changed nothing, for any other line and for a line readRuleWords would
+   * find wrong: readLine then reads it (and says what is wrong). Both give one rule the same
+   * fields (test/readers/iptables/parse.test.ts reads every fixture both ways).
+   */
+  const readPlainAppend = (piece: string, pos: number, nl: number, idx: number): boolean => {
+    if (current === null || nl - pos < 4 || piece.charCodeAt(pos) !== 45 /* - */ || piece.charCodeAt(pos + 1) !== 65 /* A */ || !isBlankCode(piece.charCodeAt(pos + 2))) return false
+    // A blank, `\r` or other white space at the end: readLine trims it.
+    const last = piece.charCodeAt(nl - 1)
+    if (last <= 32 || last === 0xa0) return false
+    // Each search starts past the last one's line, so the piece is searched once in all.
+    if (quoteAt < pos) quoteAt = nextAt(piece, '"', pos)
+    if (bangAt < pos) bangAt = nextAt(piece, '!', pos)
+    if (quoteAt < nl || bangAt < nl) return false
+    const w = startPlainWords(piece, pos + 2, nl)
+    if (!nextPlainWord(w)) return false
+    const chains = current.chains
+    // Most lines add to the chain of the line before: its name is compared where it is written.
+    const lastChain = lastRuleChain
+    const chain = chains === lastRuleChains && lastChain !== null && lastChain.name.length === w.at - w.start && piece.startsWith(lastChain.name, w.start) ? lastChain : chains.get(piece.slice(w.start, w.at))
+    if (chain === undefined || chain.deletedLine !== null) return false
+    let target: string | null = null
+    let goto = false
+    let afterTarget = false
+    let protocol: IptablesMatch | null = null
+    let source: IptablesMatch | null = null
+    let destination: IptablesMatch | null = null
+    let inInterface: IptablesMatch | null = null
+    let outInterface: IptablesMatch | null = null
+    let dport: IptablesMatch | null = null
+    let sport: IptablesMatch | null = null
+    let comment: string | null = null
+    while (nextPlainWord(w)) {
+      if (!plainWordIsOption(w)) return false
+      const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
+      if (sp.field === Field.Jump || sp.field === Field.Goto) {
+        if (target !== null || !nextPlainWord(w)) return false
+        const t = piece.slice(w.start, w.at)
+        target = chains.get(t)?.name ?? intern(t)
+        goto = sp.field === Field.Goto
+        afterTarget = true
+        continue
+      }
+      if (sp.field === Field.Module) {
+        if (!nextPlainWord(w)) return false
+        continue
+      }
+      if (sp.field === Field.Counters) return false
+      let valueFrom = -1
+      let valueTo = -1
+      const arity = sp.arity
+      if (arity !== undefined) {
+        for (let k = 0; k < arity; k++) {
+          if (!nextPlainWord(w)) return false
+          if (k === 0) {
+            valueFrom = w.start
+            valueTo = w.at
+          }
+        }
+      } else {
+        for (;;) {
+          const before = w.at
+          if (!nextPlainWord(w)) break
+          if (plainWordIsOption(w)) {
+            w.at = before
+            break
+          }
+          if (valueFrom < 0) {
+            valueFrom = w.start
+            valueTo = w.at
+          }
+        }
+      }
+      if (afterTarget || sp.field === Field.None) continue
+      const value = valueFrom < 0 ? '' : piece.slice(valueFrom, valueTo)
+      switch (sp.field) {
+        case Field.Protocol:
+          protocol = sharedMatch(shared, intern(value.toLowerCase()), false)
+          break
+        case Field.Source:
+          source = {value: normaliseAddress(value), negated: false}
+          break
+        case Field.Destination:
+          destination = {value: normaliseAddress(value), negated: false}
+          break
+        case Field.InInterface:
+          inInterface = sharedMatch(shared, value, false)
+          break
+        case Field.OutInterface:
+          outInterface = sharedMatch(shared, value, false)
+          break
+        case Field.Dport:
+          dport = sharedMatch(shared, value, false)
+          break
+        case Field.Sport:
+          sport = sharedMatch(shared, value, false)
+          break
+        case Field.Comment:
+          comment ??= intern(value)
+          break
+      }
+    }
+    pendingLastWasPolicy = false
+    lastRuleChains = chains
+    lastRuleChain = chain
+    const rule = newRule(idx + 1, chain.table, chain.name, piece, pos, nl, 2)
+    rule.protocol = protocol
+    rule.source = source
+    rule.destination = destination
+    rule.dport = dport
+    rule.comment = comment
+    rule.target = target
+    rule.goto = goto
+    if (inInterface !== null) rule.inInterface = inInterface
+    if (outInterface !== null) rule.outInterface = outInterface
+    if (sport !== null) rule.sport = sport
+    appendRule(chain, rule)
+    allRules.push(rule)
+    if (!familyFromHeader) {
+      noteFamily(source?.value)
+      noteFamily(destination?.value)
+    }
+    return true
+  }
+
   // One walk over the lines by offset (no array of 400,000 line strings kept alive). A focused
   // read (kp explain NAME) walks only the lines ./focus.ts chose, under their own line numbers.
   let lineCount = 0
+  let plainLinesRead = 0
   let empty = true
   if (focus) {
     const {lineIndex} = focus
@@ -977,11 +1171,14 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     for (const piece of typeof text === 'string' ? [text] : text) {
       dump = piece
       pos = 0
+      quoteAt = -1
+      bangAt = -1
       if (piece.length === 0) continue
       empty = false
       endsWithNewline = piece.charCodeAt(piece.length - 1) === 10
       for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', pos)) {
-        readLine(piece.slice(pos, nl), lineCount, false, pos)
+        if (plainLines && readPlainAppend(piece, pos, nl, lineCount)) plainLinesRead++
+        else readLine(piece.slice(pos, nl), lineCount, false, pos)
         lineCount++
         pos = nl + 1
       }
@@ -1013,7 +1210,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   if (focus) {
     diagnostics.push(diag('info', 'IPT_FOCUSED_READ', `focused read for ${focus.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`, at(1)))
   }
-  return {ruleset: {form, tool, family, tables, rules: allRules, focused: focus !== undefined}, diagnostics}
+  return {ruleset: {form, tool, family, tables, rules: allRules, focused: focus !== undefined}, diagnostics, plainLinesRead}
 }
 
 export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<IptablesRuleset> {

@@ -12,6 +12,8 @@ import {tokenizeLine} from '../../../src/readers/iptables/tokenize.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
 const words = (line: string) => tokenizeLine(line).words.map((w) => w.text)
+/** A whole text as the (text, from, to) a plain walk takes. */
+const whole = (text: string): [string, number, number] => [text, 0, text.length]
 
 /** The one rule of a one-rule nat dump. */
 function ruleOf(ruleLine: string): IptablesRule {
@@ -309,7 +311,7 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
       for (const rule of rules) {
         for (const name of names) {
           for (const afterTarget of [false, true]) {
-            const fast = firstOptionOfPlainText(rule.text, (rule as unknown as {optionsFrom: number}).optionsFrom, name, afterTarget)
+            const fast = firstOptionOfPlainText(rule.text, 0, rule.text.length, (rule as unknown as {optionsFrom: number}).optionsFrom, name, afterTarget)
             if (fast === null) continue
             plain++
             const full = (afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)
@@ -324,14 +326,93 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
 
   it('walks an option of unknown arity up to the next option, and keeps the module in force', () => {
     const text = '-A X -m foo --unknown a b --probability 0.5 -j DNAT --to-destination 1.2.3.4:80'
-    expect(firstOptionOfPlainText(text, 2, '--unknown', false)).toEqual({name: '--unknown', values: ['a', 'b'], negated: false, module: 'foo'})
-    expect(firstOptionOfPlainText(text, 2, '--probability', false)).toEqual({name: '--probability', values: ['0.5'], negated: false, module: 'foo'})
-    expect(firstOptionOfPlainText(text, 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: 'foo'})
-    expect(firstOptionOfPlainText(text, 2, '--to-destination', false)).toBeUndefined()
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--unknown', false)).toEqual({name: '--unknown', values: ['a', 'b'], negated: false, module: 'foo'})
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--probability', false)).toEqual({name: '--probability', values: ['0.5'], negated: false, module: 'foo'})
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: 'foo'})
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', false)).toBeUndefined()
   })
 
   it('leaves quoted and negated rules to the full re-read', () => {
-    expect(firstOptionOfPlainText('-A X -m comment --comment "a b" -j Y', 2, '--comment', false)).toBeNull()
-    expect(firstOptionOfPlainText('-A X ! -s 1.2.3.4 -j Y', 2, '-s', false)).toBeNull()
+    expect(firstOptionOfPlainText(...whole('-A X -m comment --comment "a b" -j Y'), 2, '--comment', false)).toBeNull()
+    expect(firstOptionOfPlainText(...whole('-A X ! -s 1.2.3.4 -j Y'), 2, '-s', false)).toBeNull()
+  })
+
+  it('walks only its own part of a longer text (a rule keeps offsets into its piece of the dump)', () => {
+    const before = '-A X -m comment --comment "a b" -j Y\n'
+    const line = '-A X -p tcp -j DNAT --to-destination 1.2.3.4:80'
+    const text = `${before}${line}\n-A X ! -s 1.2.3.4 -j Y --to-destination 9.9.9.9:1\n`
+    const from = before.length
+    expect(firstOptionOfPlainText(text, from, from + line.length, 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: null})
+    // The words after `to` are not the rule's, even the option asked for.
+    expect(firstOptionOfPlainText(text, from, from + line.length - 11, 2, '--to-destination', true)).toBeNull()
+  })
+})
+
+describe('plain rule lines read where they are (readPlainAppend) and through the tokenizer (readLine) alike', () => {
+  // Lines at the edges of what the plain reader takes: each is either read by it or left to
+  // readLine, and either way the rule (or the error) must be the same.
+  const EDGES = [
+    '-A X -s 10.0.0.1/32 -j KUBE-MARK-MASQ',
+    '-A X -p TCP -m tcp --dport 80 -j DNAT --to-destination 10.0.0.1:80',
+    '-A X -m statistic --mode random --probability 0.5 -j Y',
+    '-A X -m comment --comment bare-comment -d fd00::1/128 -p udp --dport 53 -j Y',
+    '-A X -i eth0 -o lo --sport 9 -j Y',
+    '-A X --in-interface eth0 --protocol tcp --destination-port 80 -j Y',
+    '-A X -m foo --unknown a b --frob -g Y',
+    '-A X -m comment --comment -x -j Y',
+    '-A X -j',
+    '-A X -j Y -j Z',
+    '-A X stray -j Y',
+    '-A X -m',
+    '-A X -p',
+    '-A X -c 5 10 -j Y',
+    '-A X\t-p tcp\t-j Y',
+    '-A X -j Y  ',
+    '-A X -j Y\r',
+    '-A X -j Y\u00a0',
+    ' -A X -j Y',
+    '-A NEW -j Y',
+    '-A X -m comment --comment "q" -j Y',
+    '-A X ! -p tcp -j Y',
+    '-A X',
+    '-AX -j Y',
+    '-A DELETED -j Y',
+  ]
+  const texts = [
+    ...readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
+      .filter((d) => d.isDirectory())
+      .map((d) => readFileSync(join(ROOT, 'fixtures/iptables', d.name, 'input.rules'), 'utf8')),
+    `*nat\n:X - [0:0]\n:Y - [0:0]\n:DELETED - [0:0]\n-X DELETED\n${EDGES.join('\n')}\nCOMMIT\n`,
+    // Without a table header every line goes to readLine.
+    `${EDGES.join('\n')}\n`,
+  ]
+  /** Everything a rule shows, and the chains' rule lists. */
+  const snapshot = (text: string, plainLines: boolean) => {
+    const {ruleset, diagnostics} = parseIptablesText(text, 't', undefined, {plainLines})
+    const rules = ruleset.rules.map((r) => ({
+      line: r.line, table: r.table, chain: r.chain, text: r.text, counters: r.counters, protocol: r.protocol, source: r.source, destination: r.destination,
+      inInterface: r.inInterface, outInterface: r.outInterface, dport: r.dport, sport: r.sport, comment: r.comment, target: r.target, goto: r.goto,
+      modules: r.modules, matches: r.matches, targetOptions: r.targetOptions,
+    }))
+    const chains = [...ruleset.tables.values()].flatMap((t) => [...t.chains.values()].map((c) => [t.name, c.name, c.declared, c.rules.map((r) => r.line)]))
+    return {rules, chains, diagnostics, family: ruleset.family, form: ruleset.form}
+  }
+
+  it('gives every rule, chain and diagnostic the same, for every fixture and the edge lines', () => {
+    for (const text of texts) expect(snapshot(text, true)).toEqual(snapshot(text, false))
+  })
+
+  it('reads most lines in place (so the comparison above is not of readLine with itself)', () => {
+    const edges = parseIptablesText(texts[texts.length - 2]!, 't')
+    // Plain and well formed: the first eight edge lines, the tab-separated one and the bare
+    // `-A X`. Lines with something wrong, blanks around them, quotes, `!`, counters, or a chain
+    // the table does not have (yet) are left to readLine.
+    expect(edges.plainLinesRead).toBe(10)
+    expect(parseIptablesText(texts[texts.length - 2]!, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
+    const overall = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
+    const read = parseIptablesText(overall, 't')
+    expect(read.plainLinesRead).toBeGreaterThan(read.ruleset.rules.length / 3)
+    // Headerless input (iptables -S) has no open table: all of it goes through readLine.
+    expect(parseIptablesText(texts[texts.length - 1]!, 't').plainLinesRead).toBe(0)
   })
 })
