@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {KpCommand} from '../cli/base-command.js'
 import {escapeControl} from '../cli/escape.js'
 import {EXIT, UsageError} from '../errors.js'

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import type {ExplainResult} from '../analyze/explain.js'
 import {KpCommand} from '../cli/base-command.js'
 import {InputError, UsageError} from '../errors.js'

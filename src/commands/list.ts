@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {KpCommand} from '../cli/base-command.js'
 import type {ProxyState} from '../model/types.js'
 

@@ -1,6 +1,6 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {type Finding, sortFindings} from '../analyze/findings.js'
 import {FAIL_ON, type ProxyMode, failsOn, planMigration} from '../analyze/migrate.js'
 import {KpCommand, MODES} from '../cli/base-command.js'
