@@ -2,11 +2,14 @@
  * The base of every kp command: the shared input flags, reading the state (files or live),
  * and the single place where errors become exit codes (DESIGN §5).
  */
-import {Command, Flags, Interfaces} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type {InferredFlags} from '@oclif/core/interfaces'
 import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 import type {BundleFacts} from '../readers/bundle.js'
+import type {FileReadRequest} from '../readers/read-state.js'
 import type {FormatId, ReadFocus, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 import {reusingBufferWriter, writeCompactJson} from './json-out.js'
@@ -16,7 +19,22 @@ export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 /** How much of a --json document one write takes (see logJson). */
 const JSON_PIECE = 1 << 20
 
-export type KpFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
+/** The input flags loadState reads. */
+export interface LoadFlags {
+  file?: string[]
+  format?: string
+  mode?: string
+  cluster?: string[]
+  node?: string
+  verbose?: boolean
+}
+
+/** The flags as a request to read these files (src/readers/read-state.ts readFiles). */
+function fileRequest(flags: LoadFlags, files: string[], focus?: ReadFocus): FileReadRequest {
+  return {files, format: flags.format as FormatId | undefined, mode: flags.mode as Mode | undefined, node: flags.node, cluster: flags.cluster, focus}
+}
+
+export type KpFlags<T extends typeof Command> = InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
 
 export abstract class KpCommand extends Command {
   static override enableJsonFlag = true
@@ -59,28 +77,64 @@ export abstract class KpCommand extends Command {
   protected loadedFacts: BundleFacts | null = null
 
   /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
-  protected async loadState(
-    flags: {file?: string[]; format?: string; mode?: string; cluster?: string[]; node?: string; verbose?: boolean},
-    focus?: ReadFocus,
-  ): Promise<ProxyState> {
-    const {readState} = await import('../readers/read-state.js')
+  protected async loadState(flags: LoadFlags, focus?: ReadFocus): Promise<ProxyState> {
+    const {readFiles, readState} = await import('../readers/read-state.js')
+    if (flags.file && flags.file.length > 0) {
+      const read = await readFiles(fileRequest(flags, flags.file, focus))
+      return this.acceptState(read.state, read.facts, flags)
+    }
     const {loadInputs} = await import('../readers/load.js')
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
     const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, focus}
-    let state: ProxyState
-    if (flags.file && flags.file.length > 0) {
-      const inputs = await loadInputs(flags.file)
-      state = await readState({sources: inputs.sources, facts: inputs.facts, format: flags.format as FormatId | undefined}, opts)
-      this.loadedFacts = inputs.facts
-    } else {
-      const {collectLive} = await import('../live/collect-live.js')
-      const live = await collectLive({mode: opts.mode})
-      for (const w of live.warnings) this.warnLine(w)
-      // DESIGN §3: live reading says which commands it ran.
-      if (flags.verbose) for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
-      state = await readState({sources: live.sources, facts: live.facts}, opts)
-      this.loadedFacts = live.facts
+    const {collectLive} = await import('../live/collect-live.js')
+    const live = await collectLive({mode: opts.mode})
+    for (const w of live.warnings) this.warnLine(w)
+    // DESIGN §3: live reading says which commands it ran.
+    if (flags.verbose) for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
+    const state = await readState({sources: live.sources, facts: live.facts}, opts)
+    return this.acceptState(state, live.facts, flags)
+  }
+
+  /**
+   * Reads two states, each as loadState reads one: an input is a path, `-`, or `live`. Large
+   * files and folders are read at the same time, the second in a worker thread
+   * (src/readers/read-in-worker.ts): `kp diff` of a 10,000-service iptables-save dump (33 MB)
+   * and its nftables text (46 MB) takes 4.3 s instead of 5.7 s. What is printed, and which error
+   * wins, is the same as reading them in turn: the first input's diagnostics are reported, and
+   * its input error thrown, before anything of the second's.
+   */
+  protected async loadStatePair(first: string, second: string, flags: LoadFlags): Promise<[ProxyState, ProxyState]> {
+    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]})
+    const {readInWorker, workerPaysOff} = await import('../readers/read-in-worker.js')
+    if (!(await workerPaysOff(first, second, flags.cluster))) {
+      const a = await load(first)
+      return [a, await load(second)]
     }
+    const job = readInWorker(fileRequest(flags, [second]))
+    let a: ProxyState
+    try {
+      a = await load(first)
+    } catch (error) {
+      // The first input's error wins, as when the inputs are read in turn, even if the worker is done.
+      job.cancel()
+      throw error
+    }
+    const outcome = await job.outcome
+    switch (outcome.kind) {
+      case 'read':
+        return [a, this.acceptState(outcome.state, outcome.facts, flags)]
+      case 'input-error':
+        throw outcome.error
+      case 'failed':
+        // The worker crashed (a bug) or could not start: read the input here, where it fails,
+        // if it does, as it always has.
+        return [a, await load(second)]
+    }
+  }
+
+  /** What every read state goes through: its facts are kept, diagnostics reported, the first error thrown (exit 3). */
+  private acceptState(state: ProxyState, facts: BundleFacts | null, flags: LoadFlags): ProxyState {
+    this.loadedFacts = facts
     this.reportDiagnostics(state.diagnostics, Boolean(flags.verbose))
     const firstError = state.diagnostics.find((d) => d.severity === 'error')
     if (firstError) throw new InputError(formatDiagnostic(firstError), firstError.code, [], state.diagnostics)

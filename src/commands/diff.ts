@@ -1,8 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import type {DiffResult} from '../analyze/diff.js'
 import {KpCommand} from '../cli/base-command.js'
 import {EXIT, UsageError} from '../errors.js'
-import type {ProxyState} from '../model/types.js'
 
 export default class Diff extends KpCommand {
   static override summary = 'Compare two states: do they proxy the same service ports the same way?'
@@ -31,9 +31,7 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     const {args, flags} = await this.parse(Diff)
     if (flags.file && flags.file.length > 0) throw new UsageError('kp diff takes its two inputs as arguments A and B, not -f', 'USAGE_DIFF_FILE_FLAG', ['kp diff A.txt B.txt'])
     if (args.a === '-' && args.b === '-') throw new UsageError('stdin (-) can be only one of A and B', 'USAGE_DIFF_STDIN_TWICE')
-    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]})
-    const a = await load(args.a)
-    const b = await load(args.b)
+    const [a, b] = await this.loadStatePair(args.a, args.b, flags)
     const {diffStates} = await import('../analyze/diff.js')
     const result = diffStates(a, b)
     if (!this.jsonEnabled()) {

@@ -10,8 +10,9 @@ import {isBlankSource, readHead} from './bytes.js'
 import type {BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
+import {loadInputs} from './load.js'
 import {formatEntry, sniffFormat} from './registry.js'
-import type {FormatId, ParsedSource, ReadOptions, SourceText, StateBuilder} from './types.js'
+import type {FormatId, ParsedSource, ReadFocus, ReadOptions, SourceText, StateBuilder} from './types.js'
 
 const SNIFF_BYTES = 64 * 1024
 
@@ -149,4 +150,36 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     state.node.iptablesBackends ??= facts.iptablesBackends
   }
   return sortState(state)
+}
+
+/**
+ * What `-f PATH...` and the other input flags ask to read. Plain data (paths, not sources), so a
+ * worker thread can be given it (./read-in-worker.ts).
+ */
+export interface FileReadRequest {
+  files: string[]
+  /** `--format`. */
+  format?: FormatId
+  mode?: Mode
+  node?: string
+  /** `--cluster` paths. */
+  cluster?: string[]
+  focus?: ReadFocus
+}
+
+export interface FileRead {
+  state: ProxyState
+  /** Facts from a bundle folder; null for plain files. */
+  facts: BundleFacts | null
+}
+
+/**
+ * Loads the files of one node and reads them into a ProxyState. Unreadable paths are
+ * InputErrors (thrown by ./load.ts); everything else the input gets wrong is a diagnostic.
+ */
+export async function readFiles(req: FileReadRequest): Promise<FileRead> {
+  const cluster = req.cluster ? (await loadInputs(req.cluster)).sources : undefined
+  const inputs = await loadInputs(req.files)
+  const state = await readState({sources: inputs.sources, facts: inputs.facts, format: req.format}, {mode: req.mode, node: req.node, cluster, focus: req.focus})
+  return {state, facts: inputs.facts}
 }
