@@ -322,6 +322,36 @@ function holdsQuoteOrBang(text: string, from: number, to: number): boolean {
   return false
 }
 
+/** Fills the common field an option sets (-p, -s, -d, -i, -o, --dport, --sport, --comment) from its first value. */
+function fillField(rule: RuleFields, field: Field, value: string, negated: boolean, shared: Shared): void {
+  switch (field) {
+    case Field.Protocol:
+      rule.protocol = sharedMatch(shared, shared.intern(value.toLowerCase()), negated)
+      break
+    case Field.Source:
+      rule.source = {value: normaliseAddress(value), negated}
+      break
+    case Field.Destination:
+      rule.destination = {value: normaliseAddress(value), negated}
+      break
+    case Field.InInterface:
+      rule.inInterface = sharedMatch(shared, value, negated)
+      break
+    case Field.OutInterface:
+      rule.outInterface = sharedMatch(shared, value, negated)
+      break
+    case Field.Dport:
+      rule.dport = sharedMatch(shared, value, negated)
+      break
+    case Field.Sport:
+      rule.sport = sharedMatch(shared, value, negated)
+      break
+    case Field.Comment:
+      rule.comment ??= shared.intern(value)
+      break
+  }
+}
+
 /**
  * Reads the words of a rule from `start` (after `-A CHAIN`): checks them, fills the common
  * fields of `rule`, and, when `lists` is given, gathers the options into it (only those named
@@ -405,33 +435,7 @@ function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared:
     }
     // The common fields are filled in the reader's own pass; a later re-read wants only the lists.
     if (afterTarget || sp.field === Field.None || lists !== null) continue
-    const value = valuesFrom < i ? texts[valuesFrom]! : ''
-    switch (sp.field) {
-      case Field.Protocol:
-        rule.protocol = sharedMatch(shared, intern(value.toLowerCase()), negated)
-        break
-      case Field.Source:
-        rule.source = {value: normaliseAddress(value), negated}
-        break
-      case Field.Destination:
-        rule.destination = {value: normaliseAddress(value), negated}
-        break
-      case Field.InInterface:
-        rule.inInterface = sharedMatch(shared, value, negated)
-        break
-      case Field.OutInterface:
-        rule.outInterface = sharedMatch(shared, value, negated)
-        break
-      case Field.Dport:
-        rule.dport = sharedMatch(shared, value, negated)
-        break
-      case Field.Sport:
-        rule.sport = sharedMatch(shared, value, negated)
-        break
-      case Field.Comment:
-        rule.comment ??= intern(value)
-        break
-    }
+    fillField(rule, sp.field, valuesFrom < i ? texts[valuesFrom]! : '', negated, shared)
   }
   if (negateNext) return '`!` at the end of the rule'
   return null
@@ -1045,25 +1049,17 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     const lastChain = lastRuleChain
     const chain = chains === lastRuleChains && lastChain !== null && lastChain.name.length === w.at - w.start && piece.startsWith(lastChain.name, w.start) ? lastChain : chains.get(piece.slice(w.start, w.at))
     if (chain === undefined || chain.deletedLine !== null) return false
-    let target: string | null = null
-    let goto = false
+    // Made before the words are read, and dropped if they are found wrong: nothing refers to it yet.
+    const rule = newRule(idx + 1, chain.table, chain.name, piece, pos, nl, 2)
     let afterTarget = false
-    let protocol: IptablesMatch | null = null
-    let source: IptablesMatch | null = null
-    let destination: IptablesMatch | null = null
-    let inInterface: IptablesMatch | null = null
-    let outInterface: IptablesMatch | null = null
-    let dport: IptablesMatch | null = null
-    let sport: IptablesMatch | null = null
-    let comment: string | null = null
     while (nextPlainWord(w)) {
       if (!plainWordIsOption(w)) return false
       const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
       if (sp.field === Field.Jump || sp.field === Field.Goto) {
-        if (target !== null || !nextPlainWord(w)) return false
+        if (rule.target !== null || !nextPlainWord(w)) return false
         const t = piece.slice(w.start, w.at)
-        target = chains.get(t)?.name ?? intern(t)
-        goto = sp.field === Field.Goto
+        rule.target = chains.get(t)?.name ?? intern(t)
+        rule.goto = sp.field === Field.Goto
         afterTarget = true
         continue
       }
@@ -1098,53 +1094,16 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         }
       }
       if (afterTarget || sp.field === Field.None) continue
-      const value = valueFrom < 0 ? '' : piece.slice(valueFrom, valueTo)
-      switch (sp.field) {
-        case Field.Protocol:
-          protocol = sharedMatch(shared, intern(value.toLowerCase()), false)
-          break
-        case Field.Source:
-          source = {value: normaliseAddress(value), negated: false}
-          break
-        case Field.Destination:
-          destination = {value: normaliseAddress(value), negated: false}
-          break
-        case Field.InInterface:
-          inInterface = sharedMatch(shared, value, false)
-          break
-        case Field.OutInterface:
-          outInterface = sharedMatch(shared, value, false)
-          break
-        case Field.Dport:
-          dport = sharedMatch(shared, value, false)
-          break
-        case Field.Sport:
-          sport = sharedMatch(shared, value, false)
-          break
-        case Field.Comment:
-          comment ??= intern(value)
-          break
-      }
+      fillField(rule, sp.field, valueFrom < 0 ? '' : piece.slice(valueFrom, valueTo), false, shared)
     }
     pendingLastWasPolicy = false
     lastRuleChains = chains
     lastRuleChain = chain
-    const rule = newRule(idx + 1, chain.table, chain.name, piece, pos, nl, 2)
-    rule.protocol = protocol
-    rule.source = source
-    rule.destination = destination
-    rule.dport = dport
-    rule.comment = comment
-    rule.target = target
-    rule.goto = goto
-    if (inInterface !== null) rule.inInterface = inInterface
-    if (outInterface !== null) rule.outInterface = outInterface
-    if (sport !== null) rule.sport = sport
     appendRule(chain, rule)
     allRules.push(rule)
     if (!familyFromHeader) {
-      noteFamily(source?.value)
-      noteFamily(destination?.value)
+      noteFamily(rule.source?.value)
+      noteFamily(rule.destination?.value)
     }
     return true
   }
