@@ -10,6 +10,7 @@ import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+import {bundleFile, writeBundle} from '../helpers/bundle.js'
 import {ROOT, runKpAsync, type CliResult} from '../helpers/run-cli.js'
 
 const STATES = 'fixtures/diff/upstream-overall/'
@@ -37,22 +38,13 @@ writeFileSync(join(BROKEN_BUNDLE, 'manifest.json'), '{"kind": "KpBundle",')
 const EMPTY_FILE = join(tmp, 'empty.rules')
 writeFileSync(EMPTY_FILE, '\n')
 /** A `kp collect` bundle of the overall iptables dump, with node facts. */
-const BUNDLE = join(tmp, 'bundle')
-mkdirSync(join(BUNDLE, 'iptables'), {recursive: true})
-writeFileSync(join(BUNDLE, 'iptables', 'iptables-save.txt'), readFileSync(join(ROOT, IPT_OVERALL)))
-writeFileSync(
-  join(BUNDLE, 'manifest.json'),
-  JSON.stringify({
-    kind: 'KpBundle',
-    schemaVersion: 1,
-    createdBy: 'kp/0.1.0',
-    createdAt: '2026-12-02T14:00:00.000Z',
-    mode: 'iptables',
-    warnings: [],
-    files: [{path: 'iptables/iptables-save.txt', format: 'iptables-save', command: ['iptables-save'], tool: 'iptables v1.8.9 (nf_tables)', exitCode: 0, stderr: '', error: null, read: true}],
-    facts: {node: 'node-b', kernel: '6.1.0', nftVersion: null, iptablesBackends: ['nf_tables'], sysctls: {}},
-  }),
-)
+const BUNDLE = writeBundle(join(tmp, 'bundle'), [[bundleFile('iptables/iptables-save.txt', {command: ['iptables-save'], tool: 'iptables v1.8.9 (nf_tables)'}), readFileSync(join(ROOT, IPT_OVERALL))]], {
+  node: 'node-b',
+  kernel: '6.1.0',
+  nftVersion: null,
+  iptablesBackends: ['nf_tables'],
+  sysctls: {},
+})
 
 const WORKER_ON = '0'
 const WORKER_OFF = '1e18'

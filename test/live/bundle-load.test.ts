@@ -8,8 +8,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {InputError} from '../../src/errors.js'
-import type {BundleFile, BundleManifest} from '../../src/readers/bundle.js'
+import type {BundleFile} from '../../src/readers/bundle.js'
 import {loadInputs} from '../../src/readers/load.js'
+import {bundleFile, writeBundle as writeBundleIn} from '../helpers/bundle.js'
 import {ROOT} from '../helpers/run-cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-bundle-'))
@@ -17,35 +18,8 @@ afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 const OVERALL = readFileSync(`${ROOT}fixtures/iptables/upstream-overall/input.rules`, 'utf8')
 
-const file = (path: string | null, over: Partial<BundleFile> = {}): BundleFile => ({
-  path,
-  format: 'iptables-save',
-  command: [path ?? 'x'],
-  tool: null,
-  exitCode: 0,
-  stderr: '',
-  error: null,
-  read: true,
-  ...over,
-})
-
-function writeBundle(name: string, files: Array<[BundleFile, string | null]>): string {
-  const dir = join(tmp, name)
-  mkdirSync(dir)
-  const manifest: BundleManifest = {
-    kind: 'KpBundle',
-    schemaVersion: 1,
-    createdBy: 'kp/0.1.0',
-    createdAt: '2026-12-02T14:00:00.000Z',
-    mode: 'iptables',
-    warnings: [],
-    files: files.map(([f]) => f),
-    facts: {node: 'node-a', kernel: '6.1.0', nftVersion: '1.0.6', iptablesBackends: ['nf_tables'], sysctls: {'net.ipv4.conf.all.route_localnet': '1'}},
-  }
-  for (const [f, text] of files) if (f.path !== null && text !== null) writeFileSync(join(dir, f.path), text)
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
-  return dir
-}
+const file = bundleFile
+const writeBundle = (name: string, files: Array<[BundleFile, string | null]>): string => writeBundleIn(join(tmp, name), files)
 
 describe('reading a bundle folder', () => {
   it('reads only the files marked read, with their format and tool, and returns the facts', async () => {

@@ -13,6 +13,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {InputError} from '../../src/errors.js'
 import {readInWorker, WORKER_MIN_BYTES_ENV, workerPaysOff} from '../../src/readers/read-in-worker.js'
 import {readFiles, type FileReadRequest} from '../../src/readers/read-state.js'
+import {bundleFile, NODE_A_FACTS, writeBundle} from '../helpers/bundle.js'
 import {ROOT} from '../helpers/run-cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-read-worker-'))
@@ -56,12 +57,8 @@ describe('readInWorker', () => {
   })
 
   it('brings back the facts of a bundle folder', async () => {
-    const dir = join(tmp, 'bundle')
-    mkdirSync(dir)
-    writeFileSync(join(dir, 'iptables-save.txt'), readFileSync(IPT_OVERALL))
-    const facts = {node: 'node-a', kernel: '6.1.0', nftVersion: null, iptablesBackends: ['nf_tables'], sysctls: {'net.ipv4.conf.all.route_localnet': '1'}}
-    const file = {path: 'iptables-save.txt', format: 'iptables-save', command: ['iptables-save'], tool: null, exitCode: 0, stderr: '', error: null, read: true}
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({kind: 'KpBundle', schemaVersion: 1, createdBy: 'kp/0.1.0', createdAt: '2026-12-02T14:00:00.000Z', mode: 'iptables', warnings: [], files: [file], facts}))
+    const facts = {...NODE_A_FACTS, nftVersion: null}
+    const dir = writeBundle(join(tmp, 'bundle'), [[bundleFile('iptables-save.txt', {command: ['iptables-save']}), readFileSync(IPT_OVERALL)]], facts)
     const outcome = await readInWorker({files: [dir]}).outcome
     expect(outcome).toMatchObject({kind: 'read', facts, state: {node: {name: 'node-a', kernel: '6.1.0'}}})
     expect(outcome).toStrictEqual(await mainThreadRead({files: [dir]}))

@@ -12,6 +12,10 @@ import {tokenizeLine} from '../../../src/readers/iptables/tokenize.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
 const words = (line: string) => tokenizeLine(line).words.map((w) => w.text)
+/** The input.rules of every iptables fixture. */
+const FIXTURE_DUMPS = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
+  .filter((d) => d.isDirectory())
+  .map((d) => readFileSync(join(ROOT, 'fixtures/iptables', d.name, 'input.rules'), 'utf8'))
 /** A whole text as the (text, from, to) a plain walk takes. */
 const whole = (text: string): [string, number, number] => [text, 0, text.length]
 
@@ -298,9 +302,7 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
     '[3:180] -A X -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
   ]
   const ruleSets = [
-    ...readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
-      .filter((d) => d.isDirectory())
-      .map((d) => readFileSync(join(ROOT, 'fixtures/iptables', d.name, 'input.rules'), 'utf8')),
+    ...FIXTURE_DUMPS,
     `*nat\n:X - [0:0]\n:Y - [0:0]\n${TRICKY.join('\n')}\nCOMMIT\n`,
   ].map((text) => parseIptablesText(text, 't').ruleset.rules)
 
@@ -379,9 +381,7 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     '-A DELETED -j Y',
   ]
   const texts = [
-    ...readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
-      .filter((d) => d.isDirectory())
-      .map((d) => readFileSync(join(ROOT, 'fixtures/iptables', d.name, 'input.rules'), 'utf8')),
+    ...FIXTURE_DUMPS,
     `*nat\n:X - [0:0]\n:Y - [0:0]\n:DELETED - [0:0]\n-X DELETED\n${EDGES.join('\n')}\nCOMMIT\n`,
     // Without a table header every line goes to readLine.
     `${EDGES.join('\n')}\n`,
