@@ -1035,9 +1035,10 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
    */
   const readPlainAppend = (piece: string, pos: number, nl: number, idx: number): boolean => {
     if (current === null || nl - pos < 4 || piece.charCodeAt(pos) !== 45 /* - */ || piece.charCodeAt(pos + 1) !== 65 /* A */ || !isBlankCode(piece.charCodeAt(pos + 2))) return false
-    // A blank, `\r` or other white space at the end: readLine trims it.
+    // A blank, `\r` or other white space at the end (trim's, which includes non-ASCII spaces such
+    // as U+00A0 and U+3000): readLine trims it. Any non-ASCII last character is left to readLine.
     const last = piece.charCodeAt(nl - 1)
-    if (last <= 32 || last === 0xa0) return false
+    if (last <= 32 || last >= 0x7f) return false
     // Each search starts past the last one's line, so the piece is searched once in all.
     if (quoteAt < pos) quoteAt = nextAt(piece, '"', pos)
     if (bangAt < pos) bangAt = nextAt(piece, '!', pos)
