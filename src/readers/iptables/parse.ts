@@ -89,7 +89,7 @@ const FILTER_CHAINS: ReadonlySet<string> = new Set(['KUBE-FORWARD', 'KUBE-EXTERN
 export interface ParsedIptablesText {
   ruleset: IptablesRuleset
   diagnostics: Diagnostic[]
-  /** How many lines readPlainAppend read (the rest went through readLine). */
+  /** How many lines readPlainAppend and readPlainDeclaration read (the rest went through readLine). */
   plainLinesRead: number
 }
 
@@ -130,6 +130,9 @@ function parseCounters(word: string): IptablesCounters | null {
 }
 
 const ZERO_COUNTERS: IptablesCounters = Object.freeze({packets: 0, bytes: 0})
+
+/** How a save ends a user chain's declaration: no policy, zero counters (readPlainDeclaration). */
+const PLAIN_DECLARATION_TAIL = ' - [0:0]'
 
 function isDigits(text: string): boolean {
   if (text.length === 0) return false
@@ -1026,6 +1029,29 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   }
 
   /**
+   * The last two targets of plain rules, found again where they are written: SEP chains alternate
+   * KUBE-MARK-MASQ and DNAT (200,000 rules of a large dump), and each would otherwise be cut out
+   * and looked up twice. Equal strings to what the lookup gives.
+   */
+  let recentTarget = ''
+  let otherTarget = ''
+  const plainTarget = (piece: string, w: PlainWords, chains: Map<string, IptablesChain>): string => {
+    const length = w.at - w.start
+    if (recentTarget.length === length && piece.startsWith(recentTarget, w.start)) return recentTarget
+    if (otherTarget.length === length && piece.startsWith(otherTarget, w.start)) {
+      const found = otherTarget
+      otherTarget = recentTarget
+      recentTarget = found
+      return found
+    }
+    const t = piece.slice(w.start, w.at)
+    const target = chains.get(t)?.name ?? intern(t)
+    otherTarget = recentTarget
+    recentTarget = target
+    return target
+  }
+
+  /**
    * readLine for the line most of a dump is made of: `-A CHAIN options` in an open table, with
    * no blank around it, no `"` and no `!`, adding to a chain the table has already. Its words are
    * walked where they are (plainWords), not tokenised; only what the rule keeps becomes a string.
@@ -1058,8 +1084,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
       if (sp.field === Field.Jump || sp.field === Field.Goto) {
         if (rule.target !== null || !nextPlainWord(w)) return false
-        const t = piece.slice(w.start, w.at)
-        rule.target = chains.get(t)?.name ?? intern(t)
+        rule.target = plainTarget(piece, w, chains)
         rule.goto = sp.field === Field.Goto
         afterTarget = true
         continue
@@ -1109,6 +1134,25 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     return true
   }
 
+  /**
+   * readLine for a user chain's declaration as saves print it, `:NAME - [0:0]` (110,000 lines of a
+   * large dump), in an open table. Returns false, having changed nothing, for any other line.
+   */
+  const readPlainDeclaration = (piece: string, pos: number, nl: number, idx: number): boolean => {
+    const nameEnd = nl - PLAIN_DECLARATION_TAIL.length
+    if (current === null || nameEnd <= pos + 1 || piece.charCodeAt(pos) !== 58 /* : */ || !piece.startsWith(PLAIN_DECLARATION_TAIL, nameEnd)) return false
+    for (let i = pos + 1; i < nameEnd; i++) {
+      const c = piece.charCodeAt(i)
+      if (isBlankCode(c) || c === 34 /* " */) return false
+    }
+    const chain = getChain(piece.slice(pos + 1, nameEnd), idx + 1, true)
+    chain.line = idx + 1
+    chain.policy = null
+    chain.counters = ZERO_COUNTERS
+    if (chain.builtin) sawBuiltinDeclaration = true
+    return true
+  }
+
   // One walk over the lines by offset (no array of 400,000 line strings kept alive). A focused
   // read (kp explain NAME) walks only the lines ./focus.ts chose, under their own line numbers.
   let lineCount = 0
@@ -1137,7 +1181,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       empty = false
       endsWithNewline = piece.charCodeAt(piece.length - 1) === 10
       for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', pos)) {
-        if (plainLines && readPlainAppend(piece, pos, nl, lineCount)) plainLinesRead++
+        if (plainLines && (readPlainAppend(piece, pos, nl, lineCount) || readPlainDeclaration(piece, pos, nl, lineCount))) plainLinesRead++
         else readLine(piece.slice(pos, nl), lineCount, false, pos)
         lineCount++
         pos = nl + 1

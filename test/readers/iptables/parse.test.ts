@@ -383,12 +383,12 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     '-AX -j Y',
     '-A DELETED -j Y',
   ]
-  const texts = [
-    ...FIXTURE_DUMPS,
-    `*nat\n:X - [0:0]\n:Y - [0:0]\n:DELETED - [0:0]\n-X DELETED\n${EDGES.join('\n')}\nCOMMIT\n`,
-    // Without a table header every line goes to readLine.
-    `${EDGES.join('\n')}\n`,
-  ]
+  // Declarations: only `:NAME - [0:0]` in a table is read in place.
+  const DECLARATIONS = [':Z - [0:0]', ':INPUT - [0:0]', ':Z - [0:0]', ':A B - [0:0]', ':"Q R" - [0:0]', ': - [0:0]', ':W - [0:0] ', ':V\t- [0:0]', ':U ACCEPT [0:0]', ':T - [1:2]', ':S -  [0:0]', ':R\t - [0:0]']
+  const inTable = `*nat\n:X - [0:0]\n:Y - [0:0]\n:DELETED - [0:0]\n-X DELETED\n${DECLARATIONS.join('\n')}\n${EDGES.join('\n')}\nCOMMIT\n`
+  // Without a table header every line goes to readLine (a declaration there is an error).
+  const headerless = `${DECLARATIONS.join('\n')}\n${EDGES.join('\n')}\n`
+  const texts = [...FIXTURE_DUMPS, inTable, headerless]
   /** Everything a rule shows, and the chains' rule lists. */
   const snapshot = (text: string, plainLines: boolean) => {
     const {ruleset, diagnostics} = parseIptablesText(text, 't', undefined, {plainLines})
@@ -397,7 +397,7 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
       inInterface: r.inInterface, outInterface: r.outInterface, dport: r.dport, sport: r.sport, comment: r.comment, target: r.target, goto: r.goto,
       modules: r.modules, matches: r.matches, targetOptions: r.targetOptions,
     }))
-    const chains = [...ruleset.tables.values()].flatMap((t) => [...t.chains.values()].map((c) => [t.name, c.name, c.declared, c.rules.map((r) => r.line)]))
+    const chains = [...ruleset.tables.values()].flatMap((t) => [...t.chains.values()].map((c) => ({...c, rules: c.rules.map((r) => r.line)})))
     return {rules, chains, diagnostics, family: ruleset.family, form: ruleset.form}
   }
 
@@ -406,16 +406,17 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   })
 
   it('reads most lines in place (so the comparison above is not of readLine with itself)', () => {
-    const edges = parseIptablesText(texts[texts.length - 2]!, 't')
+    const edges = parseIptablesText(inTable, 't')
     // Plain and well formed: the first eight edge lines, the tab-separated one and the bare
-    // `-A X`. Lines with something wrong, blanks around them, quotes, `!`, counters, or a chain
-    // the table does not have (yet) are left to readLine.
-    expect(edges.plainLinesRead).toBe(10)
-    expect(parseIptablesText(texts[texts.length - 2]!, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
+    // `-A X` (10); the declarations `:X`, `:Y`, `:DELETED`, `:Z` twice and `:INPUT` (6). Lines
+    // with something wrong, blanks around them, quotes, `!`, counters, policies, or a chain the
+    // table does not have (yet) are left to readLine.
+    expect(edges.plainLinesRead).toBe(16)
+    expect(parseIptablesText(inTable, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
     const overall = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
     const read = parseIptablesText(overall, 't')
     expect(read.plainLinesRead).toBeGreaterThan(read.ruleset.rules.length / 3)
     // Headerless input (iptables -S) has no open table: all of it goes through readLine.
-    expect(parseIptablesText(texts[texts.length - 1]!, 't').plainLinesRead).toBe(0)
+    expect(parseIptablesText(headerless, 't').plainLinesRead).toBe(0)
   })
 })
