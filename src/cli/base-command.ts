@@ -12,7 +12,7 @@ import type {BundleFacts} from '../readers/bundle.js'
 import type {FileReadRequest} from '../readers/read-state.js'
 import type {FormatId, ReadFocus, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
-import {reusingBufferWriter, writeCompactJson} from './json-out.js'
+import {bufferedStreamOut, writeCompactJson} from './json-out.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 
@@ -151,7 +151,7 @@ export abstract class KpCommand extends Command {
     // reads it: a 10,000-service state is 24 MB instead of 48 MB, and written in pieces, never
     // held whole (src/cli/json-out.ts). Writes to pipes and files are synchronous here.
     if (!process.stdout.isTTY) {
-      writeCompactJson(json, reusingBufferWriter(process.stdout))
+      writeCompactJson(json, bufferedStreamOut(process.stdout))
     } else {
       // In 1 MiB pieces: one write would encode the whole document into one buffer at once.
       const text = JSON.stringify(json, null, 2)

@@ -11,22 +11,39 @@ const STREAMED_ARRAY = 64
 /** Objects this deep or deeper are stringified whole (a state's services are its elements at depth 2). */
 const WHOLE_OBJECT_DEPTH = 2
 
+/** Where writeCompactJson puts the document's text, a short string at a time. */
+export interface JsonOut {
+  text(text: string): void
+  /** The document is complete: write out whatever is held. */
+  end(): void
+}
+
 function hasToJSON(value: object): boolean {
   return typeof (value as {toJSON?: unknown}).toJSON === 'function'
 }
 
-/** Writes JSON.stringify(value)'s text through `write`, in pieces of about PIECE_CHARS. */
-export function writeCompactJson(value: unknown, write: (text: string) => void): void {
+/** Writes JSON.stringify(value)'s text into `out`. */
+export function writeCompactJson(value: unknown, out: JsonOut): void {
+  emit(value, (text) => out.text(text), 0)
+  out.end()
+}
+
+/** A JsonOut that joins the text into strings of about PIECE_CHARS and hands each to `write`. */
+export function textPieces(write: (piece: string) => void): JsonOut {
   let pending = ''
-  const out = (text: string): void => {
-    pending += text
-    if (pending.length >= PIECE_CHARS) {
-      write(pending)
+  return {
+    text(text) {
+      pending += text
+      if (pending.length >= PIECE_CHARS) {
+        write(pending)
+        pending = ''
+      }
+    },
+    end() {
+      if (pending.length > 0) write(pending)
       pending = ''
-    }
+    },
   }
-  emit(value, out, 0)
-  if (pending.length > 0) write(pending)
 }
 
 function emit(value: unknown, out: (text: string) => void, depth: number): void {
@@ -65,20 +82,32 @@ function emit(value: unknown, out: (text: string) => void, depth: number): void 
 }
 
 /**
- * A writer of text pieces to a stream that encodes each into one reused buffer instead of a new
- * one per write (24 fresh 1 MiB buffers for a 10,000-service state, each a round of page faults).
+ * A JsonOut that encodes each text straight into one reused buffer and writes the buffer to the
+ * stream once about PIECE_CHARS bytes are in it. Joining the texts into a string first made a
+ * fresh 1 MiB string per piece, then a fresh buffer to encode it into: each a round of page
+ * faults (about 70 ms of a 10,000-service `list --json`, docs/benchmarks.md).
  * The buffer is reused only when the stream took the last write at once: for process.stdout
  * (a file, or a pipe on Linux) an empty write queue means the bytes are out. A stream that keeps
  * written chunks after its write is done (a PassThrough still unread) must not be given this.
  */
-export function reusingBufferWriter(stream: NodeJS.WritableStream & {writableLength: number}): (text: string) => void {
+export function bufferedStreamOut(stream: NodeJS.WritableStream & {writableLength: number}): JsonOut {
   let buffer: Buffer | null = null
-  return (text) => {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const most = text.length * 3
-    if (buffer === null || buffer.length < most) buffer = Buffer.allocUnsafeSlow(Math.max(most, 4 * PIECE_CHARS))
-    const bytes = buffer.write(text, 0, 'utf8')
-    stream.write(bytes === buffer.length ? buffer : buffer.subarray(0, bytes))
+  let used = 0
+  const flush = (): void => {
+    if (buffer === null || used === 0) return
+    stream.write(used === buffer.length ? buffer : buffer.subarray(0, used))
+    used = 0
     if (stream.writableLength > 0) buffer = null
+  }
+  return {
+    text(text) {
+      // UTF-8 takes at most 3 bytes per UTF-16 unit.
+      const most = text.length * 3
+      if (buffer !== null && used + most > buffer.length) flush()
+      if (buffer === null || used + most > buffer.length) buffer = Buffer.allocUnsafeSlow(Math.max(most, 4 * PIECE_CHARS))
+      used += buffer.write(text, used, 'utf8')
+      if (used >= PIECE_CHARS) flush()
+    },
+    end: flush,
   }
 }

@@ -6,13 +6,13 @@ import {readFileSync} from 'node:fs'
 import {Writable} from 'node:stream'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {reusingBufferWriter, writeCompactJson} from '../../src/cli/json-out.js'
+import {bufferedStreamOut, textPieces, writeCompactJson} from '../../src/cli/json-out.js'
 import {readState} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
 function written(value: unknown): {text: string; pieces: number} {
   const pieces: string[] = []
-  writeCompactJson(value, (p) => pieces.push(p))
+  writeCompactJson(value, textPieces((p) => pieces.push(p)))
   return {text: pieces.join(''), pieces: pieces.length}
 }
 
@@ -44,7 +44,7 @@ describe('writeCompactJson', () => {
   })
 })
 
-describe('reusingBufferWriter', () => {
+describe('bufferedStreamOut', () => {
   const doc = {services: Array.from({length: 8000}, (_, i) => ({name: `svc-${i}`, comment: `café ☕ ${'x'.repeat(i % 700)}`, n: i}))}
 
   it('into a stream that takes each write at once, reuses one buffer and writes the same bytes', () => {
@@ -57,10 +57,27 @@ describe('reusingBufferWriter', () => {
         done()
       },
     })
-    writeCompactJson(doc, reusingBufferWriter(sink))
+    writeCompactJson(doc, bufferedStreamOut(sink))
     expect(Buffer.concat(chunks).toString('utf8')).toBe(JSON.stringify(doc))
     expect(chunks.length).toBeGreaterThan(1)
     expect(seen.size).toBe(1)
+  })
+
+  it('a text longer than the buffer, between short ones, comes out whole and in order', () => {
+    // One service port with 200,000 endpoints is a single 10 MB text (stringified whole).
+    const huge = {services: [{a: 1}, {endpoints: Array.from({length: 200_000}, (_, i) => `10.0.${i}:80 ☕`)}, {b: 'é'}].concat(doc.services)}
+    const chunks: Buffer[] = []
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(Buffer.from(chunk))
+        done()
+      },
+    })
+    writeCompactJson(huge, bufferedStreamOut(sink))
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(JSON.stringify(huge))
+    // Short texts wait for about 1 MiB: no more writes than that, plus the one before the long text.
+    const bytes = Buffer.concat(chunks).length
+    expect(chunks.length).toBeLessThanOrEqual(Math.ceil(bytes / (1 << 20)) + 2)
   })
 
   it('into a stream that has not finished a write, never reuses the buffer it holds', async () => {
@@ -74,7 +91,7 @@ describe('reusingBufferWriter', () => {
         setImmediate(done)
       },
     })
-    writeCompactJson(doc, reusingBufferWriter(slow))
+    writeCompactJson(doc, bufferedStreamOut(slow))
     await new Promise((resolve) => slow.end(resolve))
     expect(held.length).toBeGreaterThan(1)
     expect(new Set(held.map((b) => b.buffer)).size).toBe(held.length)

@@ -305,6 +305,9 @@ function nextPlainWord(w: PlainWords): boolean {
 /** The word is an option (`-p`, `--dport`): two characters or more, the first a dash. */
 const plainWordIsOption = (w: PlainWords): boolean => w.at - w.start > 1 && w.text.charCodeAt(w.start) === 45 /* - */
 
+/** The word at the cursor is `word`, compared in place. */
+const plainWordIs = (w: PlainWords, word: string): boolean => w.at - w.start === word.length && w.text.startsWith(word, w.start)
+
 /** The spellings of nearly every option of a kube-proxy rule, told apart without making the word a string. */
 const COMMON_SPELLINGS: readonly OptionSpelling[] = ['-p', '-m', '-j', '-s', '-d', '--dport', '--comment', '--mode', '--probability', '--to-destination', '-g', '-i', '-o'].map((name) => KNOWN_SPELLINGS.get(name)!)
 
@@ -592,7 +595,10 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
   if (holdsQuoteOrBang(text, from, to)) return null
   const w = startPlainWords(text, from, to)
   for (let k = 0; k < optionsFrom; k++) if (!nextPlainWord(w)) return null
-  let module: string | null = null
+  // The module in force, as a range of the text: sliced only for the option returned. Nothing
+  // else is made for the options walked past (200,000 lookups on a 10,000-service dump).
+  let moduleStart = -1
+  let moduleEnd = -1
   let inTarget = false
   while (nextPlainWord(w)) {
     if (!plainWordIsOption(w)) return null
@@ -604,17 +610,18 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
     }
     if (sp?.field === Field.Module) {
       if (!nextPlainWord(w)) return null
-      module = text.slice(w.start, w.at)
+      moduleStart = w.start
+      moduleEnd = w.at
       continue
     }
-    const optionName = sp?.name ?? text.slice(w.start, w.at)
+    const wanted = inTarget === afterTarget && (sp !== undefined ? sp.name === name : plainWordIs(w, name))
     const arity = sp?.arity
-    const wanted = optionName === name && inTarget === afterTarget
-    const values: string[] = []
+    let values: string[] | null = null
     if (arity !== undefined) {
+      if (wanted) values = arity === 1 ? [''] : new Array<string>(arity)
       for (let k = 0; k < arity; k++) {
         if (!nextPlainWord(w)) return null
-        if (wanted) values.push(text.slice(w.start, w.at))
+        if (values !== null) values[k] = text.slice(w.start, w.at)
       }
     } else {
       // Up to the next option: look ahead, and step back when the next word is one.
@@ -625,11 +632,11 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
           w.at = before
           break
         }
-        if (wanted) values.push(text.slice(w.start, w.at))
+        if (wanted) (values ??= []).push(text.slice(w.start, w.at))
       }
     }
     if (sp?.field === Field.Counters) continue
-    if (wanted) return {name, values, negated: false, module}
+    if (wanted) return {name, values: values ?? [], negated: false, module: moduleStart < 0 ? null : text.slice(moduleStart, moduleEnd)}
   }
   return undefined
 }
