@@ -289,7 +289,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
   /** Compared with the live SEP chains the groups jump to: when they are as many, no SEP chain is an orphan. */
   let liveSepChains = 0
-  for (const chain of natChains.values()) {
+  // Loops over every chain or endpoint run in callbacks, not in buildFamily's own body: V8
+  // optimises a callback after a few calls, while a for-of here runs unoptimised for long and
+  // makes an iterator result per step (about 25 MB of garbage on a 10,000-service dump).
+  natChains.forEach((chain) => {
     // SEP first: ten times as many as the per-service chains.
     const sep = chain.name.startsWith(SEP_PREFIX)
     if (chain.deletedLine !== null) {
@@ -297,15 +300,15 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (sep || isPerServiceChain(chain.name)) {
         warn('IPT_DELETED_CHAIN', `${chain.name} is deleted by -X on line ${chain.deletedLine} (a stale chain of a removed service); not read as a service`, chain.deletedLine, 'info')
       }
-      continue
+      return
     }
     if (sep) {
       liveSepChains++
-      continue
+      return
     }
     const ps = perServiceChain(chain.name)
     if (ps) groupOf(ps.hash).chains[ps.kind] = chain
-  }
+  })
   const liveTarget = (target: string | null): IptablesChain | undefined => {
     if (target === null) return undefined
     const c = natChains.get(target)
@@ -593,7 +596,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     ep.port = hostPort.port
     ep.written = to
   }
-  for (const g of groups.values()) for (const ep of g.endpoints) readSepChain(g, ep)
+  groups.forEach((g) => {
+    const endpoints = g.endpoints
+    for (let i = 0; i < endpoints.length; i++) readSepChain(g, endpoints[i]!)
+  })
   // As many live SEP chains jumped to as there are: none is an orphan, and the nat chains need no second pass.
   for (const chain of focused || jumpedSeps.size === liveSepChains ? [] : natChains.values()) {
     if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && !jumpedSeps.has(chain)) {
@@ -888,7 +894,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       }
     }
   }
-  for (const table of focused ? [] : ruleset.tables.values()) for (const chain of table.chains.values()) noteForeign(table, chain)
+  if (!focused) ruleset.tables.forEach((table) => table.chains.forEach((chain) => noteForeign(table, chain)))
   return {services, foreign, diagnostics, node}
 }
 
@@ -902,19 +908,19 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
   let perService = 0
   let ipvsLine: number | null = null
   let chains = 0
-  for (const table of ruleset.tables.values()) {
-    for (const chain of table.chains.values()) {
-      chains++
-      if (!chain.name.startsWith('KUBE-')) continue
-      if (NOT_KUBE_PROXY_EVIDENCE.has(chain.name)) {
-        kubeletOnly++
-        continue
-      }
-      kubeChains++
-      if (chain.name.startsWith(SEP_PREFIX) || isPerServiceChain(chain.name)) perService++
-      if (ipvsLine === null && (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))) ipvsLine = chain.line
+  // In a callback, as in buildFamily: this runs once per dump, over every chain.
+  const count = (chain: IptablesChain): void => {
+    chains++
+    if (!chain.name.startsWith('KUBE-')) return
+    if (NOT_KUBE_PROXY_EVIDENCE.has(chain.name)) {
+      kubeletOnly++
+      return
     }
+    kubeChains++
+    if (chain.name.startsWith(SEP_PREFIX) || isPerServiceChain(chain.name)) perService++
+    if (ipvsLine === null && (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))) ipvsLine = chain.line
   }
+  ruleset.tables.forEach((table) => table.chains.forEach(count))
   // Only a dump without per-service chains can be IPVS mode's; do not scan the rules of the others.
   if (ipvsLine === null && perService === 0) {
     for (const rule of ruleset.rules) {
