@@ -46,7 +46,9 @@ export const FORMATS: readonly FormatEntry[] = [
     id: 'kube',
     description: 'Services, EndpointSlices, Endpoints as YAML or JSON (`kubectl get svc,endpointslices -A -o yaml`)',
     // A key of a Kubernetes object at the start of a line, also right after the `{` of one-line JSON.
-    sniff: (h) => /^\s*(\{\s*)?"?(apiVersion|kind|items)"?\s*:/m.test(h) && !/^\*(nat|filter)/m.test(h),
+    // Blanks before it on its own line only (`[^\S\n]`, not `\s`): with /m, `^\s*` tried from every
+    // line start over all the blank lines after it, and 64 KiB of them took seconds.
+    sniff: (h) => /^[^\S\n]*(\{\s*)?"?(apiVersion|kind|items)"?\s*:/m.test(h) && !/^\*(nat|filter)/m.test(h),
     load: () => import('./kube/parse.js'),
   },
   {

@@ -144,7 +144,9 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   try {
     data = JSON.parse(text)
   } catch (e) {
-    diagnostics.push(diag('error', 'IPADDR_BAD_JSON', `not valid JSON (${(e as Error).message}); expected \`ip -j addr\` output`, {path, line: lineOfOffset(text, jsonErrorOffset(e))}))
+    // JSON.parse's message quotes the text around the error, newlines and all; a diagnostic is one line.
+    const message = (e as Error).message.replace(/\r?\n|\r/g, '\\n')
+    diagnostics.push(diag('error', 'IPADDR_BAD_JSON', `not valid JSON (${message}); expected \`ip -j addr\` output`, {path, line: lineOfOffset(text, jsonErrorOffset(e))}))
     return {dump, diagnostics}
   }
   if (!Array.isArray(data)) {
@@ -183,7 +185,10 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
       const line = local === null ? lineAt(lineStarts, cursor) : lineOfNext(`"${local}"`)
       const ip = local === null ? null : canonicalIp(local)
       if (!ip) {
-        diagnostics.push(diag('warning', 'IPADDR_BAD_ADDRESS', `address "${String(info?.local)}" of ${iface.name} is not an IP address; skipped`, {path, line}))
+        // Not String(info.local): an object whose "toString" is not a function (`{"toString": 1}`) makes it throw.
+        const raw = info?.local
+        const shown = typeof raw === 'object' && raw !== null ? (Array.isArray(raw) ? 'an array' : 'an object') : (JSON.stringify(raw) ?? '"undefined"')
+        diagnostics.push(diag('warning', 'IPADDR_BAD_ADDRESS', `address ${shown} of ${iface.name} is not an IP address; skipped`, {path, line}))
         continue
       }
       iface.addresses.push({...ip, prefixLength: typeof info.prefixlen === 'number' ? info.prefixlen : null, scope: typeof info.scope === 'string' ? info.scope : null, line})

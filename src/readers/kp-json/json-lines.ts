@@ -114,7 +114,8 @@ export function parseJsonWithLines(text: string): JsonParse {
       const keyLine = line
       const key = parseString()
       skipSpace()
-      if (text[pos] !== ':') fail(`expected ":" after "${key}", found ${describeHere()}`)
+      // Quoted as JSON: a decoded name may hold a newline, and the message is one line.
+      if (text[pos] !== ':') fail(`expected ":" after ${JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key)}, found ${describeHere()}`)
       pos++
       const value = parseValue(depth + 1)
       // Plain assignment of "__proto__" would set the prototype instead of a member.

@@ -57,8 +57,17 @@ function problem(ctx: Context, severity: Problem['severity'], code: string, at: 
   ctx.problems.push({severity, code, at, message, missing})
 }
 
+/** A value as JSON for a message; one nested too deep for JSON.stringify (a RangeError) is only named. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return Array.isArray(value) ? 'an array nested too deep to show' : 'an object nested too deep to show'
+  }
+}
+
 function bad(ctx: Context, at: At, expected: string, value: unknown): typeof BAD {
-  problem(ctx, 'error', 'KPJSON_BAD_FIELD', at, `expected ${expected}, found ${JSON.stringify(value) ?? String(value)}`)
+  problem(ctx, 'error', 'KPJSON_BAD_FIELD', at, `expected ${expected}, found ${shown(value)}`)
   return BAD
 }
 
@@ -78,7 +87,7 @@ function oneOf<T extends string>(...options: T[]): Reader<T> {
 function literal<T extends string | number>(expected: T, code: string, message: string): Reader<T> {
   return (v, at, ctx) => {
     if (v === expected) return expected
-    problem(ctx, 'error', code, at, `${message} (found ${JSON.stringify(v)})`)
+    problem(ctx, 'error', code, at, `${message} (found ${shown(v)})`)
     return BAD
   }
 }
@@ -248,7 +257,7 @@ export function parse(src: SourceText): ParsedSource<ProxyState | null> {
   // Say "not a ProxyState" once instead of a wall of missing fields for some other JSON.
   if (typeof record !== 'object' || record === null || Array.isArray(record) || record.kind !== 'ProxyState') {
     const kind = typeof record === 'object' && record !== null && !Array.isArray(record) ? (record.kind ?? null) : null
-    problem(ctx, 'error', 'KPJSON_NOT_STATE', child(root, 'kind'), `not a kp ProxyState (kind is ${JSON.stringify(kind)}, expected "ProxyState")`, kind === null)
+    problem(ctx, 'error', 'KPJSON_NOT_STATE', child(root, 'kind'), `not a kp ProxyState (kind is ${shown(kind)}, expected "ProxyState")`, kind === null)
     return failed(locate(text, ctx.problems, src.path))
   }
   const state = readState(record, root, ctx)

@@ -327,7 +327,21 @@ class EntryReader implements CompactRules {
     this.diagnostics.push({severity, code, message, source: {path: this.path, line}})
   }
 
+  /**
+   * One entry of "nftables". An entry nested deeper than the stack (RangeError) or with an object
+   * where a name belongs whose "toString" member is not a function (`{"toString": 1}`: String()
+   * throws a TypeError) is bad input like any other: skipped with a warning, never thrown.
+   */
   read(item: Json, line: number): void {
+    try {
+      this.readEntry(item, line)
+    } catch (error) {
+      if (!(error instanceof RangeError || error instanceof TypeError)) throw error
+      this.report('warning', 'NFT_JSON_SHAPE', 'an entry kp cannot read (nested too deep, or an object where a name or number belongs); skipped', line)
+    }
+  }
+
+  private readEntry(item: Json, line: number): void {
     if (!isObject(item)) {
       this.report('warning', 'NFT_JSON_SHAPE', 'an entry of "nftables" is not an object; skipped', line)
       return
@@ -371,10 +385,12 @@ class EntryReader implements CompactRules {
           line,
           type: kind === 'map' ? `${type} : ${String(o.map)}` : type,
           flags: Array.isArray(o.flags) ? o.flags.map(String) : typeof o.flags === 'string' ? [o.flags] : [],
-          timeoutSeconds: typeof o.timeout === 'number' ? o.timeout : null,
+          // nft -j prints whole seconds; a negative or fractional one would become the affinity timeout.
+          timeoutSeconds: typeof o.timeout === 'number' && Number.isInteger(o.timeout) && o.timeout >= 0 ? o.timeout : null,
           comment: typeof o.comment === 'string' ? o.comment : null,
           elements: [],
         }
+        if (o.timeout !== undefined && set.timeoutSeconds === null) this.report('warning', 'NFT_JSON_SHAPE', `${kind} ${set.name}: cannot read the timeout (not a whole number of seconds)`, line)
         if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, kind === 'map'))
         t.sets.set(set.name, set)
         return
@@ -563,7 +579,8 @@ export function parseNftJson(text: string, path: string): {doc: NftDocument; dia
   try {
     root = JSON.parse(text) as Json
   } catch (error) {
-    reader.report('error', 'NFT_JSON_INVALID', `not valid JSON: ${(error as Error).message}`, 1)
+    // JSON.parse's message quotes the text around the error, newlines and all; a diagnostic is one line.
+    reader.report('error', 'NFT_JSON_INVALID', `not valid JSON: ${(error as Error).message.replace(/\r?\n|\r/g, '\\n')}`, 1)
     return {doc: reader.doc, diagnostics: reader.diagnostics}
   }
   const list = isObject(root) ? root.nftables : undefined

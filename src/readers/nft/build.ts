@@ -54,6 +54,12 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
   const all: SourcedTable[] = []
   const seen = new Map<string, string>()
   for (const p of parsed) {
+    // Only nft text and JSON: an iptables-save ruleset also keeps its tables in a Map, but its
+    // chains are not nft chains (reading their rules threw a TypeError).
+    if (p.format !== 'nft' && p.format !== 'nft-json') {
+      reporter.report('warning', 'NFT_WRONG_SOURCE', `${p.source.path} is ${p.format} input, which an nftables state does not read; ignored`, {path: p.source.path, line: 1})
+      continue
+    }
     if (!isDocument(p.data)) continue
     for (const [key, table] of p.data.tables) {
       const earlier = seen.get(key)

@@ -339,7 +339,14 @@ export class IptablesNftReader {
       }
       let p = 1
       const r = w.indexOf('random')
-      if (r >= 0 && w[r + 1] === '&' && w[r + 3] === '<') p = Number(w[r + 4]) / RANDOM_SCALE
+      if (r >= 0 && w[r + 1] === '&' && w[r + 3] === '<') {
+        p = Number(w[r + 4]) / RANDOM_SCALE
+        // A threshold outside 0..2^31 (or not a number) would give shares outside 0..1.
+        if (!(p >= 0 && p <= 1)) {
+          this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: random threshold ${w[r + 4]} is not a number from 0 to ${RANDOM_SCALE}`, this.ref(rule.line))
+          p = p > 1 ? 1 : 0
+        }
+      }
       const ep = this.readSep(v.target, rule.line)
       const share = remaining * p
       remaining -= share

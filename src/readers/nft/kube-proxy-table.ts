@@ -549,7 +549,9 @@ export class KubeProxyTableReader {
 
   /**
    * service-B / local-B: the endpoints it picks and with what share. Each of the N entries of
-   * `numgen random mod N` is picked with probability 1/N.
+   * `numgen random mod N` is picked with probability 1/N. kube-proxy writes one rule that picks;
+   * should there be more, they are tried in order and each gets what the ones before left over
+   * (none after one that always picks), so the shares never sum to more than 1.
    */
   private readSelectionChain(a: ServiceAcc, name: string): SelectedEndpoint[] {
     const chain = this.chain(name)
@@ -557,23 +559,37 @@ export class KubeProxyTableReader {
     a.rules.push(this.ref(chain.line))
     this.facts.sawInternalChain ||= chain.ruleCount > 0
     const out: SelectedEndpoint[] = []
+    let remaining = 1
+    const picked = (rule: NftRule, list: SelectedEndpoint[]): void => {
+      if (remaining === 0) this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: a rule that picks endpoints after one that always picks; it is never reached`, this.ref(rule.line))
+      let taken = 0
+      for (const e of list) {
+        e.share *= remaining
+        taken += e.share
+      }
+      remaining = Math.max(0, remaining - taken)
+      out.push(...list)
+    }
     for (const rule of chain.rules()) {
       const w = rule.tokens
       const v = verdictOf(w)
       const numgen = w.indexOf('numgen')
       if (numgen >= 0 && w.includes('vmap')) {
-        const n = Number(w[numgen + 3])
+        // Not a number where N belongs (`numgen random . mod 1`): the entries alone say N.
+        const n = Number(w[numgen + 3]) || 0
         const targets = vmapTargets(w, w.indexOf('vmap') + 1)
         if (targets.length !== n) this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: numgen mod ${w[numgen + 3]} but ${targets.length} entries`, this.ref(rule.line))
+        const list: SelectedEndpoint[] = []
         for (const target of targets) {
           const ep = this.readEndpointChain(target, rule.line, name)
-          if (ep) out.push({ip: ep.ip, port: ep.port, share: 1 / Math.max(n, targets.length)})
+          if (ep) list.push({ip: ep.ip, port: ep.port, share: 1 / Math.max(n, targets.length)})
         }
+        picked(rule, list)
         continue
       }
       const dnat = w.indexOf('dnat')
       if (dnat >= 0) {
-        out.push(...this.inlineDnat(w, dnat, name, rule))
+        picked(rule, this.inlineDnat(w, dnat, name, rule))
         continue
       }
       if (v?.kind === 'goto' && v.target?.startsWith('endpoint-')) {
@@ -604,7 +620,7 @@ export class KubeProxyTableReader {
       return []
     }
     if (w[to + 1] === 'numgen') {
-      const n = Number(w[to + 4])
+      const n = Number(w[to + 4]) || 0
       const open = w.indexOf('{', to)
       const out: SelectedEndpoint[] = []
       let k = open + 1

@@ -151,13 +151,17 @@ class TextReader implements CompactRules {
     this.readWords(words, lineNo)
   }
 
-  private readWords(words: string[], lineNo: number): void {
-    if (words[0] === '}') {
+  private readWords(line: string[], lineNo: number): void {
+    // Leading `}`s close blocks one by one: a loop, not a call (and a copy of the rest) per `}`,
+    // which overflowed the stack on a line of 30,000 of them.
+    let from = 0
+    while (line[from] === '}') {
       if (this.top.kind === 'top') this.report('warning', 'NFT_UNBALANCED_BRACE', 'a `}` that closes nothing', lineNo)
       else this.closeBlock()
-      if (words.length > 1) this.readWords(words.slice(1), lineNo)
-      return
+      from++
     }
+    if (from === line.length) return
+    const words = from === 0 ? line : line.slice(from)
     const last = words[words.length - 1]
     const opensBlock = last === '{' && this.isBlockOpener(words)
     if (opensBlock) {

@@ -61,6 +61,23 @@ describe('ip addr: bad input', () => {
     expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'IPADDR_BAD_JSON']])
   })
 
+  it('a JSON.parse message that quotes a newline stays one line', () => {
+    // Was two lines: V8 quotes the text around the error, newline included.
+    const r = parseIpAddr('[{"ifindex": 2, "ifname": "kube-ipvs0"},\n,\n{}]', 'j')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['error', 'IPADDR_BAD_JSON', 1]])
+    expect(r.diagnostics[0]!.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('an address that is an object (even one String() cannot convert) is a warning, not a TypeError', () => {
+    // Was `TypeError: Cannot convert object to primitive value` from String({"toString": 1}).
+    const r = parseIpAddr('[{"ifindex": 2, "ifname": "kube-ipvs0", "addr_info": [{"local": {"toString": 1}}, {"local": "10.96.0.1\\nx"}, {"family": "inet"}]}]', 'j')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.message])).toEqual([
+      ['warning', 'IPADDR_BAD_ADDRESS', 'address an object of kube-ipvs0 is not an IP address; skipped'],
+      ['warning', 'IPADDR_BAD_ADDRESS', 'address "10.96.0.1\\nx" of kube-ipvs0 is not an IP address; skipped'],
+      ['warning', 'IPADDR_BAD_ADDRESS', 'address "undefined" of kube-ipvs0 is not an IP address; skipped'],
+    ])
+  })
+
   it('garbage, a bad address and a missing device: warnings, no throw', () => {
     const r = parseIpAddr('Device "kube-ipvs0" does not exist.\n', 'x')
     expect(codes(r)).toEqual(['IPADDR_NO_DEVICE', 'IPADDR_NO_INTERFACES'])

@@ -111,6 +111,17 @@ describe('kp-json reader', () => {
     expect(codesAndLines('{"kind": "ProxyState"')).toEqual([['error', 'KPJSON_SYNTAX', 1, 'not valid JSON: expected "," or "}" in an object, found the end of the input']])
     expect(codesAndLines('{"kind": "Proxy\tState"}')[0]![3]).toBe('not valid JSON: a control character must be escaped inside a string')
     expect(codesAndLines('{} {}')[0]![3]).toBe('not valid JSON: unexpected "{" after the JSON document')
+    // A member name with an escaped newline is quoted as JSON: the message stays one line (it was two).
+    expect(codesAndLines('{"kind": "ProxyState", "a\\nb" 1}')).toEqual([['error', 'KPJSON_SYNTAX', 1, 'not valid JSON: expected ":" after "a\\nb", found "1"']])
+  })
+
+  it('a value nested too deep for JSON.stringify is named in the message, never a RangeError', () => {
+    // Was `RangeError: Maximum call stack size exceeded` out of the reader (JSON.stringify in the message).
+    const deep = '['.repeat(20000) + ']'.repeat(20000)
+    const text = `{"schemaVersion": 1, "kind": "ProxyState", "mode": ${deep}}`
+    const d = read(text).diagnostics.find((x) => x.source?.line === 1 && x.message.startsWith('mode:'))
+    expect(d).toMatchObject({severity: 'error', code: 'KPJSON_BAD_FIELD', message: expect.stringContaining('found an array nested too deep to show')})
+    expect(codesAndLines(`{"kind": ${deep}}`)).toEqual([['error', 'KPJSON_NOT_STATE', 1, 'kind: not a kp ProxyState (kind is an array nested too deep to show, expected "ProxyState")']])
   })
 })
 

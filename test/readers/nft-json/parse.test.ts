@@ -6,6 +6,7 @@
 import {describe, expect, it} from 'vitest'
 import {parseNftText} from '../../../src/readers/nft/parse.js'
 import {parse, parseNftJson} from '../../../src/readers/nft-json/parse.js'
+import {readState} from '../../../src/readers/read-state.js'
 import {readFixture} from '../nft/corpus-shape.js'
 
 describe('nft -j reader', () => {
@@ -42,5 +43,48 @@ describe('nft -j reader', () => {
     const elements = (doc: typeof json) =>
       [...doc.tables.get('ip kube-proxy')!.sets.values()].flatMap((s) => s.elements.map((e) => `${s.name}: ${e.key.join(' . ')} ${e.comment ?? ''} : ${(e.value ?? []).join(' ')}`))
     expect(elements(json)).toEqual(elements(text))
+  })
+
+  it('a JSON.parse message that quotes a newline stays one line', () => {
+    // Was two lines: V8 quotes the text around the error, `"Type: ha\nN"... is not valid JSON`.
+    const r = parseNftJson('{"nftables": [\n,\n]}', 'bad.json')
+    expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'NFT_JSON_INVALID']])
+    expect(r.diagnostics[0]!.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('an entry nested past the stack or with an object for a name is skipped with a warning, never thrown', () => {
+    // Was a RangeError (expr recursing into {"elem": {"val": ...}}) and a TypeError
+    // (String({"toString": 1}): "Cannot convert object to primitive value") out of the reader.
+    const deep = '{"elem":{"val":'.repeat(20000) + '1' + '}}'.repeat(20000)
+    const text = [
+      '{"nftables": [',
+      '{"table": {"family": "ip", "name": "kube-proxy"}},',
+      '{"chain": {"family": "ip", "table": "kube-proxy", "name": "c"}},',
+      `{"rule": {"family": "ip", "table": "kube-proxy", "chain": "c", "expr": [{"match": {"op": "==", "left": ${deep}, "right": 1}}]}},`,
+      '{"chain": {"family": "ip", "table": "kube-proxy", "name": {"toString": 1}}},',
+      '{"rule": {"family": "ip", "table": "kube-proxy", "chain": "c", "expr": [{"jump": {"target": {"toString": 1}}}]}},',
+      '{"chain": {"family": "ip", "table": "kube-proxy", "name": "d"}}',
+      ']}',
+    ].join('\n')
+    const r = parseNftJson(text, 'x.json')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source!.line])).toEqual([
+      ['warning', 'NFT_JSON_SHAPE', 4],
+      ['warning', 'NFT_JSON_SHAPE', 5],
+      ['warning', 'NFT_JSON_SHAPE', 6],
+    ])
+    expect([...r.doc.tables.get('ip kube-proxy')!.chains.keys()]).toEqual(['c', 'd'])
+  })
+
+  it('a negative or fractional set timeout is a warning, never a negative affinity timeout', async () => {
+    // Was sessionAffinity.timeoutSeconds -1: any JSON number was taken as the timeout.
+    const text = readFixture('nft-json', 'newest-inline-dnat', 'input.json').replaceAll('"timeout": 10800', '"timeout": -1')
+    const r = parseNftJson(text, 'x.json')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.message.replace(/affinity-[^:]+/, 'affinity-X')])).toEqual([
+      ['warning', 'NFT_JSON_SHAPE', 'set affinity-X: cannot read the timeout (not a whole number of seconds)'],
+      ['warning', 'NFT_JSON_SHAPE', 'set affinity-X: cannot read the timeout (not a whole number of seconds)'],
+    ])
+    const state = await readState({sources: [{path: 'x.json', text}]})
+    const web = state.services.find((sp) => sp.name === 'web')!
+    expect(web.sessionAffinity).toEqual({type: 'ClientIP', timeoutSeconds: null})
   })
 })

@@ -102,4 +102,59 @@ describe('nft reader on bad input', () => {
       expect(state.kind).toBe('ProxyState')
     }
   })
+
+  it('a line of 30,000 stray `}` is 30,000 warnings, not a RangeError', async () => {
+    // Was `RangeError: Maximum call stack size exceeded` (a recursive call per `}`), after seconds of copying.
+    const state = await read(`${'}'.repeat(30_000)}\n${selectionTable('')}`)
+    expect(state.diagnostics.filter((d) => d.code === 'NFT_UNBALANCED_BRACE')).toHaveLength(30_000)
+    expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    expect(state.services.map((s) => s.frontends.map((f) => f.ip))).toEqual([['172.30.0.41']])
+  })
+
+  it('a mangled `numgen` modulus gives shares from the entries, never NaN', async () => {
+    // Was share NaN: Number('mod') is NaN, and Math.max(NaN, 1) too.
+    const state = await read(selectionTable('\t\tnumgen random . mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }'))
+    expect(state.services.map((s) => s.endpoints.map((e) => [e.ip, e.share]))).toEqual([[['10.180.0.1', 1]]])
+    expect(codes(state)).toEqual(['warning NFT_INCONSISTENT'])
+    const inline = await read(selectionTable('\t\tdnat ip to numgen random mod x map { 0 : 10.180.0.1 . 80 }'))
+    expect(inline.services[0]!.endpoints.map((e) => e.share)).toEqual([1])
+  })
+
+  it('a second rule that picks endpoints gets only what the first left over (shares never sum past 1)', async () => {
+    // Was shares 1 and 1 (and 2 for an endpoint both rules pick): each rule counted as if it were alone.
+    const both = '\t\tnumgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }\n\t\tmeta l4proto tcp dnat to '
+    const other = await read(selectionTable(`${both}10.180.0.2:80`))
+    expect(other.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 1], ['10.180.0.2', 0]])
+    expect(other.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['NFT_INCONSISTENT', 8]])
+    const same = await read(selectionTable(`${both}10.180.0.1:80`))
+    expect(same.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 1]])
+    // A first rule that picks only half the time leaves the other half to the next one.
+    const half = await read(selectionTable('\t\tnumgen random mod 2 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }\n\t\tmeta l4proto tcp dnat to 10.180.0.2:80'))
+    expect(half.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 0.5], ['10.180.0.2', 0.5]])
+  })
+
+  it('an iptables-save source read with nft input is a warning, not a TypeError', async () => {
+    // Was `TypeError: chain.rules is not a function`: the iptables ruleset's tables passed for nft tables.
+    const iptables = '*raw\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING -j ACCEPT\nCOMMIT\n'
+    const state = await readState({sources: [{path: 'a.rules', text: iptables}, {path: 'b.nft', text: 'table ip kube-proxy {\n}\n'}]})
+    expect(state.diagnostics.map((d) => [d.severity, d.code, d.source?.path, d.source?.line])).toEqual([['warning', 'NFT_WRONG_SOURCE', 'a.rules', 1]])
+    expect(state.foreign).toEqual([])
+  })
 })
+
+/** A kube-proxy table with one service port whose service chain holds `rules`. */
+function selectionTable(rules: string): string {
+  return `table ip kube-proxy {
+	map service-ips {
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }
+	}
+	chain service-ULMVA6XW-ns1/svc1/tcp/p80 {
+${rules}
+	}
+	chain endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 {
+		meta l4proto tcp dnat to 10.180.0.1:80
+	}
+}
+`
+}

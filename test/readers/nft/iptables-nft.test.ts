@@ -64,4 +64,15 @@ describe('iptables-nft through nft list ruleset', () => {
     const clusterIps = state.services.flatMap((s) => s.frontends.filter((f) => f.type === 'ClusterIP').map((f) => f.ip)).sort()
     expect(clusterIps).toEqual(['172.30.0.41', '172.30.0.42', '172.30.0.43', '172.30.0.44', '172.30.0.45', '172.30.0.46'])
   })
+
+  it('a random threshold outside 0..2^31 is a warning and a clamped share, never a share outside 0..1', async () => {
+    // Was shares 2 and -1 (threshold 2^32) or NaN (threshold not a number).
+    const text = readFixture('nft', dir, 'input.nft')
+    for (const threshold of ['4294967296', 'abc', '-5']) {
+      const state = await readState({sources: [{path: 'x.nft', text: text.replace('< 1073741824 ', `< ${threshold} `)}]})
+      const shares = state.services.flatMap((s) => s.endpoints.map((e) => e.share))
+      expect(shares.every((x) => x !== null && x >= 0 && x <= 1)).toBe(true)
+      expect(state.diagnostics.filter((d) => d.code === 'NFT_INCONSISTENT').map((d) => d.source?.line)).toEqual([118])
+    }
+  })
 })
