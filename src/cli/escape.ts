@@ -1,9 +1,11 @@
 /**
  * Text that comes from a dump (comments, chain names) is shown with control characters
- * escaped, so a crafted dump cannot drive the operator's terminal (DESIGN §4).
+ * escaped, so a crafted dump cannot drive the operator's terminal (DESIGN §4). Line breaks are
+ * escaped too: everything this is given is one line (a diagnostic, a table cell), and a name
+ * holding a newline (a JSON string can) would split it. Only the tab is left as it is.
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
 
 export function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => {

@@ -29,7 +29,7 @@ export function writeCompactJson(value: unknown, out: JsonOut): void {
 }
 
 /** A JsonOut that joins the text into strings of about PIECE_CHARS and hands each to `write`. */
-export function textPieces(write: (piece: string) => void): JsonOut {
+export function joinedPieces(write: (piece: string) => void): JsonOut {
   let pending = ''
   return {
     text(text) {

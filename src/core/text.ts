@@ -18,6 +18,16 @@ export function isBlank(text: string): boolean {
 }
 
 /**
+ * The text of a whole input without the byte order mark (U+FEFF) that Windows editors put at
+ * the start of a UTF-8 file: a dump pasted into Notepad and copied over would otherwise start
+ * with a character no reader expects (`\uFEFFtable ip kube-proxy {`, JSON that does not parse).
+ * Only the very start of an input: it is one character, so no line number moves.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
+/**
  * Bytes -> text. Dumps are almost always plain ASCII, and a 33 MB one decodes as Latin-1 (one
  * byte per character, the same string) in a fraction of the time UTF-8 decoding takes.
  */

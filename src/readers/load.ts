@@ -5,7 +5,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
-import {decodeText} from '../core/text.js'
+import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
 import {describeReadError, fileBytes, isBlankSource, memoryBytes, UnreadableFile, type ByteSource} from './bytes.js'
 import {BUNDLE_MANIFEST, type BundleFacts, type BundleManifest} from './bundle.js'
@@ -34,7 +34,7 @@ class ReadSource implements SourceText {
   ) {}
 
   get text(): string {
-    this.decoded ??= decodeText(this.readAll())
+    this.decoded ??= withoutByteOrderMark(decodeText(this.readAll()))
     return this.decoded
   }
 }
@@ -95,6 +95,9 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
   }
   const sources: SourceText[] = []
   for (const f of manifest.files) {
+    if (typeof f !== 'object' || f === null) {
+      throw new InputError(`${manifestPath}:1: not a kp bundle manifest (an entry of "files" is not an object)`, 'INPUT_BAD_BUNDLE')
+    }
     // Only the active mode's outputs are read: a bundle also keeps leftovers of other modes,
     // failed commands and views for people (see BundleFile.read).
     if (f.format === null || f.path === null || f.exitCode !== 0 || f.read === false) continue
@@ -112,11 +115,30 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       throw new InputError(`${p}:1: cannot read bundle file: ${why}`, 'INPUT_UNREADABLE')
     }
   }
+  const facts = factsOf(manifest.facts)
   if (sources.length === 0) {
-    const node = manifest.facts?.node ? ` on ${manifest.facts.node}` : ''
+    const node = facts?.node ? ` on ${facts.node}` : ''
     throw new InputError(`${manifestPath}:1: the bundle holds no kube-proxy rules to read (kp collect found none${node})`, 'INPUT_EMPTY_BUNDLE')
   }
-  return {sources, facts: manifest.facts ?? null}
+  return {sources, facts}
+}
+
+/**
+ * A manifest's facts with only values of BundleFacts' types: a hand-edited manifest is input
+ * like any other, and a sysctl of 1 instead of "1" made `kp migrate` fail on `.trim()`.
+ */
+function factsOf(raw: unknown): BundleFacts | null {
+  if (typeof raw !== 'object' || raw === null) return null
+  const f = raw as Record<string, unknown>
+  const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+  const sysctls = typeof f.sysctls === 'object' && f.sysctls !== null ? Object.entries(f.sysctls).filter((e): e is [string, string] => typeof e[1] === 'string') : []
+  return {
+    node: text(f.node),
+    kernel: text(f.kernel),
+    nftVersion: text(f.nftVersion),
+    iptablesBackends: Array.isArray(f.iptablesBackends) && f.iptablesBackends.every((b) => typeof b === 'string') ? f.iptablesBackends : null,
+    sysctls: Object.fromEntries(sysctls),
+  }
 }
 
 /** Reads every `-f` argument. A folder is a bundle; `-` is stdin (at most once). */

@@ -5,13 +5,13 @@
  */
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
-import {isBlank} from '../core/text.js'
+import {isBlank, withoutByteOrderMark} from '../core/text.js'
 import {isBlankSource, readHead} from './bytes.js'
 import type {BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
 import {loadInputs} from './load.js'
-import {formatEntry, sniffFormat} from './registry.js'
+import {FORMAT_IDS, formatEntry, sniffFormat} from './registry.js'
 import type {FormatId, ParsedSource, ReadFocus, ReadOptions, SourceText, StateBuilder} from './types.js'
 
 const SNIFF_BYTES = 64 * 1024
@@ -20,7 +20,7 @@ const SNIFF_BYTES = 64 * 1024
 function headOf(src: SourceText): string {
   const bytes = src.bytes
   // A multi-byte character cut at the end decodes as U+FFFD: harmless to the sniffers.
-  return bytes ? readHead(bytes, SNIFF_BYTES).toString('utf8') : src.text.slice(0, SNIFF_BYTES)
+  return withoutByteOrderMark(bytes ? readHead(bytes, SNIFF_BYTES).toString('utf8') : src.text.slice(0, SNIFF_BYTES))
 }
 
 /** Generic checks every source gets before a format parser sees it. */
@@ -45,6 +45,8 @@ async function parseOne(src: SourceText, forced: FormatId | undefined, opts: Rea
   }
   if (bad) return failed(bad, bad.startsWith('empty') ? 'INPUT_EMPTY' : 'INPUT_BINARY')
   const format = forced ?? src.format ?? sniffFormat(head)
+  // A bundle manifest names its files' formats: one this kp does not know is bad input (formatEntry throws).
+  if (format && !FORMAT_IDS.includes(format)) return failed(`unknown format ${JSON.stringify(format)} (known: ${FORMAT_IDS.join(', ')})`, 'INPUT_UNKNOWN_FORMAT')
   if (!format) {
     return failed(
       'cannot tell the format of this input (expected iptables-save, nft, nft -j, ipvsadm -Ln/-Sn, ipset, ip addr, Kubernetes YAML/JSON, or kp JSON); use --format to force one',
@@ -101,6 +103,8 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
   const parsed: ParsedSource[] = []
   const failed: ProxyState[] = []
   const saved: ProxyState[] = []
+  // The files the saved states came from: a saved state's own sources name the dumps it was read from.
+  const savedPaths: string[] = []
   for (const src of input.sources) {
     const r = await parseOne(src, input.format, opts)
     if (isState(r)) failed.push(r)
@@ -109,6 +113,7 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
       const state = r.data as ProxyState
       state.diagnostics.push(...r.diagnostics)
       saved.push(state)
+      savedPaths.push(src.path)
     }
     else if (r.format === 'kp-json') {
       const s = emptyState('iptables')
@@ -123,7 +128,7 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
   if (saved.length > 0 && parsed.length === 0) {
     state = saved[0]!
     if (saved.length > 1) {
-      state.diagnostics.push(diag('error', 'INPUT_SEVERAL_STATES', 'several saved ProxyStates given; kp reads one node at a time', {path: saved[1]!.sources[0]?.path ?? '-', line: 1}))
+      state.diagnostics.push(diag('error', 'INPUT_SEVERAL_STATES', 'several saved ProxyStates given; kp reads one node at a time', {path: savedPaths[1]!, line: 1}))
     }
   } else if (parsed.length > 0) {
     const onlyCluster = parsed.every((p) => p.format === 'kube')
@@ -142,12 +147,16 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     state.sources.push(...f.sources)
     state.diagnostics.push(...f.diagnostics)
   }
+  // Facts come from a bundle's manifest.json, written by hand as often as by kp collect: only
+  // values of the model's types are taken (a missing one would leave `undefined` in the state).
   const facts = input.facts
-  if (facts) {
-    state.node.name ??= facts.node
-    state.node.kernel ??= facts.kernel
-    state.node.nftVersion ??= facts.nftVersion
-    state.node.iptablesBackends ??= facts.iptablesBackends
+  if (facts && typeof facts === 'object') {
+    const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+    state.node.name ??= text(facts.node)
+    state.node.kernel ??= text(facts.kernel)
+    state.node.nftVersion ??= text(facts.nftVersion)
+    const backends = facts.iptablesBackends
+    state.node.iptablesBackends ??= Array.isArray(backends) && backends.every((b) => typeof b === 'string') ? backends : null
   }
   return sortState(state)
 }

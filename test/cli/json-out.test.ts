@@ -6,13 +6,13 @@ import {readFileSync} from 'node:fs'
 import {Writable} from 'node:stream'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {bufferedStreamOut, textPieces, writeCompactJson} from '../../src/cli/json-out.js'
+import {bufferedStreamOut, joinedPieces, writeCompactJson} from '../../src/cli/json-out.js'
 import {readState} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
 function written(value: unknown): {text: string; pieces: number} {
   const pieces: string[] = []
-  writeCompactJson(value, textPieces((p) => pieces.push(p)))
+  writeCompactJson(value, joinedPieces((p) => pieces.push(p)))
   return {text: pieces.join(''), pieces: pieces.length}
 }
 
@@ -65,7 +65,7 @@ describe('bufferedStreamOut', () => {
 
   it('a text longer than the buffer, between short ones, comes out whole and in order', () => {
     // One service port with 200,000 endpoints is a single 10 MB text (stringified whole).
-    const huge = {services: [{a: 1}, {endpoints: Array.from({length: 200_000}, (_, i) => `10.0.${i}:80 ☕`)}, {b: 'é'}].concat(doc.services)}
+    const huge = {services: ([{a: 1}, {endpoints: Array.from({length: 200_000}, (_, i) => `10.0.${i}:80 ☕`)}, {b: 'é'}] as unknown[]).concat(doc.services)}
     const chunks: Buffer[] = []
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {

@@ -3,6 +3,9 @@
  * copied to fixtures/iptables/upstream-overall) and on the hand-made state. What each service
  * should show is read off the dump by hand: line numbers below are the dump's.
  */
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runKp} from '../helpers/run-cli.js'
 
@@ -80,5 +83,29 @@ describe('kp explain', () => {
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toContain('ns1/evil\\x1b]0;pwned\\x07\\x1b[31m:p80/tcp')
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
+  })
+
+  it('a dump that starts with a byte order mark explains as without it (the focused read)', () => {
+    const text = readFileSync('fixtures/iptables/upstream-overall/input.rules', 'utf8')
+    const file = join(mkdtempSync(join(tmpdir(), 'kp-bom-')), 'input.rules')
+    writeFileSync(file, `\ufeff${text}`)
+    const marked = runKp(['explain', 'ns5/svc5', '--json', '-f', file])
+    const plain = runKp(['explain', 'ns5/svc5', '--json', '-f', 'fixtures/iptables/upstream-overall/input.rules'])
+    expect(marked.exitCode).toBe(0)
+    const same = (text: string, path: string) => text.replaceAll(path, 'F')
+    expect(same(marked.stderr, file)).toBe(same(plain.stderr, 'fixtures/iptables/upstream-overall/input.rules'))
+    expect(same(marked.stdout, file)).toBe(same(plain.stdout, 'fixtures/iptables/upstream-overall/input.rules'))
+  })
+
+  it('a newline in a name from the input does not split a warning line on stderr', () => {
+    // JSON strings may hold "\n"; a warning quoting one must stay one `kp: ...` line.
+    const state = JSON.parse(readFileSync('fixtures/kp-json/control-chars/state.json', 'utf8')) as Record<string, unknown>
+    state['odd\nkey\r'] = 1
+    const file = join(mkdtempSync(join(tmpdir(), 'kp-nl-')), 'state.json')
+    writeFileSync(file, JSON.stringify(state))
+    const r = runKp(['explain', '172.30.0.41', '-f', file])
+    expect(r.exitCode).toBe(0)
+    expect(r.stderr).toContain('\\x0a')
+    for (const line of r.stderr.trimEnd().split('\n')) expect(line).toMatch(/^kp: /)
   })
 })

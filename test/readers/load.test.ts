@@ -2,11 +2,13 @@
  * loadInputs reads files as bytes and decodes them as Latin-1 when they are plain ASCII (the
  * fast path for 30 MB dumps), as UTF-8 otherwise: both must give the text that was written.
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadInputs} from '../../src/readers/load.js'
+import {readState} from '../../src/readers/read-state.js'
+import {ROOT} from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'kp-load-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -23,5 +25,48 @@ describe('loadInputs decoding', () => {
     writeFileSync(join(dir, 'utf8.rules'), text, 'utf8')
     const {sources} = await loadInputs([join(dir, 'utf8.rules')])
     expect(sources[0]!.text).toBe(text)
+  })
+})
+
+describe('loadInputs on a hand-edited bundle', () => {
+  it('a manifest whose "files" holds a non-object is an input error (exit 3), not a TypeError', async () => {
+    // Was `TypeError: Cannot read properties of null (reading 'format')`, exit 70.
+    const bundle = join(dir, 'bundle-null-entry')
+    mkdirSync(bundle)
+    writeFileSync(join(bundle, 'manifest.json'), JSON.stringify({kind: 'KpBundle', schemaVersion: 1, files: [null], facts: null}))
+    await expect(loadInputs([bundle])).rejects.toMatchObject({code: 'INPUT_BAD_BUNDLE', message: expect.stringContaining('an entry of "files" is not an object')})
+  })
+
+  it('keeps only facts of the manifest\'s types (a sysctl of 1 made kp migrate fail on .trim())', async () => {
+    const bundle = join(dir, 'bundle-odd-facts')
+    mkdirSync(bundle)
+    writeFileSync(join(bundle, 'sn.txt'), '-A -t 10.96.0.1:443 -s rr\n-a -t 10.96.0.1:443 -r 10.0.0.10:6443 -m -w 1\n')
+    const file = {path: 'sn.txt', format: 'ipvsadm', command: ['ipvsadm', '-Sn'], tool: null, exitCode: 0, stderr: '', error: null, read: true}
+    const facts = {node: {toString: 1}, kernel: '6.1.0', nftVersion: 5, iptablesBackends: 'nf_tables', sysctls: {'net.ipv4.conf.all.arp_ignore': 1, 'net.ipv4.vs.conntrack': '1'}}
+    writeFileSync(join(bundle, 'manifest.json'), JSON.stringify({kind: 'KpBundle', schemaVersion: 1, files: [file], facts}))
+    expect((await loadInputs([bundle])).facts).toEqual({node: null, kernel: '6.1.0', nftVersion: null, iptablesBackends: null, sysctls: {'net.ipv4.vs.conntrack': '1'}})
+  })
+})
+
+describe('a byte order mark at the start of a file', () => {
+  // Windows editors start a UTF-8 file with U+FEFF; a dump pasted into one must read as the same dump.
+  const BOM = '\ufeff'
+  it.each([
+    ['iptables-save', 'fixtures/iptables/upstream-overall/input.rules'],
+    ['nft list', 'fixtures/nft/upstream-overall/list.nft'],
+    ['nft -j', 'fixtures/nft-json/upstream-overall/input.json'],
+    ['ipvsadm -Ln -t', 'fixtures/ipvsadm/single-service/ipvsadm-Ln-t-10.96.100.20-80.txt'],
+    ['ip -j addr', 'fixtures/ip-addr/real-netns/ip-j-p-addr.json'],
+    ['kp JSON', 'fixtures/kp-json/overall/state.json'],
+  ])('%s: the same state as without it', async (_name, fixture) => {
+    const text = readFileSync(join(ROOT, fixture), 'utf8')
+    const plain = join(mkdtempSync(join(dir, 'plain-')), 'input')
+    const marked = join(mkdtempSync(join(dir, 'bom-')), 'input')
+    writeFileSync(plain, text)
+    writeFileSync(marked, BOM + text)
+    const read = async (file: string) => JSON.stringify(await readState(await loadInputs([file]))).replaceAll(file, 'FILE')
+    const withMark = await read(marked)
+    expect(withMark).toBe(await read(plain))
+    expect(withMark).not.toContain('INPUT_UNKNOWN_FORMAT')
   })
 })

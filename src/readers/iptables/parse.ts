@@ -755,6 +755,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   let sawTableHeader = false
   let sawBuiltinDeclaration = false
   let syntaxErrors = 0
+  /** The first malformed line past the listed ones: where the "more not listed" summary points. */
+  let firstUnlistedSyntaxLine = 0
   const undeclaredHeaderless: string[] = []
   const reportedUncommitted = new Set<IptablesTable>()
 
@@ -767,6 +769,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const syntax = (line: number, message: string): void => {
     syntaxErrors++
     if (syntaxErrors <= MAX_SYNTAX_DIAGNOSTICS) diagnostics.push(diag('error', 'IPT_SYNTAX', message, at(line)))
+    else if (syntaxErrors === MAX_SYNTAX_DIAGNOSTICS + 1) firstUnlistedSyntaxLine = line
   }
 
   const flushPending = (): void => {
@@ -1212,7 +1215,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     diagnostics.push(diag('info', 'IPT_UNDECLARED_CHAIN', `${undeclaredHeaderless.length} chain(s) have rules but no -N line (${names}): this looks like a fragment of a dump, such as grep output; rules outside it are not seen`, at(1)))
   }
   if (syntaxErrors > MAX_SYNTAX_DIAGNOSTICS) {
-    diagnostics.push(diag('error', 'IPT_SYNTAX', `${syntaxErrors - MAX_SYNTAX_DIAGNOSTICS} more malformed lines not listed`, null))
+    diagnostics.push(diag('error', 'IPT_SYNTAX', `${syntaxErrors - MAX_SYNTAX_DIAGNOSTICS} more malformed lines from here on, not listed`, at(firstUnlistedSyntaxLine)))
   }
   if (!sawTableHeader && tables.size > 0 && !endsWithNewline && !empty) {
     diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the input does not end with a newline; its last line (${lastLine}) may be cut off`, at(lastLine)))

@@ -625,6 +625,9 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
 
 // ---------------------------------------------------------------------------------------------
 
+/** The sources of one node an IPVS-mode state is read from. */
+const IPVS_NODE_FORMATS: ReadonlySet<string> = new Set(['ipvsadm', 'ipset', 'ip-addr', 'iptables-save'])
+
 /**
  * Builds the IPVS-mode ProxyState of one node from its parsed ipvsadm, ipset, ip-addr and
  * iptables-save sources (and `opts.cluster` for names). Never throws on bad input.
@@ -637,6 +640,12 @@ export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions):
   const sets = new KubeSets(of<IpsetDump>('ipset'), diagnostics)
   const addrs = readAddresses(of<IpAddrDump>('ip-addr'), sets)
   state.node.name = opts.node ?? null
+  for (const p of parsed) {
+    if (IPVS_NODE_FORMATS.has(p.format)) continue
+    // Not dropped without a word: cluster objects have their own flag, other dumps their own mode.
+    const instead = p.format === 'kube' ? ' (cluster objects name IPVS virtual servers when given with --cluster)' : ''
+    diagnostics.push(diag('warning', 'IPVS_WRONG_SOURCE', `${p.source.path} is ${p.format} input, which an IPVS-mode state does not read; ignored${instead}`, {path: p.source.path, line: 1}))
+  }
 
   for (const p of of<IptablesRuleset>('iptables-save')) applyIptablesFacts(state, p, diagnostics)
 

@@ -139,6 +139,13 @@ describe('IPVS builder: the files of node-a combined', () => {
     expect(s.services.filter((sp) => sp.frontends.some((f) => f.type === 'NodePort' && f.port === 30080))).toHaveLength(1)
   })
 
+  it('cluster objects given as a source (-f), not with --cluster, are reported, not silently dropped', async () => {
+    const s = await read([LN, IPSET_SAVE, CLUSTER], {mode: 'ipvs'})
+    const wrong = s.diagnostics.filter((d) => d.code === 'IPVS_WRONG_SOURCE')
+    expect(wrong).toHaveLength(1)
+    expect(wrong[0]).toMatchObject({severity: 'warning', source: {path: CLUSTER, line: 1}, message: expect.stringContaining('--cluster')})
+  })
+
   it('with --cluster the service ports get the names of the cluster objects', async () => {
     const s = await read([LN, IPSET_SAVE, IPTABLES], {cluster: [src(CLUSTER)], node: 'node-a'})
     expect(codes(s, 'error')).toEqual([])
