@@ -18,6 +18,8 @@ export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 
 /** How much of a --json document one write takes (see logJson). */
 const JSON_PIECE = 1 << 20
+/** Warnings of one code shown on stderr without --verbose; the rest are counted in one line. */
+const WARNINGS_PER_CODE = 20
 
 /** The input flags loadState reads. */
 export interface LoadFlags {
@@ -167,8 +169,13 @@ export abstract class KpCommand extends Command {
   /** Lines already on stderr: a command that reads twice (explain's focused read, then a full one) says each once. */
   private readonly reportedLines = new Set<string>()
 
+  /** Warnings on stderr so far, by code: a dump broken the same way 30,000 times says so in a few lines, not 30,000. */
+  private readonly warningsShownByCode = new Map<string, number>()
+
   protected reportDiagnostics(diagnostics: Diagnostic[], verbose: boolean): void {
     let hiddenInfo = 0
+    const shownByCode = this.warningsShownByCode
+    const hiddenByCode = new Map<string, number>()
     for (const d of diagnostics) {
       if (d.severity === 'error') continue // the first one is the exit-3 message; the rest follow it
       if (d.severity === 'info' && !verbose) {
@@ -178,8 +185,15 @@ export abstract class KpCommand extends Command {
       const line = `kp: ${d.severity}: ${escapeControl(formatDiagnostic(d))} [${d.code}]\n`
       if (this.reportedLines.has(line)) continue
       this.reportedLines.add(line)
+      const shown = shownByCode.get(d.code) ?? 0
+      if (!verbose && shown >= WARNINGS_PER_CODE) {
+        hiddenByCode.set(d.code, (hiddenByCode.get(d.code) ?? 0) + 1)
+        continue
+      }
+      shownByCode.set(d.code, shown + 1)
       process.stderr.write(line)
     }
+    for (const [code, n] of hiddenByCode) process.stderr.write(`kp: ${n} more ${code} warning(s) hidden; --verbose shows them, --json lists them\n`)
     if (hiddenInfo > 0) process.stderr.write(`kp: ${hiddenInfo} info diagnostic(s) hidden; --verbose shows them\n`)
   }
 

@@ -84,4 +84,18 @@ describe('kp list', () => {
   it('a bad -o value is a usage error (exit 2)', () => {
     expect(runKp(['list', '-o', 'yaml', '-f', STATE]).exitCode).toBe(2)
   })
+
+  it('the same warning 30 times shows 20 and counts the rest; --verbose shows all, --json lists all', () => {
+    // A dump broken the same way thousands of times must not bury the terminal (30,000 stray `}` once made 30,000 lines).
+    const file = join(tmp, 'braces.nft')
+    writeFileSync(file, readFileSync('fixtures/nft/upstream-overall/list.nft', 'utf8') + '}\n'.repeat(30))
+    const brace = (stderr: string) => stderr.split('\n').filter((l) => l.endsWith('[NFT_UNBALANCED_BRACE]')).length
+    const plain = runKp(['list', '-f', file])
+    expect(plain.exitCode).toBe(0)
+    expect(brace(plain.stderr)).toBe(20)
+    expect(plain.stderr).toContain('kp: 10 more NFT_UNBALANCED_BRACE warning(s) hidden; --verbose shows them, --json lists them\n')
+    expect(brace(runKp(['list', '--verbose', '-f', file]).stderr)).toBe(30)
+    const json = runKp(['list', '--json', '-f', file])
+    expect((JSON.parse(json.stdout) as {diagnostics: Array<{code: string}>}).diagnostics.filter((d) => d.code === 'NFT_UNBALANCED_BRACE')).toHaveLength(30)
+  })
 })

@@ -8,6 +8,7 @@
 import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, SourceRef} from '../../model/types.js'
 import {canonicalIp} from '../ipvsadm/address.js'
+import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
 
 export interface IpAddress {
@@ -143,10 +144,9 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   let data: unknown
   try {
     data = JSON.parse(text)
-  } catch (e) {
-    // JSON.parse's message quotes the text around the error, newlines and all; a diagnostic is one line.
-    const message = (e as Error).message.replace(/\r?\n|\r/g, '\\n')
-    diagnostics.push(diag('error', 'IPADDR_BAD_JSON', `not valid JSON (${message}); expected \`ip -j addr\` output`, {path, line: lineOfOffset(text, jsonErrorOffset(e))}))
+  } catch {
+    const problem = jsonSyntaxError(text)
+    diagnostics.push(diag('error', 'IPADDR_BAD_JSON', `not valid JSON (${problem.message}); expected \`ip -j addr\` output`, {path, line: problem.line}))
     return {dump, diagnostics}
   }
   if (!Array.isArray(data)) {
@@ -214,15 +214,6 @@ function lineAt(starts: number[], offset: number): number {
     else hi = mid - 1
   }
   return lo + 1
-}
-
-function jsonErrorOffset(e: unknown): number {
-  const m = /position (\d+)/.exec((e as Error).message ?? '')
-  return m ? Number(m[1]) : 0
-}
-
-function lineOfOffset(text: string, offset: number): number {
-  return lineAt(lineStartOffsets(text), offset)
 }
 
 /** The registry's entry point: one source → its interfaces and diagnostics. */

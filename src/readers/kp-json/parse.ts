@@ -3,13 +3,13 @@
  * (DESIGN §2). Checked field by field against src/model/types.ts, never trusted: a missing
  * field, a wrong type or an unknown enum value is an error at its line; nothing is filled in.
  * Members the model does not have are reported as warnings and left out. A valid state costs
- * one JSON.parse and one walk; lines are worked out (json-lines.ts) only when there is a
+ * one JSON.parse and one walk; lines are worked out (../json-lines.ts) only when there is a
  * problem to report.
  */
 import {isIP} from 'node:net'
 import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
-import {parseJsonWithLines} from './json-lines.js'
+import {parseJsonWithLines} from '../json-lines.js'
 
 /**
  * Where a value sits: a chain of member names and indexes from the root. Labels and lines are

@@ -14,6 +14,7 @@
  */
 import type {Diagnostic} from '../../model/types.js'
 import {NftChain, emptyDocument, getOrAddTable, type CompactRules, type NftDocument, type NftElement, type NftRule, type NftSet, type NftTable} from '../nft/ir.js'
+import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
 
 type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
@@ -578,9 +579,9 @@ export function parseNftJson(text: string, path: string): {doc: NftDocument; dia
   let root: Json
   try {
     root = JSON.parse(text) as Json
-  } catch (error) {
-    // JSON.parse's message quotes the text around the error, newlines and all; a diagnostic is one line.
-    reader.report('error', 'NFT_JSON_INVALID', `not valid JSON: ${(error as Error).message.replace(/\r?\n|\r/g, '\\n')}`, 1)
+  } catch {
+    const problem = jsonSyntaxError(text)
+    reader.report('error', 'NFT_JSON_INVALID', `not valid JSON: ${problem.message}`, problem.line)
     return {doc: reader.doc, diagnostics: reader.diagnostics}
   }
   const list = isObject(root) ? root.nftables : undefined

@@ -6,7 +6,7 @@ import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {emptyState, sortState} from '../../../src/core/state.js'
 import {parse} from '../../../src/readers/kp-json/parse.js'
-import {parseJsonWithLines} from '../../../src/readers/kp-json/json-lines.js'
+import {parseJsonWithLines} from '../../../src/readers/json-lines.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
 const overallPath = `${ROOT}fixtures/kp-json/overall/state.json`

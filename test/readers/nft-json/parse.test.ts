@@ -45,10 +45,11 @@ describe('nft -j reader', () => {
     expect(elements(json)).toEqual(elements(text))
   })
 
-  it('a JSON.parse message that quotes a newline stays one line', () => {
-    // Was two lines: V8 quotes the text around the error, `"Type: ha\nN"... is not valid JSON`.
+  it('a JSON.parse message that quotes a newline stays one line, at the line of the error', () => {
+    // Was two lines: V8 quotes the text around the error, `"Type: ha\nN"... is not valid JSON`;
+    // and always line 1. The stray "," is on line 2.
     const r = parseNftJson('{"nftables": [\n,\n]}', 'bad.json')
-    expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'NFT_JSON_INVALID']])
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['error', 'NFT_JSON_INVALID', 2]])
     expect(r.diagnostics[0]!.message).not.toMatch(/[\r\n]/)
   })
 

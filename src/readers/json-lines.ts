@@ -176,3 +176,14 @@ export function parseJsonWithLines(text: string): JsonParse {
     throw error
   }
 }
+
+/**
+ * What is wrong with a text JSON.parse refused, and on which line, for readers that parse with
+ * JSON.parse (nft -j, ip -j addr): its own message has no line, or only a character position,
+ * and often quotes the input, newlines and all. One line; line 1 when this parser finds nothing
+ * (it refuses nesting deeper than MAX_DEPTH first).
+ */
+export function jsonSyntaxError(text: string): {message: string; line: number} {
+  const r = parseJsonWithLines(text)
+  return r.ok ? {message: 'not valid JSON', line: 1} : {message: r.message, line: r.line}
+}
