@@ -82,8 +82,14 @@ const FORWARD_FLAG = new Map<string, string>([
   ['--ipip', 'Tunnel'],
 ])
 
+/** Marks, timeouts, weights and connection counts are 32-bit unsigned in the kernel: ipvsadm never prints more. */
+const UINT32_MAX = 0xffff_ffff
+
+/** A 32-bit unsigned number as ipvsadm prints it; null for anything else (99999999999999999999 included). */
 function uint(text: string | undefined): number | null {
-  return text !== undefined && UINT.test(text) ? Number(text) : null
+  if (text === undefined || !UINT.test(text)) return null
+  const n = Number(text)
+  return n <= UINT32_MAX ? n : null
 }
 
 interface NonNumeric {
@@ -285,7 +291,11 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     for (let j = 1; j < rest.length; j++) {
       const t = rest[j]!
       if (t.startsWith('(') && t.endsWith(')')) vs.schedulerFlags = t.slice(1, -1).split(',').filter(Boolean)
-      else if (t === 'persistent' && uint(rest[j + 1]) !== null) vs.persistentTimeout = uint(rest[++j])
+      else if (t === 'persistent' && rest[j + 1] !== undefined) {
+        const seconds = uint(rest[++j])
+        if (seconds === null) warn('IPVS_BAD_SERVICE', `persistent timeout "${rest[j]}" is not a number of seconds; read as not persistent`, lineNo)
+        else vs.persistentTimeout = seconds
+      }
       else if (t === 'mask' && rest[j + 1] !== undefined) vs.persistenceMask = rest[++j]!
       else if (t === 'pe' && rest[j + 1] !== undefined) vs.persistenceEngine = rest[++j]!
       else if (t === 'ops') vs.onePacket = true
@@ -380,7 +390,10 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
           // ipvsadm -S always prints the timeout after -p.
           opts.persistent = uint(tokens[j + 1])
           if (opts.persistent !== null) j++
-          else opts.persistent = 300
+          else if (UINT.test(tokens[j + 1] ?? '')) {
+            warn('IPVS_BAD_SERVICE', `persistent timeout "${tokens[++j]}" is not a number of seconds; read as not persistent`, lineNo)
+            opts.persistent = null
+          } else opts.persistent = 300
           break
         case '-M':
         case '--netmask':

@@ -178,6 +178,20 @@ describe('ipvsadm: refused and bad input', () => {
     expect(r.listing.virtualServers[0]!.realServers.map((rs) => rs.weight)).toEqual([1, null])
   })
 
+  it('numbers no 32-bit kernel field can hold are refused, not read as 1e20', () => {
+    // Were read as they stood: a persistence timeout of 1e20 s, a weight of 1e23, FWM 1e20.
+    const list = parseIpvsadm(['TCP  10.96.0.1:443 rr persistent 99999999999999999999', '  -> 10.0.0.10:6443              Masq    100000000000000000000000 0          0', 'FWM  99999999999999999999 rr', 'TCP  10.96.0.3:80 rr persistent 4294967295', ''].join('\n'), 'l')
+    expect(list.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPVS_BAD_SERVICE', 1], ['IPVS_BAD_REAL_SERVER', 2], ['IPVS_BAD_SERVICE', 3]])
+    const save = parseIpvsadm(['-A -t 10.96.0.2:80 -s rr -p 4294967296', '-a -t 10.96.0.2:80 -r 10.0.0.11:80 -m -w 4294967296', ''].join('\n'), 's')
+    expect(save.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPVS_BAD_SERVICE', 1], ['IPVS_BAD_REAL_SERVER', 2]])
+    const byKey = new Map([...list.listing.virtualServers, ...save.listing.virtualServers].map((vs) => [vs.key, vs]))
+    expect(byKey.get('TCP 10.96.0.1:443')).toMatchObject({persistentTimeout: null})
+    expect(byKey.get('TCP 10.96.0.1:443')!.realServers.map((rs) => rs.weight)).toEqual([null])
+    expect(byKey.get('TCP 10.96.0.2:80')).toMatchObject({persistentTimeout: null})
+    expect(byKey.get('TCP 10.96.0.3:80')).toMatchObject({persistentTimeout: 4294967295})
+    expect([...byKey.keys()].some((k) => k.includes('e+'))).toBe(false)
+  })
+
   it('CRLF line ends read the same as LF', () => {
     const text = fixture('ipvs/generated/ipvsadm-Ln.txt')
     const crlf = parseIpvsadm(text.replace(/\n/g, '\r\n'), 'x')
