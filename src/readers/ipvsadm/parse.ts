@@ -346,7 +346,7 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     let fwmark: number | null = null
     let v6Mark = false
     const opts = {scheduler: null as string | null, persistent: null as number | null, mask: null as string | null, pe: null as string | null, ops: false, flags: [] as string[]}
-    const rs = {addr: null as string | null, forward: null as string | null, weight: null as number | null}
+    const rs = {addr: null as string | null, forward: null as string | null, weight: null as number | null, weightGiven: false}
     for (let j = 1; j < tokens.length; j++) {
       const t = tokens[j]!
       const value = (): string | null => {
@@ -417,6 +417,7 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
         case '-w':
         case '--weight': {
           const w = value()
+          rs.weightGiven = true
           rs.weight = uint(w ?? undefined)
           if (w !== null && rs.weight === null) warn('IPVS_BAD_REAL_SERVER', `weight "${w}" is not a number`, lineNo)
           break
@@ -490,7 +491,8 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       else warn('IPVS_BAD_REAL_SERVER', `"${rs.addr}" is not ADDRESS:PORT; real server skipped`, lineNo)
       return
     }
-    addRealServer(vs, {ip: real.ip, port: real.port, forward: rs.forward, weight: rs.weight ?? 1, activeConn: null, inactConn: null, line: lineNo}, real.family)
+    // Without -w ipvsadm's default, 1; with a -w kp cannot read, unknown (as in the list layout).
+    addRealServer(vs, {ip: real.ip, port: real.port, forward: rs.forward, weight: rs.weightGiven ? rs.weight : 1, activeConn: null, inactConn: null, line: lineNo}, real.family)
   }
 
   function addRealServer(vs: IpvsVirtualServer, real: IpvsRealServer, family: Family): void {

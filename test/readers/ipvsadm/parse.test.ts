@@ -188,6 +188,8 @@ describe('ipvsadm: refused and bad input', () => {
     expect(byKey.get('TCP 10.96.0.1:443')).toMatchObject({persistentTimeout: null})
     expect(byKey.get('TCP 10.96.0.1:443')!.realServers.map((rs) => rs.weight)).toEqual([null])
     expect(byKey.get('TCP 10.96.0.2:80')).toMatchObject({persistentTimeout: null})
+    // A -w kp cannot read is unknown, as in the list layout; not ipvsadm's default of 1.
+    expect(byKey.get('TCP 10.96.0.2:80')!.realServers.map((rs) => rs.weight)).toEqual([null])
     expect(byKey.get('TCP 10.96.0.3:80')).toMatchObject({persistentTimeout: 4294967295})
     expect([...byKey.keys()].some((k) => k.includes('e+'))).toBe(false)
   })
