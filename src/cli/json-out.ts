@@ -28,24 +28,6 @@ export function writeCompactJson(value: unknown, out: JsonOut): void {
   out.end()
 }
 
-/** A JsonOut that joins the text into strings of about PIECE_CHARS and hands each to `write`. */
-export function joinedPieces(write: (piece: string) => void): JsonOut {
-  let pending = ''
-  return {
-    text(text) {
-      pending += text
-      if (pending.length >= PIECE_CHARS) {
-        write(pending)
-        pending = ''
-      }
-    },
-    end() {
-      if (pending.length > 0) write(pending)
-      pending = ''
-    },
-  }
-}
-
 function emit(value: unknown, out: (text: string) => void, depth: number): void {
   if (value === null || typeof value !== 'object' || hasToJSON(value)) {
     out(JSON.stringify(value) ?? 'null')

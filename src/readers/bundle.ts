@@ -38,6 +38,25 @@ export interface BundleFacts {
   sysctls: Record<string, string>
 }
 
+/**
+ * A manifest's facts with only values of BundleFacts' types: a hand-edited manifest is input
+ * like any other, and a sysctl of 1 instead of "1" made `kp migrate` fail on `.trim()`. Used by
+ * the loader and again by readState, which other callers (tests, a worker) hand facts directly.
+ */
+export function bundleFactsOf(raw: unknown): BundleFacts | null {
+  if (typeof raw !== 'object' || raw === null) return null
+  const f = raw as Record<string, unknown>
+  const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+  const sysctls = typeof f.sysctls === 'object' && f.sysctls !== null ? Object.entries(f.sysctls).filter((e): e is [string, string] => typeof e[1] === 'string') : []
+  return {
+    node: text(f.node),
+    kernel: text(f.kernel),
+    nftVersion: text(f.nftVersion),
+    iptablesBackends: Array.isArray(f.iptablesBackends) && f.iptablesBackends.every((b) => typeof b === 'string') ? f.iptablesBackends : null,
+    sysctls: Object.fromEntries(sysctls),
+  }
+}
+
 export interface BundleManifest {
   kind: 'KpBundle'
   schemaVersion: 1

@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
 import {describeReadError, fileBytes, isBlankSource, memoryBytes, UnreadableFile, type ByteSource} from './bytes.js'
-import {BUNDLE_MANIFEST, type BundleFacts, type BundleManifest} from './bundle.js'
+import {BUNDLE_MANIFEST, bundleFactsOf, type BundleFacts, type BundleManifest} from './bundle.js'
 import type {FormatId, SourceText} from './types.js'
 
 export interface LoadedInputs {
@@ -115,7 +115,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       throw new InputError(`${p}:1: cannot read bundle file: ${why}`, 'INPUT_UNREADABLE')
     }
   }
-  const facts = factsOf(manifest.facts)
+  const facts = bundleFactsOf(manifest.facts)
   if (sources.length === 0) {
     const node = facts?.node ? ` on ${facts.node}` : ''
     throw new InputError(`${manifestPath}:1: the bundle holds no kube-proxy rules to read (kp collect found none${node})`, 'INPUT_EMPTY_BUNDLE')
@@ -123,23 +123,6 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
   return {sources, facts}
 }
 
-/**
- * A manifest's facts with only values of BundleFacts' types: a hand-edited manifest is input
- * like any other, and a sysctl of 1 instead of "1" made `kp migrate` fail on `.trim()`.
- */
-function factsOf(raw: unknown): BundleFacts | null {
-  if (typeof raw !== 'object' || raw === null) return null
-  const f = raw as Record<string, unknown>
-  const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-  const sysctls = typeof f.sysctls === 'object' && f.sysctls !== null ? Object.entries(f.sysctls).filter((e): e is [string, string] => typeof e[1] === 'string') : []
-  return {
-    node: text(f.node),
-    kernel: text(f.kernel),
-    nftVersion: text(f.nftVersion),
-    iptablesBackends: Array.isArray(f.iptablesBackends) && f.iptablesBackends.every((b) => typeof b === 'string') ? f.iptablesBackends : null,
-    sysctls: Object.fromEntries(sysctls),
-  }
-}
 
 /** Reads every `-f` argument. A folder is a bundle; `-` is stdin (at most once). */
 export async function loadInputs(paths: string[]): Promise<LoadedInputs> {

@@ -7,7 +7,7 @@ import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import {isBlank, withoutByteOrderMark} from '../core/text.js'
 import {isBlankSource, readHead} from './bytes.js'
-import type {BundleFacts} from './bundle.js'
+import {bundleFactsOf, type BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
 import {loadInputs} from './load.js'
@@ -147,16 +147,13 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     state.sources.push(...f.sources)
     state.diagnostics.push(...f.diagnostics)
   }
-  // Facts come from a bundle's manifest.json, written by hand as often as by kp collect: only
-  // values of the model's types are taken (a missing one would leave `undefined` in the state).
-  const facts = input.facts
-  if (facts && typeof facts === 'object') {
-    const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-    state.node.name ??= text(facts.node)
-    state.node.kernel ??= text(facts.kernel)
-    state.node.nftVersion ??= text(facts.nftVersion)
-    const backends = facts.iptablesBackends
-    state.node.iptablesBackends ??= Array.isArray(backends) && backends.every((b) => typeof b === 'string') ? backends : null
+  // Facts come from a bundle's manifest.json, written by hand as often as by kp collect.
+  const facts = input.facts ? bundleFactsOf(input.facts) : null
+  if (facts) {
+    state.node.name ??= facts.node
+    state.node.kernel ??= facts.kernel
+    state.node.nftVersion ??= facts.nftVersion
+    state.node.iptablesBackends ??= facts.iptablesBackends
   }
   return sortState(state)
 }

@@ -6,14 +6,21 @@ import {readFileSync} from 'node:fs'
 import {Writable} from 'node:stream'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {bufferedStreamOut, joinedPieces, writeCompactJson} from '../../src/cli/json-out.js'
+import {bufferedStreamOut, writeCompactJson} from '../../src/cli/json-out.js'
 import {readState} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
+/** What writeCompactJson writes through bufferedStreamOut, and in how many writes. */
 function written(value: unknown): {text: string; pieces: number} {
-  const pieces: string[] = []
-  writeCompactJson(value, joinedPieces((p) => pieces.push(p)))
-  return {text: pieces.join(''), pieces: pieces.length}
+  const chunks: Buffer[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(Buffer.from(chunk)) // a copy: the writer reuses its buffer
+      done()
+    },
+  })
+  writeCompactJson(value, bufferedStreamOut(sink))
+  return {text: Buffer.concat(chunks).toString('utf8'), pieces: chunks.length}
 }
 
 describe('writeCompactJson', () => {
