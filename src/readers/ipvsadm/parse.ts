@@ -113,6 +113,12 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
 
   const at = (line: number): SourceRef => ({path, line})
   const warn = (code: string, message: string, line: number) => diagnostics.push(diag('warning', code, message, at(line)))
+  /** The seconds of `persistent N` (list) or `-p N` (save); a number no kernel timeout holds is said and read as not persistent. */
+  const persistentSeconds = (text: string, line: number): number | null => {
+    const seconds = uint(text)
+    if (seconds === null) warn('IPVS_BAD_SERVICE', `persistent timeout "${text}" is not a number of seconds; read as not persistent`, line)
+    return seconds
+  }
   const markNonNumeric = (line: number) => {
     if (nonNumeric) nonNumeric.count++
     else nonNumeric = {first: at(line), count: 1}
@@ -291,11 +297,7 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     for (let j = 1; j < rest.length; j++) {
       const t = rest[j]!
       if (t.startsWith('(') && t.endsWith(')')) vs.schedulerFlags = t.slice(1, -1).split(',').filter(Boolean)
-      else if (t === 'persistent' && rest[j + 1] !== undefined) {
-        const seconds = uint(rest[++j])
-        if (seconds === null) warn('IPVS_BAD_SERVICE', `persistent timeout "${rest[j]}" is not a number of seconds; read as not persistent`, lineNo)
-        else vs.persistentTimeout = seconds
-      }
+      else if (t === 'persistent' && rest[j + 1] !== undefined) vs.persistentTimeout = persistentSeconds(rest[++j]!, lineNo)
       else if (t === 'mask' && rest[j + 1] !== undefined) vs.persistenceMask = rest[++j]!
       else if (t === 'pe' && rest[j + 1] !== undefined) vs.persistenceEngine = rest[++j]!
       else if (t === 'ops') vs.onePacket = true
@@ -387,13 +389,8 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
           break
         case '-p':
         case '--persistent':
-          // ipvsadm -S always prints the timeout after -p.
-          opts.persistent = uint(tokens[j + 1])
-          if (opts.persistent !== null) j++
-          else if (UINT.test(tokens[j + 1] ?? '')) {
-            warn('IPVS_BAD_SERVICE', `persistent timeout "${tokens[++j]}" is not a number of seconds; read as not persistent`, lineNo)
-            opts.persistent = null
-          } else opts.persistent = 300
+          // ipvsadm -S always prints the timeout after -p; without one, ipvsadm's default.
+          opts.persistent = UINT.test(tokens[j + 1] ?? '') ? persistentSeconds(tokens[++j]!, lineNo) : 300
           break
         case '-M':
         case '--netmask':

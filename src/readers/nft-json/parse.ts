@@ -20,6 +20,19 @@ import type {ParsedSource, SourceText} from '../types.js'
 type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
 type JsonObject = {[key: string]: Json}
 
+/** Thrown by `word` for an object or array where nft -j has a name, number or word; `read` skips the entry. */
+class NotAWord {}
+
+/**
+ * A JSON value where nft -j has a name, number or word, as text. An object or array there is bad
+ * input: the entry is skipped with a warning (see EntryReader.read). String() would have named a
+ * chain "[object Object]", or thrown on an object whose "toString" member is not a function.
+ */
+function word(v: Json | undefined): string {
+  if (typeof v === 'object' && v !== null) throw new NotAWord()
+  return String(v)
+}
+
 const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Start line of each element of the top-level `nftables` array (depth 2), in one scan. */
@@ -71,16 +84,16 @@ function expr(e: Json | undefined, out: string[], markContext = false): void {
     return
   }
   if (typeof e === 'number') {
-    out.push(markContext ? hex8(e) : String(e))
+    out.push(markContext ? hex8(e) : word(e))
     return
   }
   if (typeof e === 'boolean') {
-    out.push(String(e))
+    out.push(word(e))
     return
   }
   if (Array.isArray(e)) {
     // ct state / flags lists: `established,related`
-    out.push(e.map((x) => (typeof x === 'string' || typeof x === 'number' ? String(x) : '?')).join(','))
+    out.push(e.map((x) => (typeof x === 'string' || typeof x === 'number' ? word(x) : '?')).join(','))
     return
   }
   const key = Object.keys(e)[0]
@@ -88,33 +101,33 @@ function expr(e: Json | undefined, out: string[], markContext = false): void {
   const v = e[key]
   switch (key) {
     case 'payload':
-      if (isObject(v) && typeof v.protocol === 'string') out.push(v.protocol, String(v.field))
-      else if (isObject(v)) out.push(`@${String(v.base)},${String(v.offset)},${String(v.len)}`)
+      if (isObject(v) && typeof v.protocol === 'string') out.push(v.protocol, word(v.field))
+      else if (isObject(v)) out.push(`@${word(v.base)},${word(v.offset)},${word(v.len)}`)
       return
     case 'meta':
       if (isObject(v)) {
-        const k = String(v.key)
+        const k = word(v.key)
         if (UNQUALIFIED_META.has(k)) out.push(k)
         else out.push('meta', k)
       }
       return
     case 'ct':
-      if (isObject(v)) out.push('ct', ...(typeof v.dir === 'string' ? [v.dir] : []), String(v.key))
+      if (isObject(v)) out.push('ct', ...(typeof v.dir === 'string' ? [v.dir] : []), word(v.key))
       return
     case 'fib':
       if (isObject(v)) {
-        const flags = Array.isArray(v.flags) ? v.flags.map(String) : [String(v.flags)]
-        out.push('fib', flags.join(' . '), String(v.result))
+        const flags = Array.isArray(v.flags) ? v.flags.map(word) : [word(v.flags)]
+        out.push('fib', flags.join(' . '), word(v.result))
       }
       return
     case 'numgen':
       if (isObject(v)) {
-        out.push('numgen', String(v.mode), 'mod', String(v.mod))
-        if (typeof v.offset === 'number' && v.offset !== 0) out.push('offset', String(v.offset))
+        out.push('numgen', word(v.mode), 'mod', word(v.mod))
+        if (typeof v.offset === 'number' && v.offset !== 0) out.push('offset', word(v.offset))
       }
       return
     case 'prefix':
-      if (isObject(v)) out.push(`${String(v.addr)}/${String(v.len)}`)
+      if (isObject(v)) out.push(`${word(v.addr)}/${word(v.len)}`)
       return
     case 'range':
       if (Array.isArray(v)) out.push(`${render(v[0])}-${render(v[1])}`)
@@ -189,7 +202,7 @@ function verdictOrExpr(v: Json | undefined, out: string[]): void {
       return
     }
     if ((k === 'jump' || k === 'goto') && isObject(v[k])) {
-      out.push(k, String((v[k] as JsonObject).target))
+      out.push(k, word((v[k] as JsonObject).target))
       return
     }
   }
@@ -208,7 +221,7 @@ function statement(s: Json, out: string[]): void {
       const left: string[] = []
       expr(v.left, left)
       out.push(...left)
-      const op = String(v.op)
+      const op = word(v.op)
       // nft leaves out an implicit `==`, but prints it after a bitwise operation:
       // `meta mark & 0x00004000 == 0x00000000` (fixtures/nft/upstream-overall/list.nft).
       const afterBitwise = isObject(v.left) && BINOPS.includes(Object.keys(v.left)[0] ?? '')
@@ -227,11 +240,11 @@ function statement(s: Json, out: string[]): void {
       return
     case 'counter':
       out.push('counter')
-      if (isObject(v) && typeof v.packets === 'number') out.push('packets', String(v.packets), 'bytes', String(v.bytes))
+      if (isObject(v) && typeof v.packets === 'number') out.push('packets', word(v.packets), 'bytes', word(v.bytes))
       return
     case 'jump':
     case 'goto':
-      if (isObject(v)) out.push(key, String(v.target))
+      if (isObject(v)) out.push(key, word(v.target))
       return
     case 'vmap':
     case 'map':
@@ -240,8 +253,8 @@ function statement(s: Json, out: string[]): void {
     case 'reject':
       out.push('reject')
       if (isObject(v) && v.type !== undefined && !(v.type === 'icmp' && v.expr === 'port-unreachable') && !(v.type === 'icmpx' && v.expr === 'port-unreachable')) {
-        out.push('with', String(v.type))
-        if (v.expr !== undefined) out.push(String(v.expr))
+        out.push('with', word(v.type))
+        if (v.expr !== undefined) out.push(word(v.expr))
       }
       return
     case 'dnat':
@@ -252,28 +265,28 @@ function statement(s: Json, out: string[]): void {
         out.push('to')
         if (typeof v.addr === 'string') {
           const addr = v.addr.includes(':') && v.port !== undefined ? `[${v.addr}]` : v.addr
-          out.push(v.port !== undefined ? `${addr}:${String(v.port)}` : addr)
+          out.push(v.port !== undefined ? `${addr}:${word(v.port)}` : addr)
         } else {
           expr(v.addr, out)
-          if (v.port !== undefined) out.push(`:${String(v.port)}`)
+          if (v.port !== undefined) out.push(`:${word(v.port)}`)
         }
-        if (v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(String).join(',') : String(v.flags))
+        if (v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(word).join(',') : word(v.flags))
       }
       return
     case 'masquerade':
       out.push('masquerade')
-      if (isObject(v) && v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(String).join(',') : String(v.flags))
+      if (isObject(v) && v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(word).join(',') : word(v.flags))
       return
     case 'set':
       // `update @affinity-... { ip saddr }`
       if (isObject(v)) {
-        out.push(String(v.op), String(v.set), '{')
+        out.push(word(v.op), word(v.set), '{')
         expr(v.elem, out)
         out.push('}')
       }
       return
     case 'xt':
-      if (isObject(v)) out.push('xt', String(v.type), `"${String(v.name)}"`)
+      if (isObject(v)) out.push('xt', word(v.type), `"${word(v.name)}"`)
       return
   }
   if (VERDICTS.has(key)) {
@@ -329,16 +342,17 @@ class EntryReader implements CompactRules {
   }
 
   /**
-   * One entry of "nftables". An entry nested deeper than the stack (RangeError) or with an object
-   * where a name belongs whose "toString" member is not a function (`{"toString": 1}`: String()
-   * throws a TypeError) is bad input like any other: skipped with a warning, never thrown.
+   * One entry of "nftables". An entry nested deeper than the stack (expressions are rendered
+   * recursively: a RangeError), or with an object where a name or number belongs (NotAWord), is
+   * bad input like any other: skipped with a warning, never thrown.
    */
   read(item: Json, line: number): void {
     try {
       this.readEntry(item, line)
     } catch (error) {
-      if (!(error instanceof RangeError || error instanceof TypeError)) throw error
-      this.report('warning', 'NFT_JSON_SHAPE', 'an entry kp cannot read (nested too deep, or an object where a name or number belongs); skipped', line)
+      if (error instanceof NotAWord) this.report('warning', 'NFT_JSON_SHAPE', 'an entry with an object or array where a name or number belongs; skipped', line)
+      else if (error instanceof RangeError) this.report('warning', 'NFT_JSON_SHAPE', 'an entry nested too deep to read; skipped', line)
+      else throw error
     }
   }
 
@@ -360,17 +374,17 @@ class EntryReader implements CompactRules {
     const family = typeof o.family === 'string' ? o.family : 'ip'
     switch (kind) {
       case 'table': {
-        const t = getOrAddTable(this.doc, family, String(o.name), line)
+        const t = getOrAddTable(this.doc, family, word(o.name), line)
         if (typeof o.comment === 'string') t.comment = o.comment
         return
       }
       case 'chain': {
-        const t = getOrAddTable(this.doc, family, String(o.table), line)
-        const name = String(o.name)
+        const t = getOrAddTable(this.doc, family, word(o.table), line)
+        const name = word(o.name)
         const chain = t.chains.get(name) ?? new NftChain(name, line, this)
         if (typeof o.hook === 'string') {
           const prio = typeof o.prio === 'number' ? o.prio : null
-          chain.hook = {type: String(o.type), hook: o.hook, priority: prio, priorityText: String(o.prio), policy: typeof o.policy === 'string' ? o.policy : null}
+          chain.hook = {type: word(o.type), hook: o.hook, priority: prio, priorityText: word(o.prio), policy: typeof o.policy === 'string' ? o.policy : null}
         }
         if (typeof o.comment === 'string') chain.comment = o.comment
         t.chains.set(name, chain)
@@ -378,14 +392,14 @@ class EntryReader implements CompactRules {
       }
       case 'set':
       case 'map': {
-        const t = getOrAddTable(this.doc, family, String(o.table), line)
-        const type = Array.isArray(o.type) ? o.type.map(String).join(' . ') : String(o.type)
+        const t = getOrAddTable(this.doc, family, word(o.table), line)
+        const type = Array.isArray(o.type) ? o.type.map(word).join(' . ') : word(o.type)
         const set: NftSet = {
           kind,
-          name: String(o.name),
+          name: word(o.name),
           line,
-          type: kind === 'map' ? `${type} : ${String(o.map)}` : type,
-          flags: Array.isArray(o.flags) ? o.flags.map(String) : typeof o.flags === 'string' ? [o.flags] : [],
+          type: kind === 'map' ? `${type} : ${word(o.map)}` : type,
+          flags: Array.isArray(o.flags) ? o.flags.map(word) : typeof o.flags === 'string' ? [o.flags] : [],
           // nft -j prints whole seconds; a negative or fractional one would become the affinity timeout.
           timeoutSeconds: typeof o.timeout === 'number' && Number.isInteger(o.timeout) && o.timeout >= 0 ? o.timeout : null,
           comment: typeof o.comment === 'string' ? o.comment : null,
@@ -397,21 +411,21 @@ class EntryReader implements CompactRules {
         return
       }
       case 'element': {
-        const t = getOrAddTable(this.doc, family, String(o.table), line)
-        const set = t.sets.get(String(o.name))
+        const t = getOrAddTable(this.doc, family, word(o.table), line)
+        const set = t.sets.get(word(o.name))
         if (!set) {
-          this.report('warning', 'NFT_JSON_SHAPE', `elements for ${String(o.name)}, which is not declared before; skipped`, line)
+          this.report('warning', 'NFT_JSON_SHAPE', `elements for ${word(o.name)}, which is not declared before; skipped`, line)
           return
         }
         if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, set.kind === 'map'))
         return
       }
       case 'rule': {
-        const tableName = String(o.table)
+        const tableName = word(o.table)
         const last = this.lastTable
         // Tables and chains are only ever added here, so the last ones stay what their names say.
         const t = last !== null && last.family === family && last.name === tableName ? last : getOrAddTable(this.doc, family, tableName, line)
-        const chainName = String(o.chain)
+        const chainName = word(o.chain)
         let chain = t === last && this.lastChain?.name === chainName ? this.lastChain : t.chains.get(chainName)
         if (!chain) {
           chain = new NftChain(chainName, line, this)
