@@ -29,7 +29,7 @@ import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
 import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
 import {normaliseAddress} from './parse.js'
-import {BUILTIN_CHAINS, findMatch, findTargetOption, type IptablesChain, type IptablesRule, type IptablesRuleset, type IptablesTable} from './ruleset.js'
+import {BUILTIN_CHAINS, findMatch, findMatchValue, findTargetOption, findTargetValue, type IptablesChain, type IptablesRule, type IptablesRuleset, type IptablesTable} from './ruleset.js'
 import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
 
 type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
@@ -486,12 +486,12 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
           if (seconds !== null) g.affinitySeconds = seconds
           continue
         }
-        const p = findMatch(rule, '--probability')
+        const p = findMatchValue(rule, '--probability')
         let probability: number | null = null
-        if (p) {
-          probability = Number(p.values[0])
+        if (p !== undefined) {
+          probability = Number(p)
           if (!Number.isFinite(probability) || probability < 0 || probability > 1) {
-            warn('IPT_BAD_PROBABILITY', `--probability ${p.values[0] ?? ''} is not a number between 0 and 1; the rule is read as unconditional`, rule.line)
+            warn('IPT_BAD_PROBABILITY', `--probability ${p} is not a number between 0 and 1; the rule is read as unconditional`, rule.line)
             probability = null
           }
         }
@@ -586,7 +586,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
       else if (rule.target !== 'KUBE-MARK-MASQ') warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`, rule.line)
     }
-    const to = dnat ? findTargetOption(dnat, '--to-destination')?.values[0] : undefined
+    const to = dnat ? findTargetValue(dnat, '--to-destination') : undefined
     const hostPort = to ? splitHostPort(to) : null
     if (!dnat || !to || !hostPort) {
       warn(chain.rules.length === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.rules.length === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)

@@ -65,6 +65,8 @@ export interface IptablesRule {
   targetOptions: IptablesOption[]
   /** The first option of this name before the target (false) or after it (true); use findMatch / findTargetOption. */
   firstOption(name: string, afterTarget: boolean): IptablesOption | undefined
+  /** firstOption(name, afterTarget)?.values[0], without the option object where the reader knows it; use findMatchValue / findTargetValue. */
+  firstValue(name: string, afterTarget: boolean): string | undefined
 }
 
 export interface IptablesChain {
@@ -128,7 +130,7 @@ export const ALIASED_LONG_OPTIONS: ReadonlySet<string> = new Set(['--dport', '--
  * asks every SVC->SEP rule for `--rcheck`): when the text does not even hold the name, the
  * option lists need not be read.
  */
-function mayHold(rule: IptablesRule, name: string): boolean {
+export function mayHold(rule: IptablesRule, name: string): boolean {
   return name.length <= 2 || ALIASED_LONG_OPTIONS.has(name) || rule.text.includes(name)
 }
 
@@ -140,4 +142,14 @@ export function findMatch(rule: IptablesRule, name: string): IptablesOption | un
 /** The first target option with this name (e.g. `--to-destination`), or undefined. */
 export function findTargetOption(rule: IptablesRule, name: string): IptablesOption | undefined {
   return mayHold(rule, name) ? rule.firstOption(name, true) : undefined
+}
+
+/** The first value of the first match option with this name (`--probability 0.5` -> `0.5`), or undefined. */
+export function findMatchValue(rule: IptablesRule, name: string): string | undefined {
+  return rule.firstValue(name, false)
+}
+
+/** The first value of the first target option with this name (`--to-destination 10.1.2.3:80`), or undefined. */
+export function findTargetValue(rule: IptablesRule, name: string): string | undefined {
+  return rule.firstValue(name, true)
 }

@@ -351,6 +351,50 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
   })
 })
 
+describe('firstValue: the values readPlainAppend kept the place of (--probability, --to-destination)', () => {
+  const KEPT_TRICKY = [
+    '-A X -m statistic --mode random --probability 0.25 -j Y',
+    '-A X -p tcp -j DNAT --to-destination 1.2.3.4:80 --to-destination 5.6.7.8:90',
+    // The first kept option met fills the one place: the other is then found by the walk.
+    '-A X -m statistic --mode random --probability 0.5 -j DNAT --to-destination 9.9.9.9:1',
+    // In the other place than the builder asks for: not kept, and not there when asked.
+    '-A X -j DNAT --probability 0.5',
+    '-A X -m foo --to-destination 1.1.1.1:1 -j Y',
+    '-A X -m comment --comment "a b" -m statistic --mode random --probability 0.75 -j Y',
+    '-A X -j Y',
+  ]
+  const texts = [...FIXTURE_DUMPS, `*nat\n:X - [0:0]\n:Y - [0:0]\n${KEPT_TRICKY.join('\n')}\nCOMMIT\n`]
+
+  it('gives firstOption(name)?.values[0] for every rule of every fixture, read by either reader, for every name and place', () => {
+    let kept = 0
+    for (const text of texts) {
+      for (const plainLines of [true, false]) {
+        const {rules} = parseIptablesText(text, 't', undefined, {plainLines}).ruleset
+        const names = new Set(['--probability', '--to-destination', '--nothing', ...rules.flatMap((r) => [...r.matches, ...r.targetOptions].map((o) => o.name))])
+        for (const rule of rules) {
+          for (const name of names) {
+            for (const afterTarget of [false, true]) {
+              const value = rule.firstValue(name, afterTarget)
+              const full = (afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)?.values[0]
+              expect(value, `${rule.text} ${name} ${afterTarget}`).toBe(full)
+              const known = Math.floor((rule as unknown as {options: number}).options / 8)
+              if (known >= 2 && value !== undefined) kept++
+            }
+          }
+        }
+      }
+    }
+    // The kept places are what answers most of these on real dumps, not the walk.
+    expect(kept).toBeGreaterThan(100)
+  })
+
+  it('keeps nothing for a rule read by readLine, which the walk then answers', () => {
+    const {rules} = parseIptablesText('*nat\n:X - [0:0]\n-A X -m statistic --mode random --probability 0.5 -j Y \nCOMMIT\n', 't').ruleset
+    expect((rules[0] as unknown as {options: number}).options).toBe(2)
+    expect(rules[0]!.firstValue('--probability', false)).toBe('0.5')
+  })
+})
+
 describe('plain rule lines read where they are (readPlainAppend) and through the tokenizer (readLine) alike', () => {
   // Lines at the edges of what the plain reader takes: each is either read by it or left to
   // readLine, and either way the rule (or the error) must be the same.
