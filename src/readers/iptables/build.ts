@@ -778,7 +778,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     const localPolicy = g.etp === 'Local' || g.itp === 'Local'
     const endpoints: Endpoint[] = []
-    const seenIps = new Set<string>()
+    /** The addresses so far, once there are more than SCANNED_ENDPOINTS drafts; until then the endpoints are scanned (a set per service port cost more). */
+    const seenIps = g.endpoints.length > SCANNED_ENDPOINTS ? new Set<string>() : null
+    const seenIp = (ip: string): boolean => {
+      if (seenIps !== null) return seenIps.has(ip)
+      for (let i = 0; i < endpoints.length; i++) if (endpoints[i]!.ip === ip) return true
+      return false
+    }
     /** The ip:port of each endpoint, made once an address comes twice (endpointString is one-to-one: one ip:port is one ip and one port). */
     let seenEndpoints: Set<string> | null = null
     for (const ep of g.endpoints) {
@@ -791,13 +797,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       }
       // Two SEP chains for one ip:port (a hand-edited dump) give one endpoint; the hash check above names the odd one.
       // A new address is a new endpoint: the ip:port strings are only made for an address seen before.
-      if (seenIps.has(ep.ip)) {
+      if (seenIp(ep.ip)) {
         seenEndpoints ??= new Set(endpoints.map((e) => endpointString(e.ip, e.port)))
         const key = endpointString(ep.ip, ep.port)
         if (seenEndpoints.has(key)) continue
         seenEndpoints.add(key)
       } else {
-        seenIps.add(ep.ip)
+        seenIps?.add(ep.ip)
         seenEndpoints?.add(endpointString(ep.ip, ep.port))
       }
       endpoints.push({

@@ -796,7 +796,6 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const shared = newShared(intern)
   const buf = newWordBuffer()
   const tables = new Map<string, IptablesTable>()
-  const allRules: IptablesRule[] = []
   let tool: string | null = null
   let family: 'IPv4' | 'IPv6' | null = null
   let familyFromHeader = false
@@ -1067,7 +1066,6 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (counters) rule.counters = counters
       if (insertAt === null) appendRule(chain, rule)
       else chain.rules.splice(Math.min(insertAt, chain.rules.length), 0, rule)
-      allRules.push(rule)
       if (!current) headerless.block?.rules.push(rule)
       if (!familyFromHeader) {
         noteFamily(rule.source?.value)
@@ -1188,7 +1186,6 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     lastRuleChain = chain
     rule.options += OPTIONS_SPAN * kept
     appendRule(chain, rule)
-    allRules.push(rule)
     if (!familyFromHeader) {
       noteFamily(rule.source?.value)
       noteFamily(rule.destination?.value)
@@ -1276,7 +1273,32 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   if (focus) {
     diagnostics.push(diag('info', 'IPT_FOCUSED_READ', `focused read for ${focus.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`, at(1)))
   }
-  return {ruleset: {form, tool, family, tables, rules: allRules, focused: focus !== undefined}, diagnostics, plainLinesRead}
+  let rules: IptablesRule[] | null = null
+  const ruleset: IptablesRuleset = {
+    form,
+    tool,
+    family,
+    tables,
+    // Made when first asked for (the IPVS-mode facts; the iptables builder only for a dump
+    // without service chains): a list of all 430,000 rules of a large dump, kept for nothing
+    // otherwise, cost the collector more than the rare walk over the chains does.
+    get rules() {
+      return (rules ??= rulesInSourceOrder(tables))
+    },
+    focused: focus !== undefined,
+  }
+  return {ruleset, diagnostics, plainLinesRead}
+}
+
+/** Every rule in the tables' chains, in source order (a rule's line is its own). */
+function rulesInSourceOrder(tables: Map<string, IptablesTable>): IptablesRule[] {
+  const all: IptablesRule[] = []
+  tables.forEach((table) =>
+    table.chains.forEach((chain) => {
+      for (const rule of chain.rules) all.push(rule)
+    }),
+  )
+  return all.sort((a, b) => a.line - b.line)
 }
 
 export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<IptablesRuleset> {

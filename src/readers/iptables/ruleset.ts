@@ -107,8 +107,8 @@ export interface IptablesRuleset {
   /** From the header (`ip6tables-save`), else from the first address seen; null when neither tells. */
   family: 'IPv4' | 'IPv6' | null
   tables: Map<string, IptablesTable>
-  /** Rules in source order across all tables (the same objects as in the chains). */
-  rules: IptablesRule[]
+  /** The rules of all chains of all tables, in source order (the same objects as in the chains; a rule flushed by -F is in none). */
+  readonly rules: IptablesRule[]
   /**
    * A focused read (ReadOptions.focus, ./focus.ts): only the chosen services' rules and the
    * node-wide ones were read, so checks over the whole dump must not run. Absent: a full read.

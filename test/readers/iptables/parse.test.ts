@@ -351,6 +351,21 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
   })
 })
 
+describe('ruleset.rules', () => {
+  it('lists the rules of every table in source order, made when asked for; a rule flushed by -F is not one', () => {
+    const text = ['*filter', ':A - [0:0]', '-A A -j DROP', 'COMMIT', '*nat', ':B - [0:0]', ':C - [0:0]', '-A C -j RETURN', '-A B -j C', '-I B -j ACCEPT', '-A C -j DNAT --to-destination 1.2.3.4', '-F C', '-A C -j MASQUERADE', 'COMMIT', ''].join('\n')
+    const {ruleset} = parseIptablesText(text, 't')
+    expect(ruleset.rules.map((r) => [r.line, r.table, r.chain, r.target])).toEqual([
+      [3, 'filter', 'A', 'DROP'],
+      [9, 'nat', 'B', 'C'],
+      [10, 'nat', 'B', 'ACCEPT'],
+      [13, 'nat', 'C', 'MASQUERADE'],
+    ])
+    // One list, not a new one per question.
+    expect(ruleset.rules).toBe(ruleset.rules)
+  })
+})
+
 describe('firstValue: the values readPlainAppend kept the place of (--probability, --to-destination)', () => {
   const KEPT_TRICKY = [
     '-A X -m statistic --mode random --probability 0.25 -j Y',
