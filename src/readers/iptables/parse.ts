@@ -487,8 +487,9 @@ function newRareFields(): RareRuleFields {
  */
 class LazyRule implements IptablesRule {
   declare protocol: IptablesMatch | null
-  declare source: IptablesMatch | null
-  declare destination: IptablesMatch | null
+  /** `source` and `destination` as set, or IN_TEXT: read from the text when first asked for (readPlainAppend). */
+  declare private src: IptablesMatch | null | typeof IN_TEXT
+  declare private dst: IptablesMatch | null | typeof IN_TEXT
   declare dport: IptablesMatch | null
   declare comment: string | null
   declare target: string | null
@@ -549,6 +550,36 @@ class LazyRule implements IptablesRule {
     if (value !== null || this.rare) (this.rare ??= newRareFields()).sport = value
   }
 
+  get source(): IptablesMatch | null {
+    const v = this.src
+    return v === IN_TEXT ? (this.src = this.addressInText('-s')) : (v as IptablesMatch | null)
+  }
+
+  set source(value: IptablesMatch | null) {
+    this.src = value
+  }
+
+  get destination(): IptablesMatch | null {
+    const v = this.dst
+    return v === IN_TEXT ? (this.dst = this.addressInText('-d')) : (v as IptablesMatch | null)
+  }
+
+  set destination(value: IptablesMatch | null) {
+    this.dst = value
+  }
+
+  /** What fillField would have made of the rule's one `-s` or `-d` (a plain rule: not negated). */
+  private addressInText(name: '-s' | '-d'): IptablesMatch | null {
+    const option = firstOptionOfPlainText(this.dump, this.start, this.end, this.optionsFrom, name, false)
+    return option ? {value: normaliseAddress(option.values[0] ?? ''), negated: false} : null
+  }
+
+  /** For readPlainAppend: the rule's one `-s` (or `-d`) is read from its text when asked for. */
+  addressesInText(source: boolean, destination: boolean): void {
+    if (source) this.src = IN_TEXT
+    if (destination) this.dst = IN_TEXT
+  }
+
   get text(): string {
     return this.dump.slice(this.start, this.end)
   }
@@ -595,6 +626,13 @@ class LazyRule implements IptablesRule {
 
 const LAZY_RULE = LazyRule.prototype
 
+/**
+ * A rule's `-s` or `-d` is in its text, read when asked for: most are never asked for (the
+ * 100,000 `-s POD/32 -j KUBE-MARK-MASQ` rules of a large dump's SEP chains), and each would
+ * otherwise be two objects kept to the end.
+ */
+const IN_TEXT = Object.freeze({inText: true})
+
 /** LazyRule.options keeps optionsFrom (at most 4) below this. */
 const OPTIONS_SPAN = 8
 
@@ -609,8 +647,8 @@ function newRule(line: number, table: string, chain: string, dump: string, start
   const rule = {
     __proto__: LAZY_RULE,
     protocol: null,
-    source: null,
-    destination: null,
+    src: null,
+    dst: null,
     dport: null,
     comment: null,
     target: null,
@@ -798,7 +836,6 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const tables = new Map<string, IptablesTable>()
   let tool: string | null = null
   let family: 'IPv4' | 'IPv6' | null = null
-  let familyFromHeader = false
   let sawTableHeader = false
   let sawBuiltinDeclaration = false
   let syntaxErrors = 0
@@ -907,7 +944,6 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (h && tool === null) {
         tool = `${h[1]} ${h[2]}`
         family = h[1] === 'ip6tables-save' ? 'IPv6' : 'IPv4'
-        familyFromHeader = true
       } else if (h && (h[1] === 'ip6tables-save') !== (family === 'IPv6')) {
         // `iptables-save; ip6tables-save > one-file`: the two families' tables would be merged.
         diagnostics.push(diag('error', 'IPT_MIXED_FAMILIES', `this input holds both iptables-save and ip6tables-save output (the ${h[1]} part starts here); save them to two files and give each with -f`, at(lineNo)))
@@ -1067,7 +1103,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (insertAt === null) appendRule(chain, rule)
       else chain.rules.splice(Math.min(insertAt, chain.rules.length), 0, rule)
       if (!current) headerless.block?.rules.push(rule)
-      if (!familyFromHeader) {
+      // Until the family is known (without a header): asking for -s/-d makes them (LazyRule.source).
+      if (family === null) {
         noteFamily(rule.source?.value)
         noteFamily(rule.destination?.value)
       }
@@ -1137,6 +1174,9 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     let afterTarget = false
     /** What rule.options says of KEPT_VALUES (see LazyRule.options): 1 until one is met. */
     let kept = 1
+    /** How many `-s` and `-d` the rule has: one is left in the text (LazyRule.source), a second is read as readRuleWords would. */
+    let sources = 0
+    let destinations = 0
     while (nextPlainWord(w)) {
       if (!plainWordIsOption(w)) return false
       const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
@@ -1179,14 +1219,18 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       }
       if (kept === 1 && sp.kept >= 0 && valueFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = 2 + 2 * (valueFrom - pos) + sp.kept
       if (afterTarget || sp.field === Field.None) continue
+      if (sp.field === Field.Source && ++sources === 1) continue
+      if (sp.field === Field.Destination && ++destinations === 1) continue
       fillField(rule, sp.field, valueFrom < 0 ? '' : piece.slice(valueFrom, valueTo), false, shared)
     }
     pendingLastWasPolicy = false
     lastRuleChains = chains
     lastRuleChain = chain
     rule.options += OPTIONS_SPAN * kept
+    // A second -s or -d was read (the last one counts, as in readRuleWords); one alone is left in the text.
+    rule.addressesInText(sources === 1, destinations === 1)
     appendRule(chain, rule)
-    if (!familyFromHeader) {
+    if (family === null) {
       noteFamily(rule.source?.value)
       noteFamily(rule.destination?.value)
     }
