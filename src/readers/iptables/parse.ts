@@ -568,10 +568,10 @@ class LazyRule implements IptablesRule {
     this.dst = value
   }
 
-  /** What fillField would have made of the rule's one `-s` or `-d` (a plain rule: not negated). */
+  /** What fillField would have made of the rule's one `-s` or `-d` (a plain rule: never negated). */
   private addressInText(name: '-s' | '-d'): IptablesMatch | null {
-    const option = firstOptionOfPlainText(this.dump, this.start, this.end, this.optionsFrom, name, false)
-    return option ? {value: normaliseAddress(option.values[0] ?? ''), negated: false} : null
+    const option = this.firstOption(name, false)
+    return option ? {value: normaliseAddress(option.values[0] ?? ''), negated: option.negated} : null
   }
 
   /** For readPlainAppend: the rule's one `-s` (or `-d`) is read from its text when asked for. */
