@@ -10,6 +10,7 @@ import {firstOptionOfPlainText, normaliseAddress, OPTION_ALIASES, parse, parseIp
 import {ALIASED_LONG_OPTIONS, findMatch, findTargetOption, type IptablesRule} from '../../../src/readers/iptables/ruleset.js'
 import {tokenizeLine} from '../../../src/readers/iptables/tokenize.js'
 import {ROOT} from '../../helpers/run-cli.js'
+import {COMMON_NOISE, mutate, prng} from '../robustness.js'
 
 const words = (line: string) => tokenizeLine(line).words.map((w) => w.text)
 /** The input.rules of every iptables fixture. */
@@ -488,6 +489,19 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
 
   it('gives every rule, chain and diagnostic the same, for every fixture and the edge lines', () => {
     for (const text of texts) expect(snapshot(text, true)).toEqual(snapshot(text, false))
+  })
+
+  it('gives the same for mutated fixtures, and the same first values (firstValue) as the full re-read', () => {
+    const rnd = prng(7031)
+    for (let i = 0; i < 300; i++) {
+      const text = mutate(FIXTURE_DUMPS[i % FIXTURE_DUMPS.length]!, rnd, [...COMMON_NOISE, ' -s 1.2.3.4', ' --probability 0.5', ' -j DNAT --to-destination 9.9.9.9:9', ' -d ::1'])
+      expect(snapshot(text, true), `#${i}`).toEqual(snapshot(text, false))
+      for (const rule of parseIptablesText(text, 't').ruleset.rules) {
+        for (const [name, afterTarget] of [['--probability', false], ['--to-destination', true], ['--probability', true], ['--to-destination', false]] as const) {
+          expect(rule.firstValue(name, afterTarget), `#${i} ${rule.text}`).toBe((afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)?.values[0])
+        }
+      }
+    }
   })
 
   it('reads most lines in place (so the comparison above is not of readLine with itself)', () => {
