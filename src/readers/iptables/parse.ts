@@ -238,7 +238,7 @@ interface OptionSpelling {
   field: Field
   /** Its values repeat across rules and are interned (REPEATED_VALUES). */
   sharedValues: boolean
-  /** Its index in KEPT_VALUES, or -1. */
+  /** Its index in KEPT_VALUES (by name; readPlainAppend checks the place), or -1. */
   kept: number
 }
 
@@ -252,6 +252,15 @@ const KEPT_VALUES: ReadonlyArray<{name: string; afterTarget: boolean}> = [
   {name: '--probability', afterTarget: false},
   {name: '--to-destination', afterTarget: true},
 ]
+
+/**
+ * What LazyRule.options keeps above optionsFrom: 0 nothing known (read by readLine), 1 none of
+ * KEPT_VALUES in its place, else which one and how far into the rule's text its value starts.
+ */
+const NONE_KEPT = 1
+const keptCode = (index: number, offset: number): number => 2 + index + KEPT_VALUES.length * offset
+const keptIndexOf = (code: number): number => (code - 2) % KEPT_VALUES.length
+const keptOffsetOf = (code: number): number => Math.floor((code - 2) / KEPT_VALUES.length)
 
 /** The index in KEPT_VALUES of this option in this place, or -1. */
 function keptIndex(name: string, afterTarget: boolean): number {
@@ -507,9 +516,8 @@ class LazyRule implements IptablesRule {
   declare private readonly start: number
   declare private readonly end: number
   /**
-   * optionsFrom + OPTIONS_SPAN × what readPlainAppend found of KEPT_VALUES: 0 nothing known (read
-   * by readLine), 1 none of them (in the place KEPT_VALUES says), k ≥ 2 the value of KEPT_VALUES[(k
-   * - 2) % 2] at start + floor((k - 2) / 2). One number, not more fields on 430,000 rules.
+   * optionsFrom + OPTIONS_SPAN × what readPlainAppend found of KEPT_VALUES (keptCode): one
+   * number, not more fields on 430,000 rules.
    */
   declare options: number
 
@@ -597,18 +605,16 @@ class LazyRule implements IptablesRule {
   }
 
   firstValue(name: string, afterTarget: boolean): string | undefined {
-    const known = Math.floor(this.options / OPTIONS_SPAN)
-    if (known > 0) {
-      const kept = known === 1 ? -1 : (known - 2) % 2
-      const asked = keptIndex(name, afterTarget)
-      if (asked >= 0 && kept === asked) {
-        const from = this.start + Math.floor((known - 2) / 2)
-        let to = from
-        while (to < this.end && !isBlankCode(this.dump.charCodeAt(to))) to++
-        return this.dump.slice(from, to)
-      }
+    const code = Math.floor(this.options / OPTIONS_SPAN)
+    const asked = code > 0 ? keptIndex(name, afterTarget) : -1
+    if (asked >= 0) {
       // Read by the plain reader, which keeps the first of these it meets: none, so not this one.
-      if (asked >= 0 && kept === -1) return undefined
+      if (code === NONE_KEPT) return undefined
+      if (keptIndexOf(code) === asked) {
+        // The value is the word there, as the plain walk cut it.
+        const w = startPlainWords(this.dump, this.start + keptOffsetOf(code), this.end)
+        return nextPlainWord(w) ? this.dump.slice(w.start, w.at) : undefined
+      }
     }
     return mayHold(this, name) ? this.firstOption(name, afterTarget)?.values[0] : undefined
   }
@@ -1173,7 +1179,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     const rule = newRule(idx + 1, chain.table, chain.name, piece, pos, nl, 2)
     let afterTarget = false
     /** What rule.options says of KEPT_VALUES (see LazyRule.options): 1 until one is met. */
-    let kept = 1
+    let kept = NONE_KEPT
     /** How many `-s` and `-d` the rule has: one is left in the text (LazyRule.source), a second is read as readRuleWords would. */
     let sources = 0
     let destinations = 0
@@ -1217,7 +1223,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
           }
         }
       }
-      if (kept === 1 && sp.kept >= 0 && valueFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = 2 + 2 * (valueFrom - pos) + sp.kept
+      if (kept === NONE_KEPT && sp.kept >= 0 && valueFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = keptCode(sp.kept, valueFrom - pos)
       if (afterTarget || sp.field === Field.None) continue
       if (sp.field === Field.Source && ++sources === 1) continue
       if (sp.field === Field.Destination && ++destinations === 1) continue
