@@ -127,7 +127,8 @@ interface Cascade {
   chain: string
   /** The conditional probability of each step; null for an unconditional rule. */
   probabilities: Array<number | null>
-  rules: IptablesRule[]
+  /** The line of each step's rule (not the rule: a rule read from a chain is a view made for that read). */
+  lines: number[]
   endpoints: EndpointDraft[]
 }
 
@@ -495,9 +496,9 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
             probability = null
           }
         }
-        cascade ??= {chain: chain.name, probabilities: [], rules: [], endpoints: []}
+        cascade ??= {chain: chain.name, probabilities: [], lines: [], endpoints: []}
         cascade.probabilities.push(probability)
-        cascade.rules.push(rule)
+        cascade.lines.push(rule.line)
         cascade.endpoints.push(ep)
         continue
       }
@@ -512,7 +513,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       }
       warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${target || 'none'}); kept out of the service model`, rule.line)
     }
-    if (chain.rules.length === 0) emptyDispatchChains.push({g, chain})
+    if (chain.ruleCount === 0) emptyDispatchChains.push({g, chain})
     if (kind === 'svc') g.cascade = cascade
     else if (cascade !== null) g.localCascade = cascade
   }
@@ -556,7 +557,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
           warn('IPT_UNKNOWN_RULE', `rule in ${ext.name} not understood (target ${rule.target ?? 'none'}); kept out of the service model`, rule.line)
         }
       }
-      if (ext.rules.length === 0) warn('IPT_EMPTY_CHAIN', `${ext.name} is declared but has no rules`, ext.line)
+      if (ext.ruleCount === 0) warn('IPT_EMPTY_CHAIN', `${ext.name} is declared but has no rules`, ext.line)
     }
     if (fw) {
       for (const rule of fw.rules) {
@@ -589,7 +590,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const to = dnat ? findTargetValue(dnat, '--to-destination') : undefined
     const hostPort = to ? splitHostPort(to) : null
     if (!dnat || !to || !hostPort) {
-      warn(chain.rules.length === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.rules.length === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)
+      warn(chain.ruleCount === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.ruleCount === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)
       return
     }
     ep.ip = hostPort.ip
@@ -769,11 +770,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       const result = effectiveShares(steps.probabilities)
       for (let i = 0; i < result.shares.length; i++) shares[steps.endpoints[i]!.index]! += result.shares[i]!
       if (result.unreachableFrom !== null) {
-        const line = steps.rules[result.unreachableFrom]!.line
+        const line = steps.lines[result.unreachableFrom]!
         warn('IPT_UNREACHABLE_RULE', `${steps.chain}: the rule on line ${line} follows an unconditional one and is never reached`, line)
       }
       if (Math.abs(result.total - 1) > SHARE_SUM_TOLERANCE) {
-        warn('IPT_SHARES_SUM', `the endpoint shares of ${steps.chain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`, steps.rules[steps.rules.length - 1]!.line)
+        warn('IPT_SHARES_SUM', `the endpoint shares of ${steps.chain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`, steps.lines[steps.lines.length - 1]!)
       }
     }
     const localPolicy = g.etp === 'Local' || g.itp === 'Local'

@@ -22,6 +22,7 @@ import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {memoryBytes, textPieces} from '../bytes.js'
 import {selectFocusedLines, type FocusedLines} from './focus.js'
+import {RuleStore} from './rule-store.js'
 import {BUILTIN_CHAINS, mayHold} from './ruleset.js'
 import type {IptablesChain, IptablesCounters, IptablesMatch, IptablesOption, IptablesRule, IptablesRuleset, IptablesTable} from './ruleset.js'
 import {newWordBuffer, tokenizeInto, type WordBuffer} from './tokenize.js'
@@ -487,39 +488,155 @@ function newRareFields(): RareRuleFields {
 }
 
 /**
- * A rule as the reader keeps it: the common fields, and its text. The full option lists
- * (`matches`, `targetOptions`, `modules`) are read again from the text when asked for; the
- * builder asks for few of them (`--probability`, `--to-destination`), and findMatch skips the
- * rules whose text does not hold the option at all.
- *
- * Rules are made by newRule, not by `new`: the class gives them their prototype and their type.
+ * Where a rule's fields are in its RuleStore row (./rule-store.ts). Numbers are kept as they
+ * are; the other fields are indexes into the store's values.
+ */
+const LINE = 0
+const START = 1
+const END = 2
+const OPTIONS = 3
+const GOTO = 4
+const DUMP = 5
+const TABLE = 6
+const CHAIN = 7
+const TARGET = 8
+const COMMENT = 9
+const PROTOCOL = 10
+const SRC = 11
+const DST = 12
+const DPORT = 13
+const RARE = 14
+
+/**
+ * A rule as the reader keeps it: a row of the reader's RuleStore, holding the common fields and
+ * where its text is. This object is only a view of that row: a chain whose rules are one run of
+ * rows makes new views each time its rules are asked for (ParsedChain.rules), so two views may be
+ * one rule (sameRule). The full option lists (`matches`, `targetOptions`, `modules`) are read
+ * again from the text when asked for; the builder asks for few of them (`--probability`,
+ * `--to-destination`), and findMatch skips the rules whose text does not hold the option at all.
  */
 class LazyRule implements IptablesRule {
-  declare protocol: IptablesMatch | null
+  constructor(
+    readonly store: RuleStore,
+    readonly row: number,
+  ) {}
+
+  get line(): number {
+    return this.store.int(this.row, LINE)
+  }
+
+  set line(value: number) {
+    this.store.setInt(this.row, LINE, value)
+  }
+
+  get table(): string {
+    return this.store.value(this.row, TABLE) as string
+  }
+
+  set table(value: string) {
+    this.store.setValue(this.row, TABLE, value)
+  }
+
+  get chain(): string {
+    return this.store.value(this.row, CHAIN) as string
+  }
+
+  set chain(value: string) {
+    this.store.setValue(this.row, CHAIN, value)
+  }
+
+  get protocol(): IptablesMatch | null {
+    return this.store.value(this.row, PROTOCOL) as IptablesMatch | null
+  }
+
+  set protocol(value: IptablesMatch | null) {
+    this.store.setValue(this.row, PROTOCOL, value)
+  }
+
+  get dport(): IptablesMatch | null {
+    return this.store.value(this.row, DPORT) as IptablesMatch | null
+  }
+
+  set dport(value: IptablesMatch | null) {
+    this.store.setValue(this.row, DPORT, value)
+  }
+
+  get comment(): string | null {
+    return this.store.value(this.row, COMMENT) as string | null
+  }
+
+  set comment(value: string | null) {
+    this.store.setValue(this.row, COMMENT, value)
+  }
+
+  get target(): string | null {
+    return this.store.value(this.row, TARGET) as string | null
+  }
+
+  set target(value: string | null) {
+    this.store.setValue(this.row, TARGET, value)
+  }
+
+  get goto(): boolean {
+    return this.store.int(this.row, GOTO) !== 0
+  }
+
+  set goto(value: boolean) {
+    this.store.setInt(this.row, GOTO, value ? 1 : 0)
+  }
+
   /** `source` and `destination` as set, or IN_TEXT: read from the text when first asked for (readPlainAppend). */
-  declare private src: IptablesMatch | null | typeof IN_TEXT
-  declare private dst: IptablesMatch | null | typeof IN_TEXT
-  declare dport: IptablesMatch | null
-  declare comment: string | null
-  declare target: string | null
-  declare goto: boolean
-  /** What few rules have, kept out of the other 430,000 (each field here is 3 MB of heap on such a dump). */
-  declare private rare: RareRuleFields | null
-  declare line: number
-  declare table: string
-  declare chain: string
-  /**
-   * The text (or the piece of it) the rule's line is in, and where: three numbers and a shared
-   * pointer instead of a string object per rule (430,000 fewer objects for the collector).
-   */
-  declare private readonly dump: string
-  declare private readonly start: number
-  declare private readonly end: number
+  private get src(): IptablesMatch | null | typeof IN_TEXT {
+    return this.store.value(this.row, SRC) as IptablesMatch | null | typeof IN_TEXT
+  }
+
+  private set src(value: IptablesMatch | null | typeof IN_TEXT) {
+    this.store.setValue(this.row, SRC, value)
+  }
+
+  private get dst(): IptablesMatch | null | typeof IN_TEXT {
+    return this.store.value(this.row, DST) as IptablesMatch | null | typeof IN_TEXT
+  }
+
+  private set dst(value: IptablesMatch | null | typeof IN_TEXT) {
+    this.store.setValue(this.row, DST, value)
+  }
+
+  /** What few rules have, kept out of the other 430,000 rows. */
+  private get rare(): RareRuleFields | null {
+    return this.store.value(this.row, RARE) as RareRuleFields | null
+  }
+
+  private newRare(): RareRuleFields {
+    const rare = newRareFields()
+    this.store.setValue(this.row, RARE, rare)
+    return rare
+  }
+
+  /** The text (or the piece of it) the rule's line is in, and where. */
+  private get dump(): string {
+    return this.store.value(this.row, DUMP) as string
+  }
+
+  private get start(): number {
+    return this.store.int(this.row, START)
+  }
+
+  private get end(): number {
+    return this.store.int(this.row, END)
+  }
+
   /**
    * optionsFrom + OPTIONS_SPAN × what readPlainAppend found of KEPT_VALUES (keptCode): one
-   * number, not more fields on 430,000 rules.
+   * number for both.
    */
-  declare options: number
+  get options(): number {
+    return this.store.int(this.row, OPTIONS)
+  }
+
+  set options(value: number) {
+    this.store.setInt(this.row, OPTIONS, value)
+  }
 
   /** The word of `text` the options start at (after `[p:b] -A CHAIN [N]`). */
   get optionsFrom(): number {
@@ -531,7 +648,7 @@ class LazyRule implements IptablesRule {
   }
 
   set counters(value: IptablesCounters | null) {
-    if (value !== null || this.rare) (this.rare ??= newRareFields()).counters = value
+    if (value !== null || this.rare) (this.rare ?? this.newRare()).counters = value
   }
 
   get inInterface(): IptablesMatch | null {
@@ -539,7 +656,7 @@ class LazyRule implements IptablesRule {
   }
 
   set inInterface(value: IptablesMatch | null) {
-    if (value !== null || this.rare) (this.rare ??= newRareFields()).inInterface = value
+    if (value !== null || this.rare) (this.rare ?? this.newRare()).inInterface = value
   }
 
   get outInterface(): IptablesMatch | null {
@@ -547,7 +664,7 @@ class LazyRule implements IptablesRule {
   }
 
   set outInterface(value: IptablesMatch | null) {
-    if (value !== null || this.rare) (this.rare ??= newRareFields()).outInterface = value
+    if (value !== null || this.rare) (this.rare ?? this.newRare()).outInterface = value
   }
 
   get sport(): IptablesMatch | null {
@@ -555,7 +672,7 @@ class LazyRule implements IptablesRule {
   }
 
   set sport(value: IptablesMatch | null) {
-    if (value !== null || this.rare) (this.rare ??= newRareFields()).sport = value
+    if (value !== null || this.rare) (this.rare ?? this.newRare()).sport = value
   }
 
   get source(): IptablesMatch | null {
@@ -605,15 +722,17 @@ class LazyRule implements IptablesRule {
   }
 
   firstValue(name: string, afterTarget: boolean): string | undefined {
-    const code = Math.floor(this.options / OPTIONS_SPAN)
+    const options = this.options
+    const code = Math.floor(options / OPTIONS_SPAN)
     const asked = code > 0 ? keptIndex(name, afterTarget) : -1
     if (asked >= 0) {
       // Read by the plain reader, which keeps the first of these it meets: none, so not this one.
       if (code === NONE_KEPT) return undefined
       if (keptIndexOf(code) === asked) {
         // The value is the word there, as the plain walk cut it.
-        const w = startPlainWords(this.dump, this.start + keptOffsetOf(code), this.end)
-        return nextPlainWord(w) ? this.dump.slice(w.start, w.at) : undefined
+        const dump = this.dump
+        const w = startPlainWords(dump, this.start + keptOffsetOf(code), this.end)
+        return nextPlainWord(w) ? dump.slice(w.start, w.at) : undefined
       }
     }
     return mayHold(this, name) ? this.firstOption(name, afterTarget)?.values[0] : undefined
@@ -621,16 +740,20 @@ class LazyRule implements IptablesRule {
 
   firstOption(name: string, afterTarget: boolean): IptablesOption | undefined {
     // Only the wanted option is made into an object, unless the full lists are at hand already.
-    if (listedRule !== this) {
+    const listed = sameRule(listedRule, this)
+    if (!listed) {
       const plain = firstOptionOfPlainText(this.dump, this.start, this.end, this.optionsFrom, name, afterTarget)
       if (plain !== null) return plain
     }
-    const lists = listedRule === this ? listedOptions : relist(this, name)
+    const lists = listed ? listedOptions : relist(this, name)
     return (afterTarget ? lists.targetOptions : lists.matches).find((o) => o.name === name)
   }
 }
 
-const LAZY_RULE = LazyRule.prototype
+/** Whether two views are of one rule (the same row of the same store). */
+function sameRule(a: LazyRule | null, b: LazyRule): boolean {
+  return a !== null && a.row === b.row && a.store === b.store
+}
 
 /**
  * A rule's `-s` or `-d` is in its text, read when asked for: most are never asked for (the
@@ -642,33 +765,105 @@ const IN_TEXT = Object.freeze({inText: true})
 /** LazyRule.options keeps optionsFrom (at most 4) below this. */
 const OPTIONS_SPAN = 8
 
+/** A new rule in a new row of `store`: every field but these is null (or 0, or false). */
+function newRule(store: RuleStore, line: number, table: string, chain: string, dump: string, start: number, end: number, optionsFrom: number): LazyRule {
+  const row = store.add()
+  store.setInt(row, LINE, line)
+  store.setValue(row, TABLE, table)
+  store.setValue(row, CHAIN, chain)
+  store.setValue(row, DUMP, dump)
+  store.setInt(row, START, start)
+  store.setInt(row, END, end)
+  store.setInt(row, OPTIONS, optionsFrom)
+  return new LazyRule(store, row)
+}
+
+/** Takes back the rule just begun (its line was found wrong): its row is the next rule's. */
+function dropRule(rule: LazyRule): void {
+  if (sameRule(listedRule, rule)) listedRule = null
+  if (sameRule(tokenizedRule, rule)) tokenizedRule = null
+  rule.store.dropLast()
+}
+
+/** dropRule, for readPlainAppend's way out: the line is then read by readLine. */
+function dropPlain(rule: LazyRule): false {
+  dropRule(rule)
+  return false
+}
+
 /**
- * A new rule, made as an object literal rather than with `new`: V8 keeps track of where literals
- * are made, sees that these all live on, and then makes them in the old generation at once,
- * instead of copying each through the young one twice (on a 430,000-rule dump, more than half of
- * the collector's copying while parsing). Every field is written here, in one order, so all rules
- * have one shape.
+ * A chain as the reader keeps it. Its rules are one run of rows of the store while they come
+ * one after another, as in every save (no array per chain: a large dump has 110,000 chains);
+ * an insert (`-I`), or a rule of another chain in between (restore input), makes them a list.
  */
-function newRule(line: number, table: string, chain: string, dump: string, start: number, end: number, optionsFrom: number): LazyRule {
-  const rule = {
-    __proto__: LAZY_RULE,
-    protocol: null,
-    src: null,
-    dst: null,
-    dport: null,
-    comment: null,
-    target: null,
-    goto: false,
-    rare: null,
-    line,
-    table,
-    chain,
-    dump,
-    start,
-    end,
-    options: optionsFrom,
+class ParsedChain implements IptablesChain {
+  builtin: boolean
+  policy: string | null = null
+  counters: IptablesCounters | null = null
+  deletedLine: number | null = null
+  private first = 0
+  private count = 0
+  private list: IptablesRule[] | null = null
+
+  constructor(
+    private readonly store: RuleStore,
+    public table: string,
+    public name: string,
+    public line: number,
+    public declared: boolean,
+  ) {
+    this.builtin = BUILTIN_CHAINS.has(name)
   }
-  return rule as unknown as LazyRule
+
+  get rules(): IptablesRule[] {
+    if (this.list !== null) return this.list
+    const rules = new Array<IptablesRule>(this.count)
+    for (let k = 0; k < this.count; k++) rules[k] = new LazyRule(this.store, this.first + k)
+    return rules
+  }
+
+  get ruleCount(): number {
+    return this.list !== null ? this.list.length : this.count
+  }
+
+  /** Adds a rule at the end. */
+  append(rule: LazyRule): void {
+    if (this.list === null) {
+      if (this.count === 0 && rule.store === this.store) {
+        this.first = rule.row
+        this.count = 1
+        return
+      }
+      if (this.first + this.count === rule.row && rule.store === this.store) {
+        this.count++
+        return
+      }
+      this.list = this.rules
+    }
+    this.list.push(rule)
+  }
+
+  /** Inserts a rule at 0-based position `at` (`-I CHAIN N`: N - 1), or at the end past the last. */
+  insert(at: number, rule: LazyRule): void {
+    const rules = (this.list ??= this.rules)
+    rules.splice(Math.min(at, rules.length), 0, rule)
+  }
+
+  /** `-F`. */
+  flush(): void {
+    this.list = null
+    this.count = 0
+  }
+
+  /** This chain (declaration, policy, counters) in `table`, holding `rules`. */
+  copy(table: string, rules: IptablesRule[]): ParsedChain {
+    const chain = new ParsedChain(this.store, table, this.name, this.line, this.declared)
+    chain.policy = this.policy
+    chain.counters = this.counters
+    chain.deletedLine = this.deletedLine
+    chain.list = rules
+    return chain
+  }
 }
 
 /** The last rule whose full lists were made: a caller often asks one rule for several options in a row. */
@@ -746,7 +941,7 @@ function emptyLists(only: string | null): OptionLists {
 
 /** Reads the options of a rule again from its text (it was read without error once). */
 function relist(rule: LazyRule, only: string | null): OptionLists {
-  if (tokenizedRule !== rule) {
+  if (!sameRule(tokenizedRule, rule)) {
     tokenizeInto(rule.text, relistBuffer)
     tokenizedRule = rule
   }
@@ -758,7 +953,7 @@ function relist(rule: LazyRule, only: string | null): OptionLists {
 }
 
 function optionListsOf(rule: LazyRule): OptionLists {
-  if (listedRule !== rule) {
+  if (!sameRule(listedRule, rule)) {
     listedOptions = relist(rule, null)
     listedRule = rule
   }
@@ -766,22 +961,15 @@ function optionListsOf(rule: LazyRule): OptionLists {
 }
 
 
-/**
- * Adds a rule at the end of its chain. A JavaScript array grown by push reserves room for 17
- * entries at once; most chains of a large dump are KUBE-SEP chains of two rules, so the first
- * two are stored as exact-size arrays (100,000 chains: about 12 MB less for the collector to copy).
- */
-function appendRule(chain: IptablesChain, rule: IptablesRule): void {
-  const rules = chain.rules
-  if (rules.length === 0) chain.rules = [rule]
-  else if (rules.length === 1) chain.rules = [rules[0]!, rule]
-  else rules.push(rule)
+/** What a headerless block (`iptables -S`) says about its table. */
+/** A table as the reader fills it: its chains are the reader's own. */
+interface ParsedTable extends IptablesTable {
+  chains: Map<string, ParsedChain>
 }
 
-/** What a headerless block (`iptables -S`) says about its table. */
 interface PendingBlock {
   line: number
-  chains: Map<string, IptablesChain>
+  chains: Map<string, ParsedChain>
   rules: IptablesRule[]
   builtins: Set<string>
 }
@@ -839,7 +1027,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const intern = makeIntern()
   const shared = newShared(intern)
   const buf = newWordBuffer()
-  const tables = new Map<string, IptablesTable>()
+  const store = new RuleStore()
+  const tables = new Map<string, ParsedTable>()
   let tool: string | null = null
   let family: 'IPv4' | 'IPv6' | null = null
   let sawTableHeader = false
@@ -850,7 +1039,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const undeclaredHeaderless: string[] = []
   const reportedUncommitted = new Set<IptablesTable>()
 
-  let current: IptablesTable | null = null
+  let current: ParsedTable | null = null
   // In an object, not a `let`, so TypeScript does not narrow it across the closures that reset it.
   const headerless: {block: PendingBlock | null} = {block: null}
   let pendingLastWasPolicy = false
@@ -874,8 +1063,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       for (const chain of block.chains.values()) {
         const filterRules = chain.rules.filter(isFilterOnly)
         const natRules = chain.rules.filter((r) => !isFilterOnly(r))
-        if (filterRules.length > 0 || FILTER_CHAINS.has(chain.name)) addToTable('filter', block.line, {...chain, rules: filterRules})
-        if (natRules.length > 0 || (filterRules.length === 0 && !FILTER_CHAINS.has(chain.name))) addToTable('nat', block.line, {...chain, rules: natRules})
+        if (filterRules.length > 0 || FILTER_CHAINS.has(chain.name)) addToTable('filter', block.line, chain.copy('filter', filterRules))
+        if (natRules.length > 0 || (filterRules.length === 0 && !FILTER_CHAINS.has(chain.name))) addToTable('nat', block.line, chain.copy('nat', natRules))
       }
       return
     }
@@ -885,7 +1074,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   }
 
   /** Files a chain read without a table header under the table it was found to belong to. */
-  const addToTable = (name: string, line: number, chain: IptablesChain): void => {
+  const addToTable = (name: string, line: number, chain: ParsedChain): void => {
     let table = tables.get(name)
     if (!table) {
       table = {name, line, committed: true, chains: new Map()}
@@ -894,24 +1083,24 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     chain.table = name
     for (const r of chain.rules) r.table = name
     const existing = table.chains.get(chain.name)
-    if (existing) for (const r of chain.rules) existing.rules.push(r) // not push(...): a chain may hold 100k rules
+    if (existing) for (const r of chain.rules) existing.append(r as LazyRule)
     else table.chains.set(chain.name, chain)
   }
 
   /** The chain map rules go to now: the open `*table`, or the headerless block. */
-  const chainsNow = (line: number): Map<string, IptablesChain> => {
+  const chainsNow = (line: number): Map<string, ParsedChain> => {
     if (current) return current.chains
     headerless.block ??= {line, chains: new Map(), rules: [], builtins: new Set()}
     return headerless.block.chains
   }
 
-  const newChain = (chains: Map<string, IptablesChain>, name: string, line: number, declare: boolean): IptablesChain => {
-    const chain: IptablesChain = {table: current?.name ?? '', name, builtin: BUILTIN_CHAINS.has(name), policy: null, counters: null, line, declared: declare, deletedLine: null, rules: []}
+  const newChain = (chains: Map<string, ParsedChain>, name: string, line: number, declare: boolean): ParsedChain => {
+    const chain = new ParsedChain(store, current?.name ?? '', name, line, declare)
     chains.set(name, chain)
     return chain
   }
 
-  const getChain = (name: string, line: number, declare: boolean): IptablesChain => {
+  const getChain = (name: string, line: number, declare: boolean): ParsedChain => {
     const chains = chainsNow(line)
     const chain = chains.get(name)
     if (!chain) return newChain(chains, name, line, declare)
@@ -927,8 +1116,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   }
 
   /** The chain the last rule went to, and the map it is in (see the rule branch of readLine). */
-  let lastRuleChains: Map<string, IptablesChain> | null = null
-  let lastRuleChain: IptablesChain | null = null
+  let lastRuleChains: Map<string, ParsedChain> | null = null
+  let lastRuleChain: ParsedChain | null = null
   /** The text (or piece of it) the line being read is in: what its rule keeps offsets into. */
   let dump = typeof text === 'string' ? text : ''
   let endsWithNewline = focus ? focus.endsWithNewline : typeof text === 'string' && text.endsWith('\n')
@@ -1061,13 +1250,13 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (cmd === '-X' || cmd === '--delete-chain') {
         const chain = getChain(chainName, lineNo, false)
         chain.deletedLine = lineNo
-        if (chain.rules.length > 0) {
-          diagnostics.push(diag('warning', 'IPT_DELETED_CHAIN_HAS_RULES', `-X ${chainName} deletes a chain that has ${chain.rules.length} rule(s); iptables-restore would refuse this`, at(lineNo)))
+        if (chain.ruleCount > 0) {
+          diagnostics.push(diag('warning', 'IPT_DELETED_CHAIN_HAS_RULES', `-X ${chainName} deletes a chain that has ${chain.ruleCount} rule(s); iptables-restore would refuse this`, at(lineNo)))
         }
         return
       }
       if (cmd === '-F' || cmd === '--flush') {
-        getChain(chainName, lineNo, false).rules = []
+        getChain(chainName, lineNo, false).flush()
         return
       }
       let start = w + 2
@@ -1086,10 +1275,11 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       const existed = known !== undefined
       const chain = known ?? newChain(chains, chainName, lineNo, false)
       // chain.name, not the word: one string per chain for all its rules.
-      const rule = newRule(lineNo, chain.table, chain.name, dump, trimmedAt, trimmedAt + trimmed.length, start)
+      const rule = newRule(store, lineNo, chain.table, chain.name, dump, trimmedAt, trimmedAt + trimmed.length, start)
       shared.chains = chains
       const error = readRuleWords(buf, start, rule, shared, null)
       if (error !== null) {
+        dropRule(rule)
         if (!existed) chains.delete(chainName) // a chain only this bad line named is not invented
         syntax(lineNo, `${error}: ${clip(trimmed)}`)
         return
@@ -1106,8 +1296,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         diagnostics.push(diag('warning', 'IPT_RULE_IN_DELETED_CHAIN', `rule appended to chain ${chainName} after its -X on line ${chain.deletedLine}`, at(lineNo)))
       }
       if (counters) rule.counters = counters
-      if (insertAt === null) appendRule(chain, rule)
-      else chain.rules.splice(Math.min(insertAt, chain.rules.length), 0, rule)
+      if (insertAt === null) chain.append(rule)
+      else chain.insert(insertAt, rule)
       if (!current) headerless.block?.rules.push(rule)
       // Until the family is known (without a header): asking for -s/-d makes them (LazyRule.source).
       if (family === null) {
@@ -1176,7 +1366,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     const chain = chains === lastRuleChains && lastChain !== null && lastChain.name.length === w.at - w.start && piece.startsWith(lastChain.name, w.start) ? lastChain : chains.get(piece.slice(w.start, w.at))
     if (chain === undefined || chain.deletedLine !== null) return false
     // Made before the words are read, and dropped if they are found wrong: nothing refers to it yet.
-    const rule = newRule(idx + 1, chain.table, chain.name, piece, pos, nl, 2)
+    const rule = newRule(store, idx + 1, chain.table, chain.name, piece, pos, nl, 2)
     let afterTarget = false
     /** What rule.options says of KEPT_VALUES (see LazyRule.options): 1 until one is met. */
     let kept = NONE_KEPT
@@ -1184,26 +1374,26 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     let sources = 0
     let destinations = 0
     while (nextPlainWord(w)) {
-      if (!plainWordIsOption(w)) return false
+      if (!plainWordIsOption(w)) return dropPlain(rule)
       const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
       if (sp.field === Field.Jump || sp.field === Field.Goto) {
-        if (rule.target !== null || !nextPlainWord(w)) return false
+        if (rule.target !== null || !nextPlainWord(w)) return dropPlain(rule)
         rule.target = plainTarget(piece, w, chains)
         rule.goto = sp.field === Field.Goto
         afterTarget = true
         continue
       }
       if (sp.field === Field.Module) {
-        if (!nextPlainWord(w)) return false
+        if (!nextPlainWord(w)) return dropPlain(rule)
         continue
       }
-      if (sp.field === Field.Counters) return false
+      if (sp.field === Field.Counters) return dropPlain(rule)
       let valueFrom = -1
       let valueTo = -1
       const arity = sp.arity
       if (arity !== undefined) {
         for (let k = 0; k < arity; k++) {
-          if (!nextPlainWord(w)) return false
+          if (!nextPlainWord(w)) return dropPlain(rule)
           if (k === 0) {
             valueFrom = w.start
             valueTo = w.at
@@ -1235,7 +1425,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     rule.options += OPTIONS_SPAN * kept
     // A second -s or -d was read (the last one counts, as in readRuleWords); one alone is left in the text.
     rule.addressesInText(sources === 1, destinations === 1)
-    appendRule(chain, rule)
+    chain.append(rule)
     if (family === null) {
       noteFamily(rule.source?.value)
       noteFamily(rule.destination?.value)

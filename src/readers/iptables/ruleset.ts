@@ -83,7 +83,13 @@ export interface IptablesChain {
   declared: boolean
   /** The line of a `-X NAME` (restore input only): the chain is deleted, not a live chain. */
   deletedLine: number | null
-  rules: IptablesRule[]
+  /**
+   * In order. The reader's chains make this list when asked for (a new list, and new rule views,
+   * each time, unless the chain was changed by -I or restore input): read it once per use.
+   */
+  readonly rules: IptablesRule[]
+  /** rules.length, without making the list. */
+  readonly ruleCount: number
 }
 
 export interface IptablesTable {

@@ -483,7 +483,13 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
       inInterface: r.inInterface, outInterface: r.outInterface, dport: r.dport, sport: r.sport, comment: r.comment, target: r.target, goto: r.goto,
       modules: r.modules, matches: r.matches, targetOptions: r.targetOptions,
     }))
-    const chains = [...ruleset.tables.values()].flatMap((t) => [...t.chains.values()].map((c) => ({...c, rules: c.rules.map((r) => r.line)})))
+    // What a chain shows (not how the reader keeps its rules: a run of rows, or a list).
+    const chains = [...ruleset.tables.values()].flatMap((t) =>
+      [...t.chains.values()].map((c) => ({
+        table: c.table, name: c.name, builtin: c.builtin, policy: c.policy, counters: c.counters, line: c.line, declared: c.declared, deletedLine: c.deletedLine,
+        rules: c.rules.map((r) => r.line), ruleCount: c.ruleCount,
+      })),
+    )
     return {rules, chains, diagnostics, family: ruleset.family, form: ruleset.form}
   }
 
@@ -517,5 +523,35 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     expect(read.plainLinesRead).toBeGreaterThan(read.ruleset.rules.length / 3)
     // Headerless input (iptables -S) has no open table: all of it goes through readLine.
     expect(parseIptablesText(headerless, 't').plainLinesRead).toBe(0)
+  })
+})
+
+describe('rules kept in rows (rule-store.ts): chains and lines found wrong', () => {
+  it('keeps each chain in order whether its rules come one after another, interleaved, inserted or flushed', () => {
+    const text = ['*nat', ':A - [0:0]', ':B - [0:0]', ':C - [0:0]', '-A C -j C1', '-A C -j C2', '-A C -j C3', '-A A -j X1', '-A B -j X2', '-A A -j X3', '-I A 2 -j X4', '-A B -j X5', '-F B', '-A B -j X6', '-I C -j C0', 'COMMIT', ''].join('\n')
+    for (const plainLines of [true, false]) {
+      const chains = parseIptablesText(text, 't', undefined, {plainLines}).ruleset.tables.get('nat')!.chains
+      const said = (name: string) => {
+        const chain = chains.get(name)!
+        return {targets: chain.rules.map((r) => r.target), lines: chain.rules.map((r) => r.line), count: chain.ruleCount}
+      }
+      expect(said('A')).toEqual({targets: ['X1', 'X4', 'X3'], lines: [8, 11, 10], count: 3})
+      expect(said('B')).toEqual({targets: ['X6'], lines: [14], count: 1})
+      expect(said('C')).toEqual({targets: ['C0', 'C1', 'C2', 'C3'], lines: [15, 5, 6, 7], count: 4})
+    }
+  })
+
+  it('gives a rule after a line found wrong none of that line (its row is the next rule\'s)', () => {
+    // The first line is begun as a rule (comment, target, -s) before its stray word is met.
+    const text = '*nat\n:X - [0:0]\n-A X -s 1.2.3.4/32 -m comment --comment c1 -p tcp --dport 80 -j Y stray\n-A X -j Z\nCOMMIT\n'
+    for (const plainLines of [true, false]) {
+      const {ruleset, diagnostics} = parseIptablesText(text, 't', undefined, {plainLines})
+      expect(diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPT_SYNTAX', 3]])
+      const [rule, ...rest] = ruleset.rules
+      expect(rest).toEqual([])
+      expect({line: rule!.line, target: rule!.target, comment: rule!.comment, source: rule!.source, protocol: rule!.protocol, dport: rule!.dport, text: rule!.text}).toEqual({
+        line: 4, target: 'Z', comment: null, source: null, protocol: null, dport: null, text: '-A X -j Z',
+      })
+    }
   })
 })
