@@ -4,7 +4,7 @@
  * `*:port` for a NodePort on every node address.
  */
 import {isIP} from 'node:net'
-import ipaddr from 'ipaddr.js'
+import {ipaddr} from '../core/ipaddr.js'
 import type {Endpoint, Family, Frontend} from '../model/types.js'
 
 function hostPort(ip: string | null, port: number | null): string {

@@ -16,7 +16,7 @@
  * Never throws on bad input: a malformed line is an IPT_SYNTAX error with its line and the
  * parse goes on; a dump cut off part-way keeps what is complete and says what was cut.
  */
-import ipaddr from 'ipaddr.js'
+import {ipaddr} from '../../core/ipaddr.js'
 import {diag} from '../../core/state.js'
 import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'

@@ -4,7 +4,7 @@
  * `[fd00:10:96::a]` from ipvsadm and an address from the cluster YAML join as the same key.
  */
 import {isIPv4, isIPv6} from 'node:net'
-import ipaddr from 'ipaddr.js'
+import {ipaddr} from '../../core/ipaddr.js'
 import type {Family, Protocol} from '../../model/types.js'
 
 export interface CanonicalIp {

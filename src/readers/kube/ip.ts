@@ -5,7 +5,7 @@
  * their network address ("203.0.113.000/025" -> "203.0.113.0/25", see
  * fixtures/kube/iptables-overall/PROVENANCE.md and the upstream TestBadIPs case).
  */
-import ipaddr from 'ipaddr.js'
+import {ipaddr} from '../../core/ipaddr.js'
 import type {Family} from '../../model/types.js'
 
 export interface ParsedIp {
