@@ -335,6 +335,8 @@ class LineSorter {
     // The hash of a per-service chain is the name after its prefix (KUBE-FW- is one shorter than the others).
     const hashStart = kind === ChainKind.PerService ? nameStart + (piece[nameStart + 7] === 45 /* - */ ? 8 : 9) : nameStart
     if (first === 58 /* : */) {
+      // A dispatch chain (KUBE-SERVICES, ...) is declared for every read: without it, its rules are read as undeclared.
+      if (kind === ChainKind.Dispatch) return true
       if (kind === ChainKind.Sep) {
         this.sepDeclarations.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
         return false

@@ -45,6 +45,10 @@ describe('focused read == full read for the services asked about', () => {
       expect(named(focused, namespace, name), nsName).toEqual(named(full, namespace, name))
       expect(focused.node, nsName).toEqual(full.node)
       expect(focused.diagnostics.filter((d) => d.severity === 'error')).toEqual(full.diagnostics.filter((d) => d.severity === 'error'))
+      // It may skip the whole-dump checks, but says nothing a full read does not.
+      const said = (state: ProxyState) => state.diagnostics.filter((d) => d.severity === 'warning').map((d) => `${d.code} ${d.source?.line ?? ''} ${d.message}`)
+      const fullWarnings = new Set(said(full))
+      expect(said(focused).filter((w) => !fullWarnings.has(w)), nsName).toEqual([])
 
       const anyNamespace = await read(src, [`/${name}`])
       expect(named(anyNamespace, null, name), `/${name}`).toEqual(named(full, null, name))
