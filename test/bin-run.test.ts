@@ -1,0 +1,39 @@
+/**
+ * bin/run.js ends the process itself once a command's output is out (process.exit), instead of
+ * letting node wait for V8's background work. What it must never do is cut the output short: a
+ * pipe takes a large write in parts, and a reader may be slow.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {generateIptablesSave} from '../scripts/bench/gen-iptables.mjs'
+import {ROOT} from './helpers/run-cli.js'
+
+const tmp = mkdtempSync(join(tmpdir(), 'kp-bin-'))
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+/** Runs the built kp with stdout into a pipe that is only read after `delayMs`; resolves with all of it. */
+function runSlowReader(args: string[], delayMs: number): Promise<{stdout: string; exitCode: number}> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}})
+    const chunks: Buffer[] = []
+    child.stdout.pause()
+    setTimeout(() => child.stdout.on('data', (d: Buffer) => chunks.push(d)).resume(), delayMs)
+    child.on('error', reject)
+    child.on('close', (code) => resolve({stdout: Buffer.concat(chunks).toString('utf8'), exitCode: code ?? -1}))
+  })
+}
+
+describe.skipIf(!existsSync(join(ROOT, 'dist/commands/list.js')))('bin/run.js (built)', () => {
+  it('writes all of a large --json into a pipe that is read late, then exits 0', async () => {
+    const dump = join(tmp, 'ipt.txt')
+    await generateIptablesSave(dump, {services: 300, endpointsPerService: 10})
+    const {stdout, exitCode} = await runSlowReader(['list', '--json', '-f', dump], 1500)
+    expect(exitCode).toBe(0)
+    // Far more than a pipe holds (64 KiB): the part written after the reader started must be there too.
+    expect(stdout.length).toBeGreaterThan(500_000)
+    expect((JSON.parse(stdout) as {services: unknown[]}).services).toHaveLength(300)
+  }, 60_000)
+})
