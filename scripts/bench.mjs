@@ -168,6 +168,8 @@ const FORMATS = [
     label: `iptables-save (nf_tables layout${opts.comments === 'always' ? ', comments kept' : ''})`,
     input: (inputs) => inputs.iptables(),
     yardstick: {name: 'iptables-restore-translate -f', run: async (inputs, n) => median(['iptables-restore-translate', '-f', (await inputs.iptables()).path], n)},
+    // A few seconds a run: measured by turns with each kp command (paired()).
+    pairedYardstick: async (inputs) => ['iptables-restore-translate', '-f', (await inputs.iptables()).path],
     explainTarget: explainMiddleService,
   },
   {
@@ -227,11 +229,42 @@ async function median(argv, n, okExits = [0]) {
     results.push(r)
     if (i === 0 && r.seconds > singleRunAbove) break
   }
-  results.sort((a, b) => a.seconds - b.seconds)
-  const mid = results[Math.floor(results.length / 2)]
+  return summary(results)
+}
+
+/** The median run's wall and CPU time, the largest peak memory, of measure() results. */
+function summary(results) {
+  const sorted = [...results].sort((a, b) => a.seconds - b.seconds)
+  const mid = sorted[Math.floor(sorted.length / 2)]
   const cpu = results.map((r) => r.cpuSeconds).filter((c) => c !== null).sort((a, b) => a - b)
   return {seconds: mid.seconds, cpuSeconds: cpu.length ? cpu[Math.floor(cpu.length / 2)] : null, maxRssMB: Math.max(...results.map((r) => r.maxRssMB ?? 0)) || null, runs: results.length, exitCode: results[0].exitCode}
 }
+
+const middle = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+/**
+ * kp and its yardstick by turns, n runs each (kp, yardstick, kp, yardstick, ...): the load of
+ * this shared VM drifts over minutes, and a kp run is compared with the yardstick run next to
+ * it, not with one made minutes apart. Resolves {kp, yard: summary() of each side's runs,
+ * ratio, cpuRatio: the median of the n per-pair ratios}, or {failed}.
+ */
+async function paired(kpArgv, yardArgv, n, okExits = [0]) {
+  const kp = []
+  const yard = []
+  for (let i = 0; i < n; i++) {
+    const k = await measure(kpArgv)
+    if (!okExits.includes(k.exitCode)) return {failed: `exit ${k.exitCode}: ${k.stderr.trim().split('\n')[0] ?? ''}`}
+    const y = await measure(yardArgv)
+    if (y.exitCode !== 0) return {failed: `yardstick exit ${y.exitCode}: ${y.stderr.trim().split('\n')[0] ?? ''}`}
+    kp.push(k)
+    yard.push(y)
+  }
+  const cpu = kp.every((k, i) => k.cpuSeconds && yard[i].cpuSeconds)
+  return {kp: summary(kp), yard: summary(yard), yardRuns: yard, ratio: middle(kp.map((k, i) => k.seconds / yard[i].seconds)), cpuRatio: cpu ? middle(kp.map((k, i) => k.cpuSeconds / yard[i].cpuSeconds)) : null}
+}
+
+/** A paired() result as a percentage: the median of the per-pair ratios. */
+const pairedPct = (p) => (p.failed ? 'n/a' : `${Math.round(100 * p.ratio)} %${p.cpuRatio !== null ? ` (cpu ${Math.round(100 * p.cpuRatio)} %)` : ''}`)
 
 const fmt = (r) =>
   r.failed
@@ -249,6 +282,7 @@ function machine() {
     `- machine: ${cpus().length} × ${model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} GiB free at start), Linux ${release()}`,
     `- node ${process.version}; load average at the end: ${load} (other work on the machine makes times noisier)`,
     `- timing: ${hasTime ? '`/usr/bin/time -f "%e %M %U %S"` (wall seconds, peak RSS, user + sys CPU seconds)' : 'wall clock only (/usr/bin/time is missing: apt-get install time)'}; median of ${runs} runs, peak memory the largest of them; a command whose first run takes over ${singleRunAbove} s is run once (marked [1 run])`,
+    `- against iptables-restore-translate, each kp command and the yardstick run by turns (kp, yardstick, kp, ...: ${runs} each); the percentage is the median of the ${runs} per-pair ratios, the yardstick column the median of all its runs in that row. The machine's load drifts over minutes; a kp run is compared with the yardstick run next to it`,
   ].join('\n')
 }
 
@@ -275,16 +309,33 @@ async function main() {
           continue
         }
         process.stderr.write(`bench: ${format.id} ${services}×${endpointsPerService}: ${gen.lines} lines, ${(gen.bytes / 1e6).toFixed(1)} MB\n`)
-        const list = await median([...KP, 'list', '--json', '-f', gen.path], runs)
-        progress('kp list --json', list)
-        const explain = await median([...KP, 'explain', format.explainTarget(services), '-f', gen.path], runs)
-        progress('kp explain', explain)
-        const yardKey = `${format.yardstick.shared ?? format.id}:${services}`
-        if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await format.yardstick.run(inputs, runs))
-        const yard = yardsticks.get(yardKey)
+        const listArgv = [...KP, 'list', '--json', '-f', gen.path]
+        const explainArgv = [...KP, 'explain', format.explainTarget(services), '-f', gen.path]
+        let list, explain, yard, listPct, explainPct
+        if (format.pairedYardstick) {
+          const yardArgv = await format.pairedYardstick(inputs)
+          const listPair = await paired(listArgv, yardArgv, runs)
+          const explainPair = await paired(explainArgv, yardArgv, runs)
+          list = listPair.failed ? listPair : listPair.kp
+          explain = explainPair.failed ? explainPair : explainPair.kp
+          progress('kp list --json', list)
+          progress('kp explain', explain)
+          const yardRuns = [...(listPair.yardRuns ?? []), ...(explainPair.yardRuns ?? [])]
+          yard = yardRuns.length ? summary(yardRuns) : {failed: 'no yardstick run'}
+          yardsticks.set(`${format.id}:${services}`, yard)
+          ;[listPct, explainPct] = [pairedPct(listPair), pairedPct(explainPair)]
+        } else {
+          list = await median(listArgv, runs)
+          progress('kp list --json', list)
+          explain = await median(explainArgv, runs)
+          progress('kp explain', explain)
+          const yardKey = `${format.yardstick.shared ?? format.id}:${services}`
+          if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await format.yardstick.run(inputs, runs))
+          yard = yardsticks.get(yardKey)
+          ;[listPct, explainPct] = format.yardstick.noTarget ? ['(no yardstick)', '(no yardstick)'] : [pct(list, yard), pct(explain, yard)]
+        }
         progress(format.yardstick.name, yard)
         perSize.push({services, list})
-        const [listPct, explainPct] = format.yardstick.noTarget ? ['(no yardstick)', '(no yardstick)'] : [pct(list, yard), pct(explain, yard)]
         rows.push(
           `| ${format.label} | ${size} | ${gen.lines.toLocaleString('en')} | ${(gen.bytes / 1e6).toFixed(1)} | ${fmt(list)} | ${fmt(explain)} | ${fmt(yard)} | ${listPct} | ${explainPct} |`,
         )
@@ -293,7 +344,7 @@ async function main() {
           checks.push(
             format.yardstick.noTarget
               ? `- ${format.id} ${services} × ${endpointsPerService}: no yardstick tool reads this format here (absolute times above), ${peak}`
-              : `- ${format.id} ${services} × ${endpointsPerService}: list --json ${pct(list, yard)} of ${format.yardstick.name} (target ≤ 50 %), explain ${pct(explain, yard)} (target ≤ 15 %), ${peak}`,
+              : `- ${format.id} ${services} × ${endpointsPerService}: list --json ${listPct} of ${format.yardstick.name} (target ≤ 50 %), explain ${explainPct} (target ≤ 15 %), ${peak}`,
           )
         }
       }
@@ -319,25 +370,28 @@ async function main() {
         const size = `${services.toLocaleString('en')} × ${endpointsPerService}`
         process.stderr.write(`bench: migrate/diff ${services}×${endpointsPerService}\n`)
         const out = join(tmp, `${services}x${endpointsPerService}-migrated.nft`)
-        const migrate = await median([...KP, 'migrate', '--to', 'nftables', '-f', ipt.path, '--out', out], runs)
+        const yardArgv = ['iptables-restore-translate', '-f', ipt.path]
+        const migratePair = await paired([...KP, 'migrate', '--to', 'nftables', '-f', ipt.path, '--out', out], yardArgv, runs)
+        const migrate = migratePair.failed ? migratePair : migratePair.kp
         progress('kp migrate', migrate)
         const migrated = migrate.failed ? null : fileStats(out)
         // kp diff exits 1 when the two states differ; both are results, not failures.
-        const diff = await median([...KP, 'diff', ipt.path, nft.path], runs, [0, 1])
+        const diffPair = await paired([...KP, 'diff', ipt.path, nft.path], yardArgv, runs, [0, 1])
+        const diff = diffPair.failed ? diffPair : diffPair.kp
         progress('kp diff', diff)
-        const summary = diff.failed ? '' : summaryOf([...KP, 'diff', ipt.path, nft.path])
-        const yardKey = `iptables-save:${services}`
-        if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await median(['iptables-restore-translate', '-f', ipt.path], runs))
-        const yard = yardsticks.get(yardKey)
+        const summaryText = diff.failed ? '' : summaryOf([...KP, 'diff', ipt.path, nft.path])
+        const yardRuns = [...(migratePair.yardRuns ?? []), ...(diffPair.yardRuns ?? [])]
+        const yard = yardRuns.length ? summary(yardRuns) : {failed: 'no yardstick run'}
+        progress('iptables-restore-translate -f', yard)
         issue4PerSize.push({services, migrate, diff})
         if (services === Math.max(...sizes)) {
           const mb = (r) => (r.maxRssMB ? `${Math.round(r.maxRssMB)} MB` : 'n/a')
-          checks.push(`- migrate ${services} × ${endpointsPerService}: ${pct(migrate, yard)} of iptables-restore-translate -f, peak memory ${mb(migrate)} (target < 600 MB)`)
-          checks.push(`- diff ${services} × ${endpointsPerService}: ${pct(diff, yard)} of iptables-restore-translate -f (which reads one of its two inputs), peak memory ${mb(diff)} (target < 600 MB)`)
+          checks.push(`- migrate ${services} × ${endpointsPerService}: ${pairedPct(migratePair)} of iptables-restore-translate -f, peak memory ${mb(migrate)} (target < 600 MB)`)
+          checks.push(`- diff ${services} × ${endpointsPerService}: ${pairedPct(diffPair)} of iptables-restore-translate -f (which reads one of its two inputs), peak memory ${mb(diff)} (target < 600 MB)`)
         }
         issue4Rows.push(
-          `| \`kp migrate --to nftables --out FILE\` | ${size} | ${ipt.lines.toLocaleString('en')} iptables-save lines → ${migrated ? `${migrated.lines.toLocaleString('en')} nft lines` : '-'} | ${fmt(migrate)} | ${fmt(yard)} | ${pct(migrate, yard)} |`,
-          `| \`kp diff\` iptables-save vs ${nftForm} | ${size} | ${ipt.lines.toLocaleString('en')} + ${nft.lines.toLocaleString('en')} lines; exit ${diff.failed ? '-' : diff.exitCode}${summary ? `: ${summary}` : ''} | ${fmt(diff)} | ${fmt(yard)} | ${pct(diff, yard)} |`,
+          `| \`kp migrate --to nftables --out FILE\` | ${size} | ${ipt.lines.toLocaleString('en')} iptables-save lines → ${migrated ? `${migrated.lines.toLocaleString('en')} nft lines` : '-'} | ${fmt(migrate)} | ${fmt(yard)} | ${pairedPct(migratePair)} |`,
+          `| \`kp diff\` iptables-save vs ${nftForm} | ${size} | ${ipt.lines.toLocaleString('en')} + ${nft.lines.toLocaleString('en')} lines; exit ${diff.failed ? '-' : diff.exitCode}${summaryText ? `: ${summaryText}` : ''} | ${fmt(diff)} | ${fmt(yard)} | ${pairedPct(diffPair)} |`,
         )
       }
       if (issue4PerSize.length >= 2) {
