@@ -12,7 +12,7 @@ import type {BundleFacts} from '../readers/bundle.js'
 import type {FileReadRequest} from '../readers/read-state.js'
 import type {FormatId, ReadFocus, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
-import {bufferedStreamOut, writeCompactJson} from './json-out.js'
+import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 
@@ -151,8 +151,9 @@ export abstract class KpCommand extends Command {
   override logJson(json: unknown): void {
     // Indented for a person at a terminal; compact into a pipe or file, where jq or a program
     // reads it: a 10,000-service state is 24 MB instead of 48 MB, and written in pieces, never
-    // held whole (src/cli/json-out.ts). Writes to pipes and files are synchronous here.
+    // held whole (src/cli/json-out.ts).
     if (!process.stdout.isTTY) {
+      blockWhenPipe(process.stdout)
       writeCompactJson(json, bufferedStreamOut(process.stdout))
     } else {
       // In 1 MiB pieces: one write would encode the whole document into one buffer at once.

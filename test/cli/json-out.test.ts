@@ -3,6 +3,7 @@
  * JSON.stringify's text, whatever the document holds.
  */
 import {readFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
 import {Writable} from 'node:stream'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -104,4 +105,37 @@ describe('bufferedStreamOut', () => {
     expect(new Set(held.map((b) => b.buffer)).size).toBe(held.length)
     expect(Buffer.concat(held).toString('utf8')).toBe(JSON.stringify(doc))
   })
+})
+
+describe('blockWhenPipe', () => {
+  /**
+   * A child process writes 4 MiB to its stdout, a pipe this test reads only after a while, and
+   * says on stderr how much of it was still queued in the child when write() returned.
+   */
+  const queuedAfterWrite = (block: boolean): Promise<{queued: number; received: number}> =>
+    new Promise((resolve, reject) => {
+      const script = [
+        `import {blockWhenPipe} from ${JSON.stringify(join(ROOT, 'src/cli/json-out.ts'))}`,
+        block ? 'blockWhenPipe(process.stdout)' : '',
+        'process.stdout.write(Buffer.alloc(4 << 20, 120))',
+        'process.stderr.write(String(process.stdout.writableLength))',
+      ].join('\n')
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {cwd: ROOT})
+      let received = 0
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      child.stdout.pause()
+      setTimeout(() => child.stdout.on('data', (d: Buffer) => (received += d.length)).resume(), 300)
+      child.on('error', reject)
+      child.on('close', () => resolve({queued: Number(stderr), received}))
+    })
+
+  it('makes a write into a pipe return only once the pipe has taken it (nothing left queued in the process)', async () => {
+    const blocking = await queuedAfterWrite(true)
+    expect(blocking).toEqual({queued: 0, received: 4 << 20})
+    // Without it, libuv's non-blocking pipe keeps what the reader has not taken yet: what the fix is for.
+    const plain = await queuedAfterWrite(false)
+    expect(plain.received).toBe(4 << 20)
+    expect(plain.queued).toBeGreaterThan(0)
+  }, 30_000)
 })
