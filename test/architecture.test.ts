@@ -1,7 +1,7 @@
 /**
  * The layer rules of DESIGN §1 and docs/architecture.md, checked on the source text:
  * the model imports nothing, only src/live runs programs, only the kube reader knows yaml,
- * only the CLI layer knows oclif / chalk / cli-table3, and nothing in src writes to the console.
+ * only the CLI layer knows oclif / chalk, and nothing in src writes to the console.
  */
 import {readFileSync, readdirSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
@@ -45,8 +45,8 @@ describe('layer rules', () => {
   it('only the kube reader imports yaml', () => {
     expect(offenders((p) => p.startsWith('src/readers/kube/'), /^yaml$/)).toEqual([])
   })
-  it('only the CLI layer imports oclif, chalk and cli-table3', () => {
-    expect(offenders((p) => p.startsWith('src/cli/') || p.startsWith('src/commands/'), /^(@oclif\/|chalk$|cli-table3$)/)).toEqual([])
+  it('only the CLI layer imports oclif and chalk', () => {
+    expect(offenders((p) => p.startsWith('src/cli/') || p.startsWith('src/commands/'), /^(@oclif\/|chalk$)/)).toEqual([])
   })
   it('readers, renderers and analyses do not import commands or the CLI layer', () => {
     const core = files.filter((f) => /^src\/(readers|render|analyze|core|model)\//.test(f.path))
