@@ -70,13 +70,19 @@ function cmpRef(a: SourceRef, b: SourceRef): number {
   return cmp(a.path, b.path) || a.line - b.line
 }
 
+function inOrder<T>(list: T[], compare: (a: T, b: T) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (compare(list[i - 1]!, list[i]!) > 0) return false
+  return true
+}
+
 /** Sorts everything a state holds into the stable order of DESIGN §2, in place, and returns it. */
 export function sortState(state: ProxyState): ProxyState {
   for (const sp of state.services) {
     sp.frontends.sort((a, b) => frontendOrder[a.type] - frontendOrder[b.type] || cmp(a.ip, b.ip) || cmp(a.port, b.port))
     for (const fe of sp.frontends) fe.sourceRanges.sort()
     sp.endpoints.sort((a, b) => cmp(a.ip, b.ip) || cmp(a.port, b.port))
-    sp.rules.sort(cmpRef)
+    // Readers mostly give the refs in order already; a sorted list is only checked.
+    if (!inOrder(sp.rules, cmpRef)) sp.rules.sort(cmpRef)
   }
   state.services.sort(
     (a, b) =>
