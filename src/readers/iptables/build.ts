@@ -855,23 +855,28 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
   }
   const services: ServicePort[] = []
+  /** By service: the line of the first rule read for it (its refs are in line order). */
+  const firstLines: Array<number | null> = []
   for (const g of groups.values()) {
     const sp = servicePortOf(g)
-    if (sp) services.push(sp)
+    if (sp) {
+      services.push(sp)
+      firstLines.push(g.refLines[0] ?? null)
+    }
   }
 
   // Two service ports on one address:port/protocol: kube-proxy never writes that, so the dump was
   // edited or mixes syncs (fixtures/iptables/upstream-sortrules-transition: 192.168.99.22).
   const owners = new Map<string, string>()
-  for (const sp of services) {
+  services.forEach((sp, i) => {
     const who = `${sp.namespace ?? '?'}/${sp.name ?? '?'}:${sp.portName ?? '?'}`
     for (const fe of sp.frontends) {
       const where = `${fe.type === 'NodePort' ? `NodePort ${fe.ip ?? '*'}` : fe.ip}:${fe.port ?? '?'}/${sp.protocol}`
       const other = owners.get(where)
-      if (other !== undefined && other !== who) warn('IPT_FRONTEND_CONFLICT', `${where} belongs to both ${other} and ${who}`, sp.rules[0]?.line ?? null)
+      if (other !== undefined && other !== who) warn('IPT_FRONTEND_CONFLICT', `${where} belongs to both ${other} and ${who}`, firstLines[i] ?? null)
       else owners.set(where, who)
     }
-  }
+  })
 
   // ---- 7. foreign rules and chains, in one pass over every rule.
   const masqMark = node.masqueradeMark

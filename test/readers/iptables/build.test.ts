@@ -159,6 +159,23 @@ describe('node settings', () => {
 })
 
 describe('what is reported, never invented', () => {
+  it('two service ports on one address: IPT_FRONTEND_CONFLICT points at the second one\'s first rule read (its KUBE-SERVICES rule), not its first line', async () => {
+    const [a, b] = ['ns1/a:p', 'ns1/b:p']
+    const text = dump(
+      [
+        ...clusterService(a, '10.96.4.1', 80, ['10.244.1.1:80']),
+        ...clusterService(b, '10.96.4.1', 80, ['10.244.1.2:80']),
+      ],
+      // b's health check is in the filter table, which comes first in the dump.
+      [`-A KUBE-NODEPORTS -m comment --comment "${b} health check node port" -m tcp -p tcp --dport 30999 -j ACCEPT`],
+    )
+    const state = await readText(text)
+    const conflict = state.diagnostics.find((d) => d.code === 'IPT_FRONTEND_CONFLICT')
+    expect(conflict?.message).toBe('10.96.4.1:80/TCP belongs to both ns1/a:p and ns1/b:p')
+    const lines = text.split('\n')
+    expect(lines[conflict!.source!.line - 1]).toContain(`"${b} cluster IP"`)
+    expect(lines[conflict!.source!.line - 1]).toMatch(/^-A KUBE-SERVICES /)
+  })
   it('a hand-edited chain name: IPT_HASH_MISMATCH for the service chain and the endpoint chain', async () => {
     const spn = 'ns1/a:p'
     const text = dump(clusterService(spn, '10.96.3.1', 80, ['10.244.1.1:80'])).replaceAll(H(spn), 'AAAAAAAAAAAAAAAA').replaceAll(SEP(spn, '10.244.1.1:80'), 'KUBE-SEP-BBBBBBBBBBBBBBBB')
