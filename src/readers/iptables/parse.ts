@@ -22,7 +22,7 @@ import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {memoryBytes, textPieces} from '../bytes.js'
 import {selectFocusedLines, type FocusedLines} from './focus.js'
-import {RuleStore} from './rule-store.js'
+import {ROW_WIDTH, RuleStore} from './rule-store.js'
 import {BUILTIN_CHAINS, mayHold} from './ruleset.js'
 import type {IptablesChain, IptablesCounters, IptablesMatch, IptablesOption, IptablesRule, IptablesRuleset, IptablesTable} from './ruleset.js'
 import {newWordBuffer, tokenizeInto, type WordBuffer} from './tokenize.js'
@@ -488,8 +488,8 @@ function newRareFields(): RareRuleFields {
 }
 
 /**
- * Where a rule's fields are in its RuleStore row (./rule-store.ts). Numbers are kept as they
- * are; the other fields are indexes into the store's values.
+ * Where a rule's fields are in its RuleStore row (./rule-store.ts; a row has ROW_WIDTH places).
+ * Numbers are kept as they are; the other fields are indexes into the store's values.
  */
 const LINE = 0
 const START = 1
@@ -506,6 +506,7 @@ const SRC = 11
 const DST = 12
 const DPORT = 13
 const RARE = 14
+if (RARE >= ROW_WIDTH) throw new Error('parse.ts: a rule has more fields than a RuleStore row has places')
 
 /**
  * A rule as the reader keeps it: a row of the reader's RuleStore, holding the common fields and
