@@ -87,7 +87,7 @@ export interface IptablesChain {
    * In order. The reader's chains make this list when asked for (a new list, and new rule views,
    * each time, unless the chain was changed by -I or restore input): read it once per use.
    */
-  readonly rules: IptablesRule[]
+  readonly rules: readonly IptablesRule[]
   /** rules.length, without making the list. */
   readonly ruleCount: number
 }
@@ -114,7 +114,7 @@ export interface IptablesRuleset {
   family: 'IPv4' | 'IPv6' | null
   tables: Map<string, IptablesTable>
   /** The rules of all chains of all tables, in source order (the same objects as in the chains; a rule flushed by -F is in none). */
-  readonly rules: IptablesRule[]
+  readonly rules: readonly IptablesRule[]
   /**
    * A focused read (ReadOptions.focus, ./focus.ts): only the chosen services' rules and the
    * node-wide ones were read, so checks over the whole dump must not run. Absent: a full read.
