@@ -167,8 +167,8 @@ const FORMATS = [
     id: 'iptables-save',
     label: `iptables-save (nf_tables layout${opts.comments === 'always' ? ', comments kept' : ''})`,
     input: (inputs) => inputs.iptables(),
-    yardstick: {name: 'iptables-restore-translate -f', run: async (inputs, n) => median(['iptables-restore-translate', '-f', (await inputs.iptables()).path], n)},
-    // A few seconds a run: measured by turns with each kp command (paired()).
+    // A few seconds a run: measured by turns with each kp command (paired()), not once for the row.
+    yardstick: {name: 'iptables-restore-translate -f'},
     pairedYardstick: async (inputs) => ['iptables-restore-translate', '-f', (await inputs.iptables()).path],
     explainTarget: explainMiddleService,
   },
@@ -323,7 +323,6 @@ async function main() {
           progress('kp explain', explain)
           const yardRuns = [...(listPair.yardRuns ?? []), ...(explainPair.yardRuns ?? [])]
           yard = yardRuns.length ? summary(yardRuns) : {failed: 'no yardstick run'}
-          yardsticks.set(`${format.id}:${services}`, yard)
           ;[listPct, explainPct] = [pairedPct(listPair), pairedPct(explainPair)]
         } else {
           list = await median(listArgv, runs)

@@ -98,7 +98,7 @@ export function bufferedStreamOut(stream: NodeJS.WritableStream & {writableLengt
  * Makes `stream` block when it is a pipe (`kp list --json | jq`). libuv opens a pipe non-blocking,
  * so the part of a write the reader has not taken yet was queued in memory: bufferedStreamOut then
  * could not reuse its buffer, and a 10,000-service `--json` into a pipe held all 27 MB in fresh
- * buffers and took ~0.6 s longer than into a file (docs/benchmarks.md). Blocking, a write returns
+ * buffers and took 0.3–0.7 s longer than into a file (docs/benchmarks.md). Blocking, a write returns
  * once the pipe has taken it, so the reader sets the pace, as with a file. Files and terminals are
  * left as they are.
  */
