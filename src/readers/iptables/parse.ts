@@ -290,9 +290,12 @@ function spellingOf(word: string, shared: Shared): OptionSpelling {
 const isBlankCode = (c: number): boolean => c === 32 || c === 9
 
 /**
- * A walk over the words of a plain rule: a line, or a part of one, that holds no `"` and no `!`.
- * Its words are then the runs between blanks, none quoted and none negated (what tokenizeInto
- * would make of it), found by position, so that a word becomes a string only when it is kept.
+ * A walk over the words of a plain rule: a line, or a part of one, that holds no `!` and whose
+ * quotes, if any, each quote one whole word (quotesAreWholeWords). Its words are then the runs
+ * between blanks and the quoted words, none negated (what tokenizeInto would make of it), found
+ * by position, so that a word becomes a string only when it is kept. Quotes are how iptables-save
+ * writes every comment (`--comment "ns/name:port"`): a node that keeps them (below kube-proxy's
+ * large-cluster threshold, or a release before it) has one on most rules.
  * Two readers walk plain rules this way: readPlainAppend, for the rules of a full read, and
  * firstOptionOfPlainText, for the builder's questions. Both read words as readRuleWords does:
  * a change to how words are read there goes here too (test/readers/iptables/parse.test.ts
@@ -300,21 +303,24 @@ const isBlankCode = (c: number): boolean => c === 32 || c === 9
  */
 interface PlainWords {
   text: string
-  /** Where the current word starts and ends: [start, at). */
+  /** Where the current word starts and ends, quotes included: [start, at). */
   start: number
   at: number
+  /** The current word is in quotes: its value is [start + 1, at - 1), and it is never an option. */
+  quoted: boolean
   /** The end of the part walked. */
   end: number
 }
 
 /** One cursor for both walkers: neither calls the other, and neither keeps it across calls. */
-const plainWords: PlainWords = {text: '', start: 0, at: 0, end: 0}
+const plainWords: PlainWords = {text: '', start: 0, at: 0, quoted: false, end: 0}
 
 function startPlainWords(text: string, from: number, end: number): PlainWords {
   const w = plainWords
   w.text = text
   w.start = from
   w.at = from
+  w.quoted = false
   w.end = end
   return w
 }
@@ -326,8 +332,52 @@ function nextPlainWord(w: PlainWords): boolean {
   while (at < end && isBlankCode(text.charCodeAt(at))) at++
   if (at >= end) return false
   w.start = at
+  if (text.charCodeAt(at) === 34 /* " */) {
+    // A whole quoted word (the walkers check that first): it ends past its closing quote.
+    at++
+    while (at < end && text.charCodeAt(at) !== 34) at++
+    w.at = at < end ? at + 1 : end
+    w.quoted = true
+    return true
+  }
   while (at < end && !isBlankCode(text.charCodeAt(at))) at++
   w.at = at
+  w.quoted = false
+  return true
+}
+
+/** The value of the word at the cursor: the word, or what its quotes hold. */
+function plainWordValue(w: PlainWords): string {
+  return w.quoted ? w.text.slice(w.start + 1, w.at - 1) : w.text.slice(w.start, w.at)
+}
+
+/**
+ * Whether every `"` of text[firstQuote, to) (the part from `lineStart`, whose first quote is at
+ * firstQuote) opens a whole word and closes it: a blank or the part's start before it, a closing
+ * `"` before `to` with no backslash between (tokenizeInto's escape), and a blank or `to` after
+ * that. Such a word is one value to tokenizeInto, quotes taken off; anything else (`a"b c"`,
+ * `"a\"b"`, an unclosed quote) is left to the tokenizer. Walks only [firstQuote, to).
+ */
+function quotesAreWholeWords(text: string, lineStart: number, firstQuote: number, to: number): boolean {
+  let i = firstQuote
+  while (i < to) {
+    const c = text.charCodeAt(i)
+    if (c !== 34 /* " */) {
+      i++
+      continue
+    }
+    if (i > lineStart && !isBlankCode(text.charCodeAt(i - 1))) return false
+    i++
+    for (;;) {
+      if (i >= to) return false
+      const q = text.charCodeAt(i)
+      if (q === 34) break
+      if (q === 92 /* \ */) return false
+      i++
+    }
+    i++
+    if (i < to && !isBlankCode(text.charCodeAt(i))) return false
+  }
   return true
 }
 
@@ -348,13 +398,15 @@ function plainSpelling(w: PlainWords): OptionSpelling | undefined {
   return KNOWN_SPELLINGS.get(text.slice(start, w.at))
 }
 
-/** Whether text[from, to) holds a `"` or a `!`, which a plain walk cannot read. */
-function holdsQuoteOrBang(text: string, from: number, to: number): boolean {
+/** Whether a plain walk can read text[from, to): no `!`, and quotes only around whole words. */
+function isPlainText(text: string, from: number, to: number): boolean {
+  let firstQuote = -1
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i)
-    if (c === 34 /* " */ || c === 33 /* ! */) return true
+    if (c === 33 /* ! */) return false
+    if (c === 34 /* " */ && firstQuote < 0) firstQuote = i
   }
-  return false
+  return firstQuote < 0 || quotesAreWholeWords(text, from, firstQuote, to)
 }
 
 /** Fills the common field an option sets (-p, -s, -d, -i, -o, --dport, --sport, --comment) from its first value. */
@@ -733,7 +785,7 @@ class LazyRule implements IptablesRule {
         // The value is the word there, as the plain walk cut it.
         const dump = this.dump
         const w = startPlainWords(dump, this.start + keptOffsetOf(code), this.end)
-        return nextPlainWord(w) ? dump.slice(w.start, w.at) : undefined
+        return nextPlainWord(w) ? plainWordValue(w) : undefined
       }
     }
     return mayHold(this, name) ? this.firstOption(name, afterTarget)?.values[0] : undefined
@@ -802,6 +854,8 @@ class ParsedChain implements IptablesChain {
   policy: string | null = null
   counters: IptablesCounters | null = null
   deletedLine: number | null = null
+  /** The chain made after this one in the same table: whose rules a save lists next (readPlainAppend). */
+  next: ParsedChain | null = null
   private first = 0
   private count = 0
   private list: IptablesRule[] | null = null
@@ -880,7 +934,7 @@ let listedOptions: OptionLists = emptyLists(null)
  * path; test/readers/iptables/parse.test.ts checks both paths give the same option.
  */
 export function firstOptionOfPlainText(text: string, from: number, to: number, optionsFrom: number, name: string, afterTarget: boolean): IptablesOption | undefined | null {
-  if (holdsQuoteOrBang(text, from, to)) return null
+  if (!isPlainText(text, from, to)) return null
   const w = startPlainWords(text, from, to)
   for (let k = 0; k < optionsFrom; k++) if (!nextPlainWord(w)) return null
   // The module in force, as a range of the text: sliced only for the option returned. Nothing
@@ -888,6 +942,8 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
   let moduleStart = -1
   let moduleEnd = -1
   let inTarget = false
+  // A quoted module name (`-m "comment"`) is the name without its quotes, as tokenizeInto gives it.
+  const quoteLength = (): number => (w.quoted ? 1 : 0)
   while (nextPlainWord(w)) {
     if (!plainWordIsOption(w)) return null
     const sp = plainSpelling(w)
@@ -898,8 +954,8 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
     }
     if (sp?.field === Field.Module) {
       if (!nextPlainWord(w)) return null
-      moduleStart = w.start
-      moduleEnd = w.at
+      moduleStart = w.start + quoteLength()
+      moduleEnd = w.at - quoteLength()
       continue
     }
     const wanted = inTarget === afterTarget && (sp !== undefined ? sp.name === name : plainWordIs(w, name))
@@ -909,7 +965,7 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
       if (wanted) values = arity === 1 ? [''] : new Array<string>(arity)
       for (let k = 0; k < arity; k++) {
         if (!nextPlainWord(w)) return null
-        if (values !== null) values[k] = text.slice(w.start, w.at)
+        if (values !== null) values[k] = plainWordValue(w)
       }
     } else {
       // Up to the next option: look ahead, and step back when the next word is one.
@@ -920,7 +976,7 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
           w.at = before
           break
         }
-        if (wanted) (values ??= []).push(text.slice(w.start, w.at))
+        if (wanted) (values ??= []).push(plainWordValue(w))
       }
     }
     if (sp?.field === Field.Counters) continue
@@ -1095,9 +1151,15 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     return headerless.block.chains
   }
 
+  /** The chain made last, and its map. */
+  let madeChain: ParsedChain | null = null
+  let madeChains: Map<string, ParsedChain> | null = null
   const newChain = (chains: Map<string, ParsedChain>, name: string, line: number, declare: boolean): ParsedChain => {
     const chain = new ParsedChain(store, current?.name ?? '', name, line, declare)
     chains.set(name, chain)
+    if (madeChains === chains && madeChain !== null) madeChain.next = chain
+    madeChain = chain
+    madeChains = chains
     return chain
   }
 
@@ -1321,11 +1383,14 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   /**
    * The last two targets of plain rules, found again where they are written: SEP chains alternate
    * KUBE-MARK-MASQ and DNAT (200,000 rules of a large dump), and each would otherwise be cut out
-   * and looked up twice. Equal strings to what the lookup gives.
+   * again. Any other target is kept as written (a slice of the text), not looked up among the
+   * table's chains to share the chain's own name string: the builder looks up each jump's chain
+   * once anyway, and this lookup of 110,000 SVC->SEP and dispatch targets cost ~0.1 s of a
+   * 10,000-service read, for +4 MB of peak memory (docs/benchmarks.md).
    */
   let recentTarget = ''
   let otherTarget = ''
-  const plainTarget = (piece: string, w: PlainWords, chains: Map<string, IptablesChain>): string => {
+  const plainTarget = (piece: string, w: PlainWords): string => {
     const length = w.at - w.start
     if (recentTarget.length === length && piece.startsWith(recentTarget, w.start)) return recentTarget
     if (otherTarget.length === length && piece.startsWith(otherTarget, w.start)) {
@@ -1334,11 +1399,22 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       recentTarget = found
       return found
     }
-    const t = piece.slice(w.start, w.at)
-    const target = chains.get(t)?.name ?? intern(t)
+    const target = piece.slice(w.start, w.at)
     otherTarget = recentTarget
     recentTarget = target
     return target
+  }
+
+  /**
+   * The comment of the last plain rule that had one, compared where the next one is written: a
+   * dump that keeps comments repeats each on all the rules of a service's chains (10 to 40 lines
+   * in a row), and each would otherwise be cut out and interned. The same string intern gives.
+   */
+  let recentComment = ''
+  const plainComment = (piece: string, from: number, to: number): string => {
+    if (recentComment.length === to - from && piece.startsWith(recentComment, from)) return recentComment
+    recentComment = intern(piece.slice(from, to))
+    return recentComment
   }
 
   /**
@@ -1358,13 +1434,22 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     // Each search starts past the last one's line, so the piece is searched once in all.
     if (quoteAt < pos) quoteAt = nextAt(piece, '"', pos)
     if (bangAt < pos) bangAt = nextAt(piece, '!', pos)
-    if (quoteAt < nl || bangAt < nl) return false
+    if (bangAt < nl || (quoteAt < nl && !quotesAreWholeWords(piece, pos, quoteAt, nl))) return false
     const w = startPlainWords(piece, pos + 2, nl)
-    if (!nextPlainWord(w)) return false
+    if (!nextPlainWord(w) || w.quoted) return false
     const chains = current.chains
-    // Most lines add to the chain of the line before: its name is compared where it is written.
+    // Most lines add to the chain of the line before, and most others to the chain declared
+    // after it (a save lists each chain's rules in the order it declares the chains): their names
+    // are compared where the line has it, before a lookup among the table's 110,000 chains.
     const lastChain = lastRuleChain
-    const chain = chains === lastRuleChains && lastChain !== null && lastChain.name.length === w.at - w.start && piece.startsWith(lastChain.name, w.start) ? lastChain : chains.get(piece.slice(w.start, w.at))
+    const length = w.at - w.start
+    let chain: ParsedChain | undefined
+    if (chains === lastRuleChains && lastChain !== null) {
+      const next = lastChain.next
+      if (lastChain.name.length === length && piece.startsWith(lastChain.name, w.start)) chain = lastChain
+      else if (next !== null && next.name.length === length && piece.startsWith(next.name, w.start)) chain = next
+    }
+    chain ??= chains.get(piece.slice(w.start, w.at))
     if (chain === undefined || chain.deletedLine !== null) return false
     // Made before the words are read, and dropped if they are found wrong: nothing refers to it yet.
     const rule = newRule(store, idx + 1, chain.table, chain.name, piece, pos, nl, 2)
@@ -1378,8 +1463,9 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (!plainWordIsOption(w)) return dropPlain(rule)
       const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
       if (sp.field === Field.Jump || sp.field === Field.Goto) {
-        if (rule.target !== null || !nextPlainWord(w)) return dropPlain(rule)
-        rule.target = plainTarget(piece, w, chains)
+        // A quoted target (hand-written) is readLine's: plainTarget compares words as written.
+        if (rule.target !== null || !nextPlainWord(w) || w.quoted) return dropPlain(rule)
+        rule.target = plainTarget(piece, w)
         rule.goto = sp.field === Field.Goto
         afterTarget = true
         continue
@@ -1389,6 +1475,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         continue
       }
       if (sp.field === Field.Counters) return dropPlain(rule)
+      /** The first value: where its word starts (a quote, if quoted), and its text's [from, to). */
+      let wordFrom = -1
       let valueFrom = -1
       let valueTo = -1
       const arity = sp.arity
@@ -1396,8 +1484,9 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         for (let k = 0; k < arity; k++) {
           if (!nextPlainWord(w)) return dropPlain(rule)
           if (k === 0) {
-            valueFrom = w.start
-            valueTo = w.at
+            wordFrom = w.start
+            valueFrom = w.quoted ? w.start + 1 : w.start
+            valueTo = w.quoted ? w.at - 1 : w.at
           }
         }
       } else {
@@ -1409,13 +1498,20 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
             break
           }
           if (valueFrom < 0) {
-            valueFrom = w.start
-            valueTo = w.at
+            wordFrom = w.start
+            valueFrom = w.quoted ? w.start + 1 : w.start
+            valueTo = w.quoted ? w.at - 1 : w.at
           }
         }
       }
-      if (kept === NONE_KEPT && sp.kept >= 0 && valueFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = keptCode(sp.kept, valueFrom - pos)
+      // firstValue walks to the word from there, and takes its quotes off as here.
+      if (kept === NONE_KEPT && sp.kept >= 0 && wordFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = keptCode(sp.kept, wordFrom - pos)
       if (afterTarget || sp.field === Field.None) continue
+      if (sp.field === Field.Comment) {
+        // fillField's `??=`: the first comment counts.
+        if (rule.comment === null) rule.comment = valueFrom < 0 ? intern('') : plainComment(piece, valueFrom, valueTo)
+        continue
+      }
       if (sp.field === Field.Source && ++sources === 1) continue
       if (sp.field === Field.Destination && ++destinations === 1) continue
       fillField(rule, sp.field, valueFrom < 0 ? '' : piece.slice(valueFrom, valueTo), false, shared)

@@ -299,6 +299,10 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
     '-A X -g Y',
     '-A X\t-m statistic  --mode random\t--probability 0.25   -j Y',
     '-A X -m comment --comment "quoted words" -j Y',
+    '-A X -m "comment" --comment "" -s "1.2.3.4" -m statistic --probability "0.5" -j DNAT --to-destination "1.2.3.4:80"',
+    '-A X -m comment --comment "-x" -j Y',
+    '-A X -m comment --comment "a \\"b\\"" -j Y',
+    '-A X -m comment --comment a"b c"d -j Y',
     '-A X ! -s 1.2.3.4 -j Y',
     '-A X -m mark --mark 0x4000/0x4000 -j MARK --set-xmark 0x4000/0x0',
     '[3:180] -A X -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
@@ -336,9 +340,16 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
     expect(firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', false)).toBeUndefined()
   })
 
-  it('leaves quoted and negated rules to the full re-read', () => {
-    expect(firstOptionOfPlainText(...whole('-A X -m comment --comment "a b" -j Y'), 2, '--comment', false)).toBeNull()
+  it('reads quoted whole words (how iptables-save writes comments) without their quotes', () => {
+    expect(firstOptionOfPlainText(...whole('-A X -m comment --comment "a b" -j Y'), 2, '--comment', false)).toEqual({name: '--comment', values: ['a b'], negated: false, module: 'comment'})
+    expect(firstOptionOfPlainText(...whole('-A X -m "comment" --comment "" -j DNAT --to-destination "1.2.3.4:80"'), 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: 'comment'})
+  })
+
+  it('leaves negated rules, and quotes that are not around one whole word, to the full re-read', () => {
     expect(firstOptionOfPlainText(...whole('-A X ! -s 1.2.3.4 -j Y'), 2, '-s', false)).toBeNull()
+    for (const comment of ['"a \\"b\\""', 'a"b c"d', '"a"b', '"unclosed', '"a \\\\ b"']) {
+      expect(firstOptionOfPlainText(...whole(`-A X -m comment --comment ${comment} -j Y`), 2, '--comment', false), comment).toBeNull()
+    }
   })
 
   it('walks only its own part of a longer text (a rule keeps offsets into its piece of the dump)', () => {
@@ -398,6 +409,9 @@ describe('firstValue: the values readPlainAppend kept the place of (--probabilit
     '-A X -j DNAT --probability 0.5',
     '-A X -m foo --to-destination 1.1.1.1:1 -j Y',
     '-A X -m comment --comment "a b" -m statistic --mode random --probability 0.75 -j Y',
+    // Quoted values (hand-written): kept where their word starts, read without the quotes.
+    '-A X -m statistic --mode random --probability "0.125" -j DNAT --to-destination "[fd00::1]:80"',
+    '-A X -m comment --comment "a \\"b" -m statistic --mode random --probability 0.75 -j Y',
     '-A X -j Y',
   ]
   const texts = [...FIXTURE_DUMPS, `*nat\n:X - [0:0]\n:Y - [0:0]\n${KEPT_TRICKY.join('\n')}\nCOMMIT\n`]
@@ -460,6 +474,22 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     ' -A X -j Y',
     '-A NEW -j Y',
     '-A X -m comment --comment "q" -j Y',
+    // Quotes: around whole words they are read in place (how iptables-save writes comments);
+    // escapes, quotes inside a word, unclosed ones, quoted chains and targets go to readLine.
+    '-A X -m comment --comment "ns/svc:port cluster IP" -p tcp --dport 80 -j Y',
+    '-A X -m comment --comment "" -j Y',
+    '-A X -m comment --comment "-x" -j Y',
+    '-A X\t-m comment --comment\t"tab before"\t-j Y',
+    '-A X -m "comment" --comment "c" -s "1.2.3.4" -m statistic --mode random --probability "0.5" -j DNAT --to-destination "1.2.3.4:80"',
+    '-A X -j Y -m comment --comment "at the end"',
+    '-A X -m comment --comment "a \\"b\\"" -j Y',
+    '-A X -m comment --comment a"b c"d -j Y',
+    '-A X -m comment --comment "a"b -j Y',
+    '-A X -m comment --comment "a" "b" -j Y',
+    '-A X -m comment --comment "unclosed -j Y',
+    '-A X -m comment --comment "!x" -j Y',
+    '-A X -j "Y"',
+    '-A "X" -j Y',
     '-A X ! -p tcp -j Y',
     '-A X',
     '-AX -j Y',
@@ -500,7 +530,7 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   it('gives the same for mutated fixtures, and the same first values (firstValue) as the full re-read', () => {
     const rnd = prng(7031)
     for (let i = 0; i < 300; i++) {
-      const text = mutate(FIXTURE_DUMPS[i % FIXTURE_DUMPS.length]!, rnd, [...COMMON_NOISE, ' -s 1.2.3.4', ' --probability 0.5', ' -j DNAT --to-destination 9.9.9.9:9', ' -d ::1'])
+      const text = mutate(FIXTURE_DUMPS[i % FIXTURE_DUMPS.length]!, rnd, [...COMMON_NOISE, ' -s 1.2.3.4', ' --probability 0.5', ' -j DNAT --to-destination 9.9.9.9:9', ' -d ::1', ' "a b"', ' --comment "c"', '" ', ' "'])
       expect(snapshot(text, true), `#${i}`).toEqual(snapshot(text, false))
       for (const rule of parseIptablesText(text, 't').ruleset.rules) {
         for (const [name, afterTarget] of [['--probability', false], ['--to-destination', true], ['--probability', true], ['--to-destination', false]] as const) {
@@ -513,16 +543,35 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   it('reads most lines in place (so the comparison above is not of readLine with itself)', () => {
     const edges = parseIptablesText(inTable, 't')
     // Plain and well formed: the first eight edge lines, the tab-separated one, the bare `-A X`
-    // and the last three (13); the declarations `:X`, `:Y`, `:DELETED`, `:Z` twice and `:INPUT`
-    // (6). Lines with something wrong, blanks around them, quotes, `!`, counters, policies, or a
-    // chain the table does not have (yet) are left to readLine.
-    expect(edges.plainLinesRead).toBe(19)
+    // and the last three (13); the seven with quotes around whole words only; the declarations
+    // `:X`, `:Y`, `:DELETED`, `:Z` twice and `:INPUT` (6). Lines with something wrong, blanks
+    // around them, other quotes, `!`, counters, policies, or a chain the table does not have
+    // (yet) are left to readLine.
+    expect(edges.plainLinesRead).toBe(26)
     expect(parseIptablesText(inTable, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
     const overall = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
     const read = parseIptablesText(overall, 't')
     expect(read.plainLinesRead).toBeGreaterThan(read.ruleset.rules.length / 3)
     // Headerless input (iptables -S) has no open table: all of it goes through readLine.
     expect(parseIptablesText(headerless, 't').plainLinesRead).toBe(0)
+  })
+})
+
+describe('the chain of a plain rule, found by name where the line has it', () => {
+  it('puts each rule in its own chain whether chains come in declared order, skip empty ones, go back, or share a prefix', () => {
+    // readPlainAppend tries the last rule's chain, then the chain declared after it, then a lookup.
+    const declared = [':P - [0:0]', ':PQ - [0:0]', ':EMPTY - [0:0]', ':R - [0:0]', ':PQR - [0:0]']
+    const appends = ['-A P -j A1', '-A PQ -j A2', '-A PQ -j A3', '-A R -j A4', '-A PQR -j A5', '-A P -j A6', '-A PQR -j A7', '-A PQ -j A8', '-A R -j A9']
+    const text = `*nat\n${declared.join('\n')}\n${appends.join('\n')}\nCOMMIT\n`
+    const read = (plainLines: boolean) => {
+      const {ruleset, plainLinesRead} = parseIptablesText(text, 't', undefined, {plainLines})
+      const chains = ruleset.tables.get('nat')!.chains
+      return {byChain: ['P', 'PQ', 'EMPTY', 'R', 'PQR'].map((name) => chains.get(name)!.rules.map((r) => `${r.chain} ${r.target}`)), plainLinesRead}
+    }
+    const plain = read(true)
+    expect(plain.byChain).toEqual([['P A1', 'P A6'], ['PQ A2', 'PQ A3', 'PQ A8'], [], ['R A4', 'R A9'], ['PQR A5', 'PQR A7']])
+    expect(plain.byChain).toEqual(read(false).byChain)
+    expect(plain.plainLinesRead).toBe(declared.length + appends.length)
   })
 })
 
