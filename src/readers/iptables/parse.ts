@@ -571,8 +571,18 @@ if (RARE >= ROW_WIDTH) throw new Error('parse.ts: a rule has more fields than a 
 class LazyRule implements IptablesRule {
   constructor(
     readonly store: RuleStore,
-    readonly row: number,
+    /** Fixed, but for readPlainAppend's one cursor (moveTo), which it never hands out. */
+    private _row: number,
   ) {}
+
+  get row(): number {
+    return this._row
+  }
+
+  /** For readPlainAppend's cursor: the view is of another row now. */
+  moveTo(row: number): void {
+    this._row = row
+  }
 
   get line(): number {
     return this.store.int(this.row, LINE)
@@ -820,6 +830,11 @@ const OPTIONS_SPAN = 8
 
 /** A new rule in a new row of `store`: every field but these is null (or 0, or false). */
 function newRule(store: RuleStore, line: number, table: string, chain: string, dump: string, start: number, end: number, optionsFrom: number): LazyRule {
+  return new LazyRule(store, newRow(store, line, table, chain, dump, start, end, optionsFrom))
+}
+
+/** newRule's row, without the view. */
+function newRow(store: RuleStore, line: number, table: string, chain: string, dump: string, start: number, end: number, optionsFrom: number): number {
   const row = store.add()
   store.setInt(row, LINE, line)
   store.setValue(row, TABLE, table)
@@ -828,7 +843,7 @@ function newRule(store: RuleStore, line: number, table: string, chain: string, d
   store.setInt(row, START, start)
   store.setInt(row, END, end)
   store.setInt(row, OPTIONS, optionsFrom)
-  return new LazyRule(store, row)
+  return row
 }
 
 /** Takes back the rule just begun (its line was found wrong): its row is the next rule's. */
@@ -883,19 +898,25 @@ class ParsedChain implements IptablesChain {
 
   /** Adds a rule at the end. */
   append(rule: LazyRule): void {
-    if (this.list === null) {
-      if (this.count === 0 && rule.store === this.store) {
-        this.first = rule.row
-        this.count = 1
-        return
-      }
-      if (this.first + this.count === rule.row && rule.store === this.store) {
-        this.count++
-        return
-      }
-      this.list = this.rules
+    if (rule.store !== this.store || !this.extendRun(rule.row)) (this.list ??= this.rules).push(rule)
+  }
+
+  /** Adds the rule in `row` of this chain's store at the end (a view of it is made only if the chain is a list). */
+  appendRow(row: number): void {
+    if (!this.extendRun(row)) (this.list ??= this.rules).push(new LazyRule(this.store, row))
+  }
+
+  /** Takes `row` into the chain's run of rows, when it is one and the row comes right after it. */
+  private extendRun(row: number): boolean {
+    if (this.list !== null) return false
+    if (this.count === 0) {
+      this.first = row
+      this.count = 1
+      return true
     }
-    this.list.push(rule)
+    if (this.first + this.count !== row) return false
+    this.count++
+    return true
   }
 
   /** Inserts a rule at 0-based position `at` (`-I CHAIN N`: N - 1), or at the end past the last. */
@@ -926,8 +947,9 @@ let listedRule: LazyRule | null = null
 let listedOptions: OptionLists = emptyLists(null)
 
 /**
- * LazyRule.firstOption for the common rule whose text (`text[from, to)`) holds no `"` and no
- * `!`: the option is found by walking its words as readRuleWords would, cutting out only the
+ * LazyRule.firstOption for the common rule whose text (`text[from, to)`) holds no `!` and no
+ * quote but around whole words (isPlainText): the option is found by walking its words as
+ * readRuleWords would, cutting out only the
  * values returned. The builder asks 200,000 rules of a large dump for `--probability` or
  * `--to-destination`; tokenising each again made most of its garbage. Returns null for any
  * other text (and for anything readRuleWords would call an error), which then takes the full
@@ -1085,6 +1107,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const shared = newShared(intern)
   const buf = newWordBuffer()
   const store = new RuleStore()
+  /** readPlainAppend's view of the row it is writing (moved to each new row, never kept). */
+  const plainCursor = new LazyRule(store, 0)
   const tables = new Map<string, ParsedTable>()
   let tool: string | null = null
   let family: 'IPv4' | 'IPv6' | null = null
@@ -1407,13 +1431,14 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
 
   /**
    * The comment of the last plain rule that had one, compared where the next one is written: a
-   * dump that keeps comments repeats each on all the rules of a service's chains (10 to 40 lines
-   * in a row), and each would otherwise be cut out and interned. The same string intern gives.
+   * SEP chain's two rules carry the same comment. Otherwise a comment is kept as written, not
+   * interned: most are unique (each SVC->SEP rule names its endpoint), and interning 200,000
+   * of them on a 10,000-service dump that keeps comments cost ~0.2 s for ~6 MB saved.
    */
   let recentComment = ''
   const plainComment = (piece: string, from: number, to: number): string => {
     if (recentComment.length === to - from && piece.startsWith(recentComment, from)) return recentComment
-    recentComment = intern(piece.slice(from, to))
+    recentComment = piece.slice(from, to)
     return recentComment
   }
 
@@ -1451,8 +1476,11 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     }
     chain ??= chains.get(piece.slice(w.start, w.at))
     if (chain === undefined || chain.deletedLine !== null) return false
-    // Made before the words are read, and dropped if they are found wrong: nothing refers to it yet.
-    const rule = newRule(store, idx + 1, chain.table, chain.name, piece, pos, nl, 2)
+    // Made before the words are read, and dropped if they are found wrong: nothing refers to it
+    // yet. Written through the one cursor, not a view per rule (430,000 on a large dump).
+    const row = newRow(store, idx + 1, chain.table, chain.name, piece, pos, nl, 2)
+    const rule = plainCursor
+    rule.moveTo(row)
     let afterTarget = false
     /** What rule.options says of KEPT_VALUES (see LazyRule.options): 1 until one is met. */
     let kept = NONE_KEPT
@@ -1522,10 +1550,12 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     rule.options += OPTIONS_SPAN * kept
     // A second -s or -d was read (the last one counts, as in readRuleWords); one alone is left in the text.
     rule.addressesInText(sources === 1, destinations === 1)
-    chain.append(rule)
+    chain.appendRow(row)
     if (family === null) {
-      noteFamily(rule.source?.value)
-      noteFamily(rule.destination?.value)
+      // A view of its own: reading -s/-d may leave it in listedRule or tokenizedRule.
+      const view = new LazyRule(store, row)
+      noteFamily(view.source?.value)
+      noteFamily(view.destination?.value)
     }
     return true
   }
