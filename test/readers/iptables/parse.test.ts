@@ -482,6 +482,7 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     '-A X\t-m comment --comment\t"tab before"\t-j Y',
     '-A X -m "comment" --comment "c" -s "1.2.3.4" -m statistic --mode random --probability "0.5" -j DNAT --to-destination "1.2.3.4:80"',
     '-A X -j Y -m comment --comment "at the end"',
+    '-A X -m foo --unknown a\\b -m comment --comment "backslash outside the quotes" -j Y',
     '-A X -m comment --comment "a \\"b\\"" -j Y',
     '-A X -m comment --comment a"b c"d -j Y',
     '-A X -m comment --comment "a"b -j Y',
@@ -543,11 +544,11 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   it('reads most lines in place (so the comparison above is not of readLine with itself)', () => {
     const edges = parseIptablesText(inTable, 't')
     // Plain and well formed: the first eight edge lines, the tab-separated one, the bare `-A X`
-    // and the last three (13); the seven with quotes around whole words only; the declarations
+    // and the last three (13); the eight with quotes around whole words only; the declarations
     // `:X`, `:Y`, `:DELETED`, `:Z` twice and `:INPUT` (6). Lines with something wrong, blanks
     // around them, other quotes, `!`, counters, policies, or a chain the table does not have
     // (yet) are left to readLine.
-    expect(edges.plainLinesRead).toBe(26)
+    expect(edges.plainLinesRead).toBe(27)
     expect(parseIptablesText(inTable, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
     const overall = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
     const read = parseIptablesText(overall, 't')
