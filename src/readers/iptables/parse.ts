@@ -896,6 +896,11 @@ class ParsedChain implements IptablesChain {
     return this.list !== null ? this.list.length : this.count
   }
 
+  ruleAt(index: number): IptablesRule {
+    if (this.list !== null) return this.list[index]!
+    return new LazyRule(this.store, this.first + index)
+  }
+
   /** Adds a rule at the end. */
   append(rule: LazyRule): void {
     if (rule.store !== this.store || !this.extendRun(rule.row)) (this.list ??= this.rules).push(rule)

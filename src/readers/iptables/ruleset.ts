@@ -90,6 +90,12 @@ export interface IptablesChain {
   readonly rules: readonly IptablesRule[]
   /** rules.length, without making the list. */
   readonly ruleCount: number
+  /**
+   * rules[index], without making the list: a view of its own (kept as long as wanted). For the
+   * builder's walks over 110,000 chains, where the lists and their iterators were ~25 MB of
+   * garbage on a 10,000-service dump.
+   */
+  ruleAt(index: number): IptablesRule
 }
 
 export interface IptablesTable {

@@ -73,3 +73,24 @@ describe('SEP chains jumped to more than once', () => {
     expect(sp.endpoints.find((e) => e.ip === '10.1.0.3')!.share).toBeCloseTo(1 / 21, 8)
   })
 })
+
+describe('the rule references of a service port, as the builder gives them', () => {
+  it.each([3, 40])('are every line read for it, once each and in line order (%i endpoints; sorted by insertion or natively)', async (n) => {
+    const {parse} = await import('../../../src/readers/iptables/parse.js')
+    const {buildIptablesState} = await import('../../../src/readers/iptables/build.js')
+    const spn = 'ns/web:http'
+    // The SEP chains' rules come before the SVC chain's, as in a save: the builder reads them
+    // after it, so the lines it keeps are out of order and must be sorted.
+    const rules = clusterService(spn, '10.96.0.10', addresses(n), false)
+    const seps = rules.filter((r) => r.startsWith('-A KUBE-SEP-'))
+    const text = natDump([...seps, ...rules.filter((r) => !r.startsWith('-A KUBE-SEP-'))])
+    // Straight from the builder: readState's sortState would hide an unsorted list.
+    const state = buildIptablesState([parse({path: 't', text})], {mode: 'iptables'})
+    const [sp] = state.services
+    const lines = sp!.rules.map((r) => r.line)
+    const expected = text.split('\n').flatMap((line, i) => (line.startsWith('-A ') ? [i + 1] : []))
+    expect(lines).toEqual(expected)
+    expect(lines.length).toBeGreaterThan(n === 40 ? 64 : 0)
+    expect(sp!.rules.every((r) => r.path === 't')).toBe(true)
+  })
+})
