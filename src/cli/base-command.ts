@@ -32,8 +32,8 @@ export interface LoadFlags {
 }
 
 /** The flags as a request to read these files (src/readers/read-state.ts readFiles). */
-function fileRequest(flags: LoadFlags, files: string[], focus?: ReadFocus): FileReadRequest {
-  return {files, format: flags.format as FormatId | undefined, mode: flags.mode as Mode | undefined, node: flags.node, cluster: flags.cluster, focus}
+function fileRequest(flags: LoadFlags, files: string[], focus?: ReadFocus, servicesOnly?: boolean): FileReadRequest {
+  return {files, format: flags.format as FormatId | undefined, mode: flags.mode as Mode | undefined, node: flags.node, cluster: flags.cluster, focus, servicesOnly}
 }
 
 export type KpFlags<T extends typeof Command> = InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
@@ -78,16 +78,19 @@ export abstract class KpCommand extends Command {
    */
   protected loadedFacts: BundleFacts | null = null
 
-  /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
-  protected async loadState(flags: LoadFlags, focus?: ReadFocus): Promise<ProxyState> {
+  /**
+   * Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with
+   * exit 3 on input errors. `servicesOnly`: ReadOptions.servicesOnly (kp diff).
+   */
+  protected async loadState(flags: LoadFlags, focus?: ReadFocus, servicesOnly?: boolean): Promise<ProxyState> {
     const {readFiles, readState} = await import('../readers/read-state.js')
     if (flags.file && flags.file.length > 0) {
-      const read = await readFiles(fileRequest(flags, flags.file, focus))
+      const read = await readFiles(fileRequest(flags, flags.file, focus, servicesOnly))
       return this.acceptState(read.state, read.facts, flags)
     }
     const {loadInputs} = await import('../readers/load.js')
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
-    const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, focus}
+    const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, focus, servicesOnly}
     const {collectLive} = await import('../live/collect-live.js')
     const live = await collectLive({mode: opts.mode})
     for (const w of live.warnings) this.warnLine(w)
@@ -106,13 +109,14 @@ export abstract class KpCommand extends Command {
    * its input error thrown, before anything of the second's.
    */
   protected async loadStatePair(first: string, second: string, flags: LoadFlags): Promise<[ProxyState, ProxyState]> {
-    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]})
+    // Two states are read to be compared: what is not compared need not be made (servicesOnly).
+    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]}, undefined, true)
     const {readInWorker, workerPaysOff} = await import('../readers/read-in-worker.js')
     if (!(await workerPaysOff(first, second, flags.cluster))) {
       const a = await load(first)
       return [a, await load(second)]
     }
-    const job = readInWorker(fileRequest(flags, [second]))
+    const job = readInWorker(fileRequest(flags, [second], undefined, true))
     let a: ProxyState
     try {
       a = await load(first)

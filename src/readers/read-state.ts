@@ -171,6 +171,8 @@ export interface FileReadRequest {
   /** `--cluster` paths. */
   cluster?: string[]
   focus?: ReadFocus
+  /** ReadOptions.servicesOnly. */
+  servicesOnly?: boolean
 }
 
 export interface FileRead {
@@ -186,6 +188,6 @@ export interface FileRead {
 export async function readFiles(req: FileReadRequest): Promise<FileRead> {
   const cluster = req.cluster ? (await loadInputs(req.cluster)).sources : undefined
   const inputs = await loadInputs(req.files)
-  const state = await readState({sources: inputs.sources, facts: inputs.facts, format: req.format}, {mode: req.mode, node: req.node, cluster, focus: req.focus})
+  const state = await readState({sources: inputs.sources, facts: inputs.facts, format: req.format}, {mode: req.mode, node: req.node, cluster, focus: req.focus, servicesOnly: req.servicesOnly})
   return {state, facts: inputs.facts}
 }

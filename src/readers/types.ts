@@ -50,6 +50,13 @@ export interface ReadOptions {
   cluster?: SourceText[]
   /** Read only what these services need (kp explain); see ReadFocus. */
   focus?: ReadFocus
+  /**
+   * Only the service ports and node settings are wanted (kp diff compares nothing else): a
+   * reader may then leave each ServicePort's `rules` and the state's `foreign` empty instead of
+   * making them (the iptables reader does: 320,000 rule references and a pass over every chain
+   * of a 10,000-service dump). Every diagnostic is still made.
+   */
+  servicesOnly?: boolean
 }
 
 /** Builds one node's ProxyState from the parsed sources of one mode. */

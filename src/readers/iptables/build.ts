@@ -269,8 +269,8 @@ function sourceRefs(path: string, lines: readonly number[]): SourceRef[] {
   return refs
 }
 
-/** Reads one family's ruleset. */
-function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6'): FamilyResult {
+/** Reads one family's ruleset. `servicesOnly`: ReadOptions.servicesOnly (no rule references, no foreign pass). */
+function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6', servicesOnly: boolean): FamilyResult {
   /** A focused read (src/readers/iptables/focus.ts) holds only some services: skip the checks about the others. */
   const focused = ruleset.focused === true
   const diagnostics: Diagnostic[] = []
@@ -867,7 +867,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: g.affinitySeconds} : null,
       scheduler: null,
       endpoints,
-      rules: sourceRefs(path, g.refLines),
+      rules: servicesOnly ? [] : sourceRefs(path, g.refLines),
     }
   }
   const services: ServicePort[] = []
@@ -930,7 +930,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       }
     }
   }
-  if (!focused) ruleset.tables.forEach((table) => table.chains.forEach((chain) => noteForeign(table, chain)))
+  if (!focused && !servicesOnly) ruleset.tables.forEach((table) => table.chains.forEach((chain) => noteForeign(table, chain)))
   return {services, foreign, diagnostics, node}
 }
 
@@ -980,7 +980,7 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
 }
 
 /** Stage 2: one node's iptables-save sources -> ProxyState (mode 'iptables'). */
-export function buildIptablesState(parsed: ParsedSource[], _opts: ReadOptions): ProxyState {
+export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): ProxyState {
   const state = emptyState('iptables')
   const node = emptyNodeInfo()
   const podCIDRs = new Set<string>()
@@ -1004,7 +1004,7 @@ export function buildIptablesState(parsed: ParsedSource[], _opts: ReadOptions): 
       state.diagnostics.push(diag('warning', 'IPT_DUPLICATE_FAMILY', `${path} is a second ${family} dump for this node (after ${earlier}); its service ports are listed as well, so some may appear twice`, {path, line: 1}))
     }
     seenFamilies.set(family, path)
-    const r = buildFamily(ruleset, path, family)
+    const r = buildFamily(ruleset, path, family, opts.servicesOnly === true)
     // concat, not push(...): a large node has more service ports than a call takes arguments.
     state.services = state.services.concat(r.services)
     state.foreign = state.foreign.concat(r.foreign)
