@@ -954,9 +954,9 @@ let listedOptions: OptionLists = emptyLists(null)
 /**
  * LazyRule.firstOption for the common rule whose text (`text[from, to)`) holds no `!` and no
  * quote but around whole words (isPlainText): the option is found by walking its words as
- * readRuleWords would, cutting out only the
- * values returned. The builder asks 200,000 rules of a large dump for `--probability` or
- * `--to-destination`; tokenising each again made most of its garbage. Returns null for any
+ * readRuleWords would, cutting out only the values returned. The builder asks 200,000 rules of
+ * a large dump for `--probability` or `--to-destination`; tokenising each again made most of
+ * its garbage. Returns null for any
  * other text (and for anything readRuleWords would call an error), which then takes the full
  * path; test/readers/iptables/parse.test.ts checks both paths give the same option.
  */
