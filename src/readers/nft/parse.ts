@@ -29,6 +29,8 @@ import {
   type NftTable,
   type CompactRules,
 } from './ir.js'
+import {withoutByteOrderMark} from '../../core/text.js'
+import {textPieces} from '../bytes.js'
 import {LINE_BLANK, LINE_RULE, WordCache, isBlankLine, lineShape, tokenizeRange, type LineTokens} from './tokenize.js'
 
 /** More "not understood" lines than this are summarised in one diagnostic. */
@@ -64,19 +66,45 @@ class TextReader implements CompactRules {
   private pending: Pending | null = null
   private unknownCount = 0
   private readonly words = new WordCache()
+  /**
+   * The text, as the pieces of whole lines it was read in (a file is decoded 1 MiB at a time,
+   * never into one buffer and one string: src/readers/bytes.ts textPieces), and where each
+   * starts in the whole: a compact rule is kept as its line's offset in the whole.
+   */
+  private readonly pieces: string[] = []
+  private readonly pieceStarts: number[] = []
+  /** The piece ruleAt found last: rules are mostly asked for in the order of their lines. */
+  private lastPiece = 0
 
-  constructor(
-    private readonly text: string,
-    private readonly path: string,
-  ) {}
+  constructor(private readonly path: string) {}
 
   /** Every line, once. Returns the number of lines. */
-  readAll(): number {
-    const text = this.text
-    const n = text.length
+  readAll(text: string | Iterable<string>): number {
+    const pieces = (typeof text === 'string' ? [text] : text)[Symbol.iterator]()
     let lineNo = 0
+    let base = 0
+    let next = pieces.next()
+    while (next.done !== true) {
+      // The first piece without a byte order mark (withoutByteOrderMark, as a whole text has it).
+      const piece = this.pieces.length === 0 ? withoutByteOrderMark(next.value) : next.value
+      this.pieces.push(piece)
+      this.pieceStarts.push(base)
+      const following = pieces.next()
+      lineNo = this.readPiece(piece, base, lineNo, following.done === true)
+      base += piece.length
+      next = following
+    }
+    return lineNo
+  }
+
+  /**
+   * The lines of one piece. Every piece but the last ends with a newline; the last also holds
+   * what follows the last newline, counted as a line even when empty (as a whole text's is).
+   */
+  private readPiece(text: string, base: number, lineNo: number, last: boolean): number {
+    const n = text.length
     let start = 0
-    while (start <= n) {
+    while (last ? start <= n : start < n) {
       let end = text.indexOf('\n', start)
       if (end < 0) end = n
       lineNo++
@@ -86,7 +114,7 @@ class TextReader implements CompactRules {
       const ctx = this.top
       if (this.pending === null && ctx.kind === 'chain') {
         const shape = lineShape(text, start, end)
-        if (shape === LINE_RULE) ctx.chain.addCompactRule(start, lineNo)
+        if (shape === LINE_RULE) ctx.chain.addCompactRule(base + start, lineNo)
         else if (shape !== LINE_BLANK) this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
       } else if (!isBlankLine(text, start, end)) {
         this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
@@ -97,12 +125,28 @@ class TextReader implements CompactRules {
     return lineNo
   }
 
-  /** The rule on the line that starts at `offset` (the reader keeps only that: readAll). */
+  /** The rule on the line that starts at `offset` of the whole text (the reader keeps only that: readAll). */
   ruleAt(offset: number | string, line: number): NftRule {
     if (typeof offset !== 'number') throw new Error('the text reader keeps rules as line offsets')
-    let end = this.text.indexOf('\n', offset)
-    if (end < 0) end = this.text.length
-    return toRule(tokenizeRange(this.text, offset, end, this.words).words, line)
+    const starts = this.pieceStarts
+    let k = this.lastPiece
+    if (!(starts[k]! <= offset && (k + 1 === starts.length || offset < starts[k + 1]!))) {
+      // Binary search: the last piece that starts at or before `offset`.
+      let lo = 0
+      let hi = starts.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1
+        if (starts[mid]! <= offset) lo = mid
+        else hi = mid - 1
+      }
+      k = lo
+      this.lastPiece = k
+    }
+    const text = this.pieces[k]!
+    const from = offset - starts[k]!
+    let end = text.indexOf('\n', from)
+    if (end < 0) end = text.length
+    return toRule(tokenizeRange(text, from, end, this.words).words, line)
   }
 
   private report(severity: Diagnostic['severity'], code: string, message: string, line: number): void {
@@ -616,14 +660,16 @@ function splitElements(words: string[], lines: WordLines, from: number, to: numb
   return out
 }
 
-export function parseNftText(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
-  const reader = new TextReader(text, path)
-  const lineCount = reader.readAll()
+/** `text`: the whole text, or its pieces of whole lines in order (textPieces). */
+export function parseNftText(text: string | Iterable<string>, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
+  const reader = new TextReader(path)
+  const lineCount = reader.readAll(text)
   reader.finish(Math.max(1, lineCount))
   return {doc: reader.doc, diagnostics: reader.diagnostics}
 }
 
 export function parse(src: SourceText): ParsedSource<NftDocument> {
-  const {doc, diagnostics} = parseNftText(src.text, src.path)
+  // A file is read in pieces, never into one buffer and one string (26 MB for 10,000 services).
+  const {doc, diagnostics} = parseNftText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
   return {format: 'nft', source: {path: src.path, format: 'nft', tool: src.tool ?? null}, data: doc, diagnostics}
 }

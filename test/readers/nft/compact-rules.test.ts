@@ -59,3 +59,42 @@ describe('rules read when used', () => {
     expect(diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['NFT_UNTERMINATED_STRING', 3]])
   })
 })
+
+describe('a file read in pieces of whole lines (textPieces), as kp reads files', () => {
+  /** Everything the reader gives: each table's chains with their rules made, sets, and the diagnostics. */
+  const readOf = (text: string | Iterable<string>) => {
+    const {doc, diagnostics} = parseNftText(text, 'x')
+    const tables = [...doc.tables.entries()].map(([key, t]) => ({
+      key,
+      chains: [...t.chains.values()].map((c) => ({name: c.name, line: c.line, hook: c.hook, comment: c.comment, rules: c.rules()})),
+      sets: [...t.sets.values()],
+    }))
+    return {tables, diagnostics}
+  }
+
+  it('gives every nft text fixture what the whole text gives, for pieces as small as a line', async () => {
+    const {readdirSync, readFileSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const {memoryBytes, textPieces} = await import('../../../src/readers/bytes.js')
+    const root = 'fixtures/nft'
+    const files = readdirSync(root, {withFileTypes: true, recursive: true})
+      .filter((d) => d.isFile() && /\.nft$/.test(d.name))
+      .map((d) => join(d.parentPath, d.name))
+    expect(files.length).toBeGreaterThan(10)
+    let rules = 0
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8')
+      const whole = readOf(text)
+      rules += whole.tables.reduce((n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0), 0)
+      for (const size of [1, 97, 4096]) {
+        const pieces = [...textPieces(memoryBytes(Buffer.from(text, 'utf8')), size)]
+        if (size === 1) expect(pieces.length).toBeGreaterThan(1)
+        expect(readOf(pieces), `${file} in pieces of ${size} bytes`).toEqual(whole)
+      }
+      // No newline at the end, and a byte order mark at the start (both as a whole text reads them).
+      const cut = text.replace(/\n$/, '')
+      expect(readOf(textPieces(memoryBytes(Buffer.from(`\ufeff${cut}`, 'utf8')), 64)), file).toEqual(readOf(cut))
+    }
+    expect(rules).toBeGreaterThan(100)
+  })
+})
