@@ -35,3 +35,18 @@ export function decodeText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
 }
 
+
+/**
+ * The index of the last of `starts` (ascending) that is at or before `offset`, by binary search:
+ * which line, or which piece of a text, an offset is in. 0 when none is (starts[0] is 0 for both).
+ */
+export function indexAtOrBefore(starts: readonly number[], offset: number): number {
+  let lo = 0
+  let hi = starts.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (starts[mid]! <= offset) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}

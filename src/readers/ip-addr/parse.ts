@@ -6,6 +6,7 @@
  * `ip addr` is given, the node's own addresses (where NodePort virtual servers listen).
  */
 import {diag} from '../../core/state.js'
+import {indexAtOrBefore} from '../../core/text.js'
 import type {Diagnostic, Family, SourceRef} from '../../model/types.js'
 import {canonicalIp} from '../ipvsadm/address.js'
 import {jsonSyntaxError} from '../json-lines.js'
@@ -206,14 +207,7 @@ function lineStartOffsets(text: string): number[] {
 
 /** 1-based line of an offset, by binary search over the line starts. */
 function lineAt(starts: number[], offset: number): number {
-  let lo = 0
-  let hi = starts.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (starts[mid]! <= offset) lo = mid
-    else hi = mid - 1
-  }
-  return lo + 1
+  return indexAtOrBefore(starts, offset) + 1
 }
 
 /** The registry's entry point: one source → its interfaces and diagnostics. */

@@ -29,7 +29,7 @@ import {
   type NftTable,
   type CompactRules,
 } from './ir.js'
-import {withoutByteOrderMark} from '../../core/text.js'
+import {indexAtOrBefore, withoutByteOrderMark} from '../../core/text.js'
 import {textPieces} from '../bytes.js'
 import {LINE_BLANK, LINE_RULE, WordCache, isBlankLine, lineShape, tokenizeRange, type LineTokens} from './tokenize.js'
 
@@ -131,15 +131,7 @@ class TextReader implements CompactRules {
     const starts = this.pieceStarts
     let k = this.lastPiece
     if (!(starts[k]! <= offset && (k + 1 === starts.length || offset < starts[k + 1]!))) {
-      // Binary search: the last piece that starts at or before `offset`.
-      let lo = 0
-      let hi = starts.length - 1
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1
-        if (starts[mid]! <= offset) lo = mid
-        else hi = mid - 1
-      }
-      k = lo
+      k = indexAtOrBefore(starts, offset)
       this.lastPiece = k
     }
     const text = this.pieces[k]!
