@@ -551,7 +551,20 @@ const SRC = 11
 const DST = 12
 const DPORT = 13
 const RARE = 14
-if (RARE >= ROW_WIDTH) throw new Error('parse.ts: a rule has more fields than a RuleStore row has places')
+/** A plain rule's comment as where it is in the line (commentAt), when COMMENT holds none. */
+const COMMENT_AT = 15
+if (COMMENT_AT >= ROW_WIDTH) throw new Error('parse.ts: a rule has more fields than a RuleStore row has places')
+
+/**
+ * A comment's place in its rule's line as one row number: 1 + offset × 4096 + length, or 0 when
+ * it does not fit (a comment of 4,095 characters or more, or one 512 KiB or more into a line),
+ * and the comment is then kept as a string.
+ */
+const COMMENT_LENGTH_SPAN = 4096
+const COMMENT_OFFSET_LIMIT = 1 << 19
+function commentAt(offset: number, length: number): number {
+  return length < COMMENT_LENGTH_SPAN - 1 && offset < COMMENT_OFFSET_LIMIT ? 1 + offset * COMMENT_LENGTH_SPAN + length : 0
+}
 
 /**
  * A rule as the reader keeps it: a row of the reader's RuleStore, holding the common fields and
@@ -618,11 +631,26 @@ class LazyRule implements IptablesRule {
   }
 
   get comment(): string | null {
-    return this.store.value(this.row, COMMENT) as string | null
+    const at = this.store.int(this.row, COMMENT_AT)
+    if (at === 0) return this.store.value(this.row, COMMENT) as string | null
+    // Cut from the line when asked for: the builder reads few of a large dump's 300,000
+    // comments (most name an endpoint of a service it has named already).
+    const length = (at - 1) % COMMENT_LENGTH_SPAN
+    const from = this.start + (at - 1 - length) / COMMENT_LENGTH_SPAN
+    return this.dump.slice(from, from + length)
   }
 
   set comment(value: string | null) {
+    this.store.setInt(this.row, COMMENT_AT, 0)
     this.store.setValue(this.row, COMMENT, value)
+  }
+
+  /** For readPlainAppend: the comment is text[start + offset, + length) of the rule's line. */
+  commentInText(offset: number, length: number): boolean {
+    const at = commentAt(offset, length)
+    if (at === 0) return false
+    this.store.setInt(this.row, COMMENT_AT, at)
+    return true
   }
 
   get target(): string | null {
@@ -1485,6 +1513,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     /** How many `-s` and `-d` the rule has: one is left in the text (LazyRule.source), a second is read as readRuleWords would. */
     let sources = 0
     let destinations = 0
+    let commented = false
     while (nextPlainWord(w)) {
       if (!plainWordIsOption(w)) return dropPlain(rule)
       const sp = plainSpelling(w) ?? spellingOf(piece.slice(w.start, w.at), shared)
@@ -1534,8 +1563,13 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (kept === NONE_KEPT && sp.kept >= 0 && wordFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = keptCode(sp.kept, wordFrom - pos)
       if (afterTarget || sp.field === Field.None) continue
       if (sp.field === Field.Comment) {
-        // fillField's `??=`: the first comment counts.
-        if (rule.comment === null) rule.comment = valueFrom < 0 ? intern('') : plainComment(piece, valueFrom, valueTo)
+        // fillField's `??=`: the first comment counts. Kept as its place in the line, cut out
+        // when read (LazyRule.comment); one that does not fit there is kept as a string.
+        if (!commented) {
+          commented = true
+          if (valueFrom < 0) rule.comment = intern('')
+          else if (!rule.commentInText(valueFrom - pos, valueTo - valueFrom)) rule.comment = plainComment(piece, valueFrom, valueTo)
+        }
         continue
       }
       if (sp.field === Field.Source && ++sources === 1) continue

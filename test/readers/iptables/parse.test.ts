@@ -483,6 +483,9 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     '-A X -m "comment" --comment "c" -s "1.2.3.4" -m statistic --mode random --probability "0.5" -j DNAT --to-destination "1.2.3.4:80"',
     '-A X -j Y -m comment --comment "at the end"',
     '-A X -m foo --unknown a\\b -m comment --comment "backslash outside the quotes" -j Y',
+    // A comment is kept as its place in the line, unless it is too long or too far in for that.
+    `-A X -m comment --comment "${'c'.repeat(5000)}" -j Y`,
+    `-A X -m foo --unknown ${'w'.repeat(600_000)} -m comment --comment "far in" -j Y`,
     '-A X -m comment --comment "a \\"b\\"" -j Y',
     '-A X -m comment --comment a"b c"d -j Y',
     '-A X -m comment --comment "a"b -j Y',
@@ -544,17 +547,34 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   it('reads most lines in place (so the comparison above is not of readLine with itself)', () => {
     const edges = parseIptablesText(inTable, 't')
     // Plain and well formed: the first eight edge lines, the tab-separated one, the bare `-A X`
-    // and the last three (13); the eight with quotes around whole words only; the declarations
+    // and the last three (13); the ten with quotes around whole words only; the declarations
     // `:X`, `:Y`, `:DELETED`, `:Z` twice and `:INPUT` (6). Lines with something wrong, blanks
     // around them, other quotes, `!`, counters, policies, or a chain the table does not have
     // (yet) are left to readLine.
-    expect(edges.plainLinesRead).toBe(27)
+    expect(edges.plainLinesRead).toBe(29)
     expect(parseIptablesText(inTable, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
     const overall = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
     const read = parseIptablesText(overall, 't')
     expect(read.plainLinesRead).toBeGreaterThan(read.ruleset.rules.length / 3)
     // Headerless input (iptables -S) has no open table: all of it goes through readLine.
     expect(parseIptablesText(headerless, 't').plainLinesRead).toBe(0)
+  })
+})
+
+describe('the comment of a plain rule', () => {
+  it('is kept as its place in the line, or as a string when it does not fit there, and reads the same', () => {
+    const long = 'c'.repeat(5000)
+    const lines = ['-A X -m comment --comment "ns/svc:http -> 10.1.2.3:80" -j Y', `-A X -m comment --comment "${long}" -j Y`, `-A X -m foo --unknown ${'w'.repeat(600_000)} -m comment --comment "far in" -j Y`]
+    const {ruleset, plainLinesRead} = parseIptablesText(`*nat\n:X - [0:0]\n:Y - [0:0]\n${lines.join('\n')}\nCOMMIT\n`, 't')
+    expect(plainLinesRead).toBe(5)
+    const rules = ruleset.rules
+    expect(rules.map((r) => r.comment)).toEqual(['ns/svc:http -> 10.1.2.3:80', long, 'far in'])
+    // Row place 15 (COMMENT_AT): the place in the line, or 0 with the string in the values.
+    const place = (r: IptablesRule) => (r as unknown as {store: {int(row: number, field: number): number}; row: number}).store.int((r as unknown as {row: number}).row, 15)
+    expect(rules.map((r) => place(r) !== 0)).toEqual([true, false, false])
+    // Setting a comment replaces the place.
+    rules[0]!.comment = 'set'
+    expect([rules[0]!.comment, place(rules[0]!)]).toEqual(['set', 0])
   })
 })
 
