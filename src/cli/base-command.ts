@@ -10,7 +10,7 @@ import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 import type {BundleFacts} from '../readers/bundle.js'
 import type {FileReadRequest} from '../readers/read-state.js'
-import type {FormatId, ReadFocus, ReadOptions} from '../readers/types.js'
+import type {FormatId, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
 
@@ -31,9 +31,12 @@ export interface LoadFlags {
   verbose?: boolean
 }
 
+/** What a command wants read of its input beyond the flags (ReadOptions: kp explain's focus, kp diff's servicesOnly). */
+export type LoadWants = Pick<ReadOptions, 'focus' | 'servicesOnly'>
+
 /** The flags as a request to read these files (src/readers/read-state.ts readFiles). */
-function fileRequest(flags: LoadFlags, files: string[], focus?: ReadFocus, servicesOnly?: boolean): FileReadRequest {
-  return {files, format: flags.format as FormatId | undefined, mode: flags.mode as Mode | undefined, node: flags.node, cluster: flags.cluster, focus, servicesOnly}
+function fileRequest(flags: LoadFlags, files: string[], wants: LoadWants): FileReadRequest {
+  return {files, format: flags.format as FormatId | undefined, mode: flags.mode as Mode | undefined, node: flags.node, cluster: flags.cluster, ...wants}
 }
 
 export type KpFlags<T extends typeof Command> = InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
@@ -78,19 +81,16 @@ export abstract class KpCommand extends Command {
    */
   protected loadedFacts: BundleFacts | null = null
 
-  /**
-   * Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with
-   * exit 3 on input errors. `servicesOnly`: ReadOptions.servicesOnly (kp diff).
-   */
-  protected async loadState(flags: LoadFlags, focus?: ReadFocus, servicesOnly?: boolean): Promise<ProxyState> {
+  /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
+  protected async loadState(flags: LoadFlags, wants: LoadWants = {}): Promise<ProxyState> {
     const {readFiles, readState} = await import('../readers/read-state.js')
     if (flags.file && flags.file.length > 0) {
-      const read = await readFiles(fileRequest(flags, flags.file, focus, servicesOnly))
+      const read = await readFiles(fileRequest(flags, flags.file, wants))
       return this.acceptState(read.state, read.facts, flags)
     }
     const {loadInputs} = await import('../readers/load.js')
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
-    const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, focus, servicesOnly}
+    const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, ...wants}
     const {collectLive} = await import('../live/collect-live.js')
     const live = await collectLive({mode: opts.mode})
     for (const w of live.warnings) this.warnLine(w)
@@ -110,13 +110,14 @@ export abstract class KpCommand extends Command {
    */
   protected async loadStatePair(first: string, second: string, flags: LoadFlags): Promise<[ProxyState, ProxyState]> {
     // Two states are read to be compared: what is not compared need not be made (servicesOnly).
-    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]}, undefined, true)
+    const wants: LoadWants = {servicesOnly: true}
+    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]}, wants)
     const {readInWorker, workerPaysOff} = await import('../readers/read-in-worker.js')
     if (!(await workerPaysOff(first, second, flags.cluster))) {
       const a = await load(first)
       return [a, await load(second)]
     }
-    const job = readInWorker(fileRequest(flags, [second], undefined, true))
+    const job = readInWorker(fileRequest(flags, [second], wants))
     let a: ProxyState
     try {
       a = await load(first)

@@ -32,7 +32,7 @@ export default class Explain extends KpCommand {
     // A name is found in the rules' comments: read only that service's rules (docs/benchmarks.md).
     const needles = focusNeedles(query)
     const {explainService} = await import('../analyze/explain.js')
-    let result = explainService(await this.loadState(flags, needles ? {needles} : undefined), query)
+    let result = explainService(await this.loadState(flags, needles ? {focus: {needles}} : {}), query)
     // Not found: read everything, so the closest names come from the whole state.
     if (result.kind === 'NotFound' && needles) result = explainService(await this.loadState(flags), query)
     if (result.kind === 'NotFound') {

@@ -253,7 +253,7 @@ const INSERTION_SORT_MAX = 64
  */
 function sourceRefs(path: string, lines: readonly number[]): SourceRef[] {
   // A service port with many endpoints has a long list: sorted natively (no quadratic case).
-  if (lines.length > INSERTION_SORT_MAX) return Int32Array.from(lines).sort().reduce<SourceRef[]>((refs, line) => (refs.push({path, line}), refs), [])
+  if (lines.length > INSERTION_SORT_MAX) return Array.from(Int32Array.from(lines).sort(), (line) => ({path, line}))
   // Insertion sort into the refs themselves: ~30 lines per service port, mostly in runs already.
   // (An Int32Array per port to sort natively is memory outside the heap, 10,000 times.)
   const refs = new Array<SourceRef>(lines.length)
@@ -871,7 +871,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
   }
   const services: ServicePort[] = []
-  /** By service: the line of the first rule read for it (its refs are in line order). */
+  /** By service: the line of the first rule read for it, where its diagnostics point (not rules[0]: refs are in line order). */
   const firstLines: Array<number | null> = []
   for (const g of groups.values()) {
     const sp = servicePortOf(g)

@@ -1456,19 +1456,6 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   }
 
   /**
-   * The comment of the last plain rule that had one, compared where the next one is written: a
-   * SEP chain's two rules carry the same comment. Otherwise a comment is kept as written, not
-   * interned: most are unique (each SVC->SEP rule names its endpoint), and interning 200,000
-   * of them on a 10,000-service dump that keeps comments cost ~0.2 s for ~6 MB saved.
-   */
-  let recentComment = ''
-  const plainComment = (piece: string, from: number, to: number): string => {
-    if (recentComment.length === to - from && piece.startsWith(recentComment, from)) return recentComment
-    recentComment = piece.slice(from, to)
-    return recentComment
-  }
-
-  /**
    * readLine for the line most of a dump is made of: `-A CHAIN options` in an open table, with
    * no blank around it, no `"` and no `!`, adding to a chain the table has already. Its words are
    * walked where they are (plainWords), not tokenised; only what the rule keeps becomes a string.
@@ -1568,7 +1555,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         if (!commented) {
           commented = true
           if (valueFrom < 0) rule.comment = intern('')
-          else if (!rule.commentInText(valueFrom - pos, valueTo - valueFrom)) rule.comment = plainComment(piece, valueFrom, valueTo)
+          else if (!rule.commentInText(valueFrom - pos, valueTo - valueFrom)) rule.comment = piece.slice(valueFrom, valueTo)
         }
         continue
       }
