@@ -1517,18 +1517,16 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         continue
       }
       if (sp.field === Field.Counters) return dropPlain(rule)
-      /** The first value: where its word starts (a quote, if quoted), and its text's [from, to). */
+      /** The first value's word, quotes included: [wordFrom, wordTo). */
       let wordFrom = -1
-      let valueFrom = -1
-      let valueTo = -1
+      let wordTo = -1
       const arity = sp.arity
       if (arity !== undefined) {
         for (let k = 0; k < arity; k++) {
           if (!nextPlainWord(w)) return dropPlain(rule)
           if (k === 0) {
             wordFrom = w.start
-            valueFrom = w.quoted ? w.start + 1 : w.start
-            valueTo = w.quoted ? w.at - 1 : w.at
+            wordTo = w.at
           }
         }
       } else {
@@ -1539,13 +1537,16 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
             w.at = before
             break
           }
-          if (valueFrom < 0) {
+          if (wordFrom < 0) {
             wordFrom = w.start
-            valueFrom = w.quoted ? w.start + 1 : w.start
-            valueTo = w.quoted ? w.at - 1 : w.at
+            wordTo = w.at
           }
         }
       }
+      // The value is the word without its quotes (a word that starts with one is quoted whole).
+      const quoted = wordFrom >= 0 && piece.charCodeAt(wordFrom) === 34 /* " */
+      const valueFrom = quoted ? wordFrom + 1 : wordFrom
+      const valueTo = quoted ? wordTo - 1 : wordTo
       // firstValue walks to the word from there, and takes its quotes off as here.
       if (kept === NONE_KEPT && sp.kept >= 0 && wordFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = keptCode(sp.kept, wordFrom - pos)
       if (afterTarget || sp.field === Field.None) continue
