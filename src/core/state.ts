@@ -2,7 +2,7 @@
  * Small operations on the common model that every reader and analysis shares: empty values,
  * identity, display names and the deterministic order DESIGN §2 promises.
  */
-import type {Diagnostic, Mode, NodeInfo, ProxyState, ServicePort, SourceRef} from '../model/types.js'
+import type {Diagnostic, Endpoint, Frontend, Mode, NodeInfo, ProxyState, ServicePort, SourceRef} from '../model/types.js'
 
 export function emptyNodeInfo(): NodeInfo {
   return {
@@ -75,13 +75,18 @@ function inOrder<T>(list: T[], compare: (a: T, b: T) => number): boolean {
   return true
 }
 
+const cmpFrontend = (a: Frontend, b: Frontend): number => frontendOrder[a.type] - frontendOrder[b.type] || cmp(a.ip, b.ip) || cmp(a.port, b.port)
+const cmpEndpoint = (a: Endpoint, b: Endpoint): number => cmp(a.ip, b.ip) || cmp(a.port, b.port)
+
 /** Sorts everything a state holds into the stable order of DESIGN §2, in place, and returns it. */
 export function sortState(state: ProxyState): ProxyState {
   for (const sp of state.services) {
-    sp.frontends.sort((a, b) => frontendOrder[a.type] - frontendOrder[b.type] || cmp(a.ip, b.ip) || cmp(a.port, b.port))
-    for (const fe of sp.frontends) fe.sourceRanges.sort()
-    sp.endpoints.sort((a, b) => cmp(a.ip, b.ip) || cmp(a.port, b.port))
-    // Readers mostly give the refs in order already; a sorted list is only checked.
+    // Readers mostly give the lists in order already (the sort is stable, so a list in order is
+    // left as it is): checking one takes a comparison per member, where sorting it took ~2.5
+    // (44 → 27 ms for the 10,000-service iptables dump).
+    if (!inOrder(sp.frontends, cmpFrontend)) sp.frontends.sort(cmpFrontend)
+    for (const fe of sp.frontends) if (fe.sourceRanges.length > 1) fe.sourceRanges.sort()
+    if (!inOrder(sp.endpoints, cmpEndpoint)) sp.endpoints.sort(cmpEndpoint)
     if (!inOrder(sp.rules, cmpRef)) sp.rules.sort(cmpRef)
   }
   state.services.sort(
