@@ -26,6 +26,12 @@ export interface Finding {
   docs: string | null
 }
 
+/**
+ * The most rule references a finding about one service port cites as evidence (its first, in line
+ * order). kp migrate reads its input keeping no more (ReadOptions.refsPerPort).
+ */
+export const EVIDENCE_REFS_PER_PORT = 5
+
 const severityRank: Record<Severity, number> = {error: 0, warning: 1, info: 2}
 
 /** The stable order findings are reported in: most severe first, then by id, then by first service. */

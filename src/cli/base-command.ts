@@ -31,8 +31,8 @@ export interface LoadFlags {
   verbose?: boolean
 }
 
-/** What a command wants read of its input beyond the flags (ReadOptions: kp explain's focus, kp diff's servicesOnly). */
-export type LoadWants = Pick<ReadOptions, 'focus' | 'servicesOnly'>
+/** What a command wants read of its input beyond the flags (ReadOptions: kp explain's focus, kp diff's servicesOnly, kp migrate's refsPerPort). */
+export type LoadWants = Pick<ReadOptions, 'focus' | 'servicesOnly' | 'refsPerPort'>
 
 /** The flags as a request to read these files (src/readers/read-state.ts readFiles). */
 function fileRequest(flags: LoadFlags, files: string[], wants: LoadWants): FileReadRequest {

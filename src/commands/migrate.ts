@@ -1,7 +1,7 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import * as Flags from '@oclif/core/flags'
-import {type Finding, sortFindings} from '../analyze/findings.js'
+import {EVIDENCE_REFS_PER_PORT, type Finding, sortFindings} from '../analyze/findings.js'
 import {FAIL_ON, type ProxyMode, failsOn, planMigration} from '../analyze/migrate.js'
 import {KpCommand, MODES} from '../cli/base-command.js'
 import {EXIT, EnvironmentError, KpError} from '../errors.js'
@@ -89,7 +89,8 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
   async run(): Promise<MigrateResult> {
     const {flags} = await this.parse(Migrate)
-    const state = await this.loadState(flags)
+    // Findings cite a service port's first few rules (their evidence); the rest need not be made.
+    const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
     const to = flags.to as ProxyMode
     const from = (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
     const findings = planMigration(state, to, {

@@ -155,7 +155,10 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     state.node.nftVersion ??= facts.nftVersion
     state.node.iptablesBackends ??= facts.iptablesBackends
   }
-  return sortState(state)
+  sortState(state)
+  const keep = opts.refsPerPort
+  if (keep !== undefined) for (const sp of state.services) if (sp.rules.length > keep) sp.rules.length = Math.max(0, keep)
+  return state
 }
 
 /**
@@ -173,6 +176,8 @@ export interface FileReadRequest {
   focus?: ReadFocus
   /** ReadOptions.servicesOnly. */
   servicesOnly?: boolean
+  /** ReadOptions.refsPerPort. */
+  refsPerPort?: number
 }
 
 export interface FileRead {
@@ -188,6 +193,6 @@ export interface FileRead {
 export async function readFiles(req: FileReadRequest): Promise<FileRead> {
   const cluster = req.cluster ? (await loadInputs(req.cluster)).sources : undefined
   const inputs = await loadInputs(req.files)
-  const state = await readState({sources: inputs.sources, facts: inputs.facts, format: req.format}, {mode: req.mode, node: req.node, cluster, focus: req.focus, servicesOnly: req.servicesOnly})
+  const state = await readState({sources: inputs.sources, facts: inputs.facts, format: req.format}, {mode: req.mode, node: req.node, cluster, focus: req.focus, servicesOnly: req.servicesOnly, refsPerPort: req.refsPerPort})
   return {state, facts: inputs.facts}
 }

@@ -57,6 +57,12 @@ export interface ReadOptions {
    * of a 10,000-service dump). Every diagnostic is still made.
    */
   servicesOnly?: boolean
+  /**
+   * Each ServicePort keeps at most this many rule references, its first in line order: kp
+   * migrate cites no more as a finding's evidence (EVIDENCE_REFS_PER_PORT). readState cuts every
+   * reader's lists; the iptables reader does not make the rest (300,000 of a 10,000-service dump).
+   */
+  refsPerPort?: number
 }
 
 /** Builds one node's ProxyState from the parsed sources of one mode. */

@@ -8,7 +8,7 @@
  */
 import type {Endpoint, Family, LocalDetector, ProxyState, ServicePort, SourceRef} from '../model/types.js'
 import {displayName} from '../core/state.js'
-import type {Finding} from '../analyze/findings.js'
+import {EVIDENCE_REFS_PER_PORT, type Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
 import {endpointString} from '../readers/iptables/hash.js'
 import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
@@ -299,7 +299,7 @@ const DEFAULT_AFFINITY_SECONDS = 10800
  */
 export function planService(sp: ServicePort, target: RenderTarget, findings: Finding[]): ServicePlan {
   const display = displayName(sp)
-  const evidence = sp.rules.slice(0, 5)
+  const evidence = sp.rules.slice(0, EVIDENCE_REFS_PER_PORT)
   const note = (id: string, severity: Finding['severity'], title: string, message: string, action: string, addresses: string[] = []) =>
     findings.push(finding(id, severity, title, message, {services: [display], addresses, evidence, action, docs: DOCS_VIRTUAL_IPS}))
 

@@ -250,10 +250,15 @@ const INSERTION_SORT_MAX = 64
 /**
  * The refs of a service port's rules, in line order: sortState then finds them sorted and leaves
  * them (a comparator sort of 320,000 refs in 10,000 lists took ~50 ms; numbers sort natively).
+ * Only the first `keep` (ReadOptions.refsPerPort) are made.
  */
-function sourceRefs(path: string, lines: readonly number[]): SourceRef[] {
+function sourceRefs(path: string, lines: readonly number[], keep: number): SourceRef[] {
   // A service port with many endpoints has a long list: sorted natively (no quadratic case).
-  if (lines.length > INSERTION_SORT_MAX) return Array.from(Int32Array.from(lines).sort(), (line) => ({path, line}))
+  if (lines.length > INSERTION_SORT_MAX) {
+    const sorted = Int32Array.from(lines).sort()
+    return Array.from(keep < sorted.length ? sorted.subarray(0, Math.max(0, keep)) : sorted, (line) => ({path, line}))
+  }
+  if (keep < lines.length) return firstSourceRefs(path, lines, keep)
   // Insertion sort into the refs themselves: ~30 lines per service port, mostly in runs already.
   // (An Int32Array per port to sort natively is memory outside the heap, 10,000 times.)
   const refs = new Array<SourceRef>(lines.length)
@@ -269,8 +274,33 @@ function sourceRefs(path: string, lines: readonly number[]): SourceRef[] {
   return refs
 }
 
-/** Reads one family's ruleset. `servicesOnly`: ReadOptions.servicesOnly (no rule references, no foreign pass). */
-function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6', servicesOnly: boolean): FamilyResult {
+/** sourceRefs(path, lines, keep) for a short list of more than `keep` lines: the `keep` smallest, by insertion. */
+function firstSourceRefs(path: string, lines: readonly number[], keep: number): SourceRef[] {
+  const refs: SourceRef[] = []
+  if (keep <= 0) return refs
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    let j = refs.length
+    if (j === keep) {
+      // Full: a line after the last kept one is left out (most are: the lines come mostly in
+      // order), an earlier one takes the last one's place.
+      if (refs[j - 1]!.line <= line) continue
+      j--
+    }
+    while (j > 0 && refs[j - 1]!.line > line) {
+      refs[j] = refs[j - 1]!
+      j--
+    }
+    refs[j] = {path, line}
+  }
+  return refs
+}
+
+/**
+ * Reads one family's ruleset. `servicesOnly`: ReadOptions.servicesOnly (no rule references, no
+ * foreign pass); `refsPerPort`: ReadOptions.refsPerPort (Infinity when not set).
+ */
+function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6', servicesOnly: boolean, refsPerPort: number): FamilyResult {
   /** A focused read (src/readers/iptables/focus.ts) holds only some services: skip the checks about the others. */
   const focused = ruleset.focused === true
   const diagnostics: Diagnostic[] = []
@@ -867,7 +897,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: g.affinitySeconds} : null,
       scheduler: null,
       endpoints,
-      rules: servicesOnly ? [] : sourceRefs(path, g.refLines),
+      rules: servicesOnly ? [] : sourceRefs(path, g.refLines, refsPerPort),
     }
   }
   const services: ServicePort[] = []
@@ -1004,7 +1034,7 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
       state.diagnostics.push(diag('warning', 'IPT_DUPLICATE_FAMILY', `${path} is a second ${family} dump for this node (after ${earlier}); its service ports are listed as well, so some may appear twice`, {path, line: 1}))
     }
     seenFamilies.set(family, path)
-    const r = buildFamily(ruleset, path, family, opts.servicesOnly === true)
+    const r = buildFamily(ruleset, path, family, opts.servicesOnly === true, opts.refsPerPort ?? Number.POSITIVE_INFINITY)
     // concat, not push(...): a large node has more service ports than a call takes arguments.
     state.services = state.services.concat(r.services)
     state.foreign = state.foreign.concat(r.foreign)

@@ -93,4 +93,22 @@ describe('the rule references of a service port, as the builder gives them', () 
     expect(lines.length).toBeGreaterThan(n === 40 ? 64 : 0)
     expect(sp!.rules.every((r) => r.path === 't')).toBe(true)
   })
+
+  it.each([
+    [3, 0],
+    [3, 1],
+    [3, 5],
+    [40, 5],
+    [40, 200],
+  ])('are the first of them in line order with refsPerPort (%i endpoints, %i kept)', async (n, keep) => {
+    const {parse} = await import('../../../src/readers/iptables/parse.js')
+    const {buildIptablesState} = await import('../../../src/readers/iptables/build.js')
+    const rules = clusterService('ns/web:http', '10.96.0.10', addresses(n), false)
+    // SEP rules first, read last: the lines kept must be the smallest, not the first read.
+    const text = natDump([...rules.filter((r) => r.startsWith('-A KUBE-SEP-')), ...rules.filter((r) => !r.startsWith('-A KUBE-SEP-'))])
+    const all = buildIptablesState([parse({path: 't', text})], {mode: 'iptables'}).services[0]!.rules
+    const kept = buildIptablesState([parse({path: 't', text})], {mode: 'iptables', refsPerPort: keep}).services[0]!.rules
+    expect(all.length).toBeGreaterThan(Math.min(keep, 64))
+    expect(kept).toEqual(all.slice(0, keep))
+  })
 })
