@@ -165,15 +165,37 @@ function sameSet(x: string[], y: string[]): boolean {
   return y.every((v) => s.has(v))
 }
 
+function compareMatchedFrontends(x: Frontend, y: Frontend, out: FieldDifference[]): void {
+  if (x.action === y.action && sameSet(x.sourceRanges, y.sourceRanges)) return
+  // Named after the more specific side, so the field reads the same whichever side is vaguer.
+  const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
+  if (x.action !== y.action) out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
+  if (!sameSet(x.sourceRanges, y.sourceRanges)) out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
+}
+
+/**
+ * Both sides list the same frontends (type, ip, port) in the same order: what the matching below
+ * comes to then (its exact pass pairs them in order and leaves nothing for the rest), without
+ * its two sets per service port. Sorted states (sortState) of the same service mostly do.
+ */
+function sameFrontendList(fa: Frontend[], fb: Frontend[]): boolean {
+  if (fa.length !== fb.length) return false
+  for (let i = 0; i < fa.length; i++) {
+    const x = fa[i]!
+    const y = fb[i]!
+    if (x.type !== y.type || x.ip !== y.ip || x.port !== y.port) return false
+  }
+  return true
+}
+
 function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]): void {
+  if (sameFrontendList(fa, fb)) {
+    for (let i = 0; i < fa.length; i++) compareMatchedFrontends(fa[i]!, fb[i]!, out)
+    return
+  }
   const matchedA = new Set<Frontend>()
   const matchedB = new Set<Frontend>()
-  const compareMatched = (x: Frontend, y: Frontend): void => {
-    // Named after the more specific side, so the field reads the same whichever side is vaguer.
-    const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
-    if (x.action !== y.action) out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
-    if (!sameSet(x.sourceRanges, y.sourceRanges)) out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
-  }
+  const compareMatched = (x: Frontend, y: Frontend): void => compareMatchedFrontends(x, y, out)
   // Pass 1: exact (type, ip, port); pass 2: the lenient rules of frontendsMatch.
   for (const exact of [true, false]) {
     for (const x of fa) {

@@ -122,6 +122,20 @@ describe('diffStates: compared fields', () => {
     ])
   })
 
+  it('frontend differences are the same whether the two lists line up or not (the lined-up case skips the matching)', () => {
+    const a = sp({frontends: [fe('ClusterIP', '10.96.0.10', 80), fe('ExternalIP', '1.2.3.4', 80, {action: 'drop'}), fe('LoadBalancer', '5.6.7.8', 443, {sourceRanges: ['10.0.0.0/8']}), fe('NodePort', null, 30080)]})
+    const lined = sp({frontends: [fe('ClusterIP', '10.96.0.10', 80, {action: 'reject'}), fe('ExternalIP', '1.2.3.4', 80), fe('LoadBalancer', '5.6.7.8', 443, {sourceRanges: ['10.0.0.0/16']}), fe('NodePort', null, 30080)]})
+    const shuffled = sp({frontends: [...lined.frontends].reverse()})
+    const expected = [
+      {field: 'frontends[ClusterIP 10.96.0.10:80].action', a: 'forward', b: 'reject'},
+      {field: 'frontends[ExternalIP 1.2.3.4:80].action', a: 'drop', b: 'forward'},
+      {field: 'frontends[LoadBalancer 5.6.7.8:443].sourceRanges', a: ['10.0.0.0/8'], b: ['10.0.0.0/16']},
+    ]
+    expect(one(a, lined).services[0]!.differences).toEqual(expected)
+    expect(one(a, shuffled).services[0]!.differences).toEqual(expected)
+    expect(one(a, a).equal).toBe(true)
+  })
+
   it('External does not match a ClusterIP or a different address', () => {
     const a = sp({frontends: [fe('ClusterIP', '10.96.0.10', 80), fe('ExternalIP', '192.168.99.22', 80)]})
     const b = sp({frontends: [fe('ClusterIP', '10.96.0.10', 80), fe('External', '192.168.99.23', 80)]})
