@@ -4,10 +4,11 @@
  * about max(A, B) plus the transfer instead of A + B.
  *
  * The state comes back as JSON text (a ProxyState is JSON-safe by contract: it is what `--json`
- * prints and the kp-json reader reads back) and is parsed on the main thread: for a 24 MB,
- * 10,000-service state, ~0.5 s of the main thread's time (~80 ms to copy the string in, ~400 ms
- * of JSON.parse), where V8's structured clone of the object would cost ~840 ms. Reading the same
- * state from its dump costs 1 to 3 s. A worker's start-up costs tens of ms and its own heap, so
+ * prints and the kp-json reader reads back) and is parsed on the main thread: for the bench's
+ * 10,000-service nft listing (13 MB of JSON) ~80–95 ms of JSON.parse, where V8's structured clone
+ * of the object would cost ~840 ms. (Endpoints sent as typed-array columns instead were no
+ * cheaper to turn back into objects: docs/benchmarks.md, 13:17 reading.) Reading the same state
+ * from its dump costs 1 to 3 s. A worker's start-up costs tens of ms and its own heap, so
  * it is used only for large plain files and folders (workerPaysOff); everything else is read on
  * the main thread as before.
  */
