@@ -83,7 +83,7 @@ export function sortState(state: ProxyState): ProxyState {
   for (const sp of state.services) {
     // Readers mostly give the lists in order already (the sort is stable, so a list in order is
     // left as it is): checking one takes a comparison per member, where sorting it took ~2.5
-    // (44 → 27 ms for the 10,000-service iptables dump).
+    // (44 → ~35 ms for the 10,000-service iptables dump).
     if (!inOrder(sp.frontends, cmpFrontend)) sp.frontends.sort(cmpFrontend)
     for (const fe of sp.frontends) if (fe.sourceRanges.length > 1) fe.sourceRanges.sort()
     if (!inOrder(sp.endpoints, cmpEndpoint)) sp.endpoints.sort(cmpEndpoint)

@@ -258,32 +258,16 @@ function sourceRefs(path: string, lines: readonly number[], keep: number): Sourc
     const sorted = Int32Array.from(lines).sort()
     return Array.from(keep < sorted.length ? sorted.subarray(0, Math.max(0, keep)) : sorted, (line) => ({path, line}))
   }
-  if (keep < lines.length) return firstSourceRefs(path, lines, keep)
   // Insertion sort into the refs themselves: ~30 lines per service port, mostly in runs already.
-  // (An Int32Array per port to sort natively is memory outside the heap, 10,000 times.)
-  const refs = new Array<SourceRef>(lines.length)
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!
-    let j = i
-    while (j > 0 && refs[j - 1]!.line > line) {
-      refs[j] = refs[j - 1]!
-      j--
-    }
-    refs[j] = {path, line}
-  }
-  return refs
-}
-
-/** sourceRefs(path, lines, keep) for a short list of more than `keep` lines: the `keep` smallest, by insertion. */
-function firstSourceRefs(path: string, lines: readonly number[], keep: number): SourceRef[] {
+  // (An Int32Array per port to sort natively is memory outside the heap, 10,000 times.) Once
+  // `keep` are made, a line after the last kept one is left out (most are: the lines come mostly
+  // in order), and an earlier one takes the last one's place.
   const refs: SourceRef[] = []
   if (keep <= 0) return refs
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
     let j = refs.length
     if (j === keep) {
-      // Full: a line after the last kept one is left out (most are: the lines come mostly in
-      // order), an earlier one takes the last one's place.
       if (refs[j - 1]!.line <= line) continue
       j--
     }
