@@ -8,6 +8,7 @@ import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+// @ts-expect-error: a plain .mjs script without type declarations
 import {generateIptablesSave} from '../scripts/bench/gen-iptables.mjs'
 import {ROOT} from './helpers/run-cli.js'
 
