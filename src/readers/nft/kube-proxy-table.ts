@@ -149,6 +149,7 @@ export class KubeProxyTableReader {
   private readonly services = new Map<string, ServiceAcc>()
   /** `IP|proto|port` and `*|proto|port` -> the service that owns that frontend. */
   private readonly byFrontend = new FrontendIndex<ServiceAcc>()
+  /** Names of sets, and of chains not in the table, something points at (chains that are: NftChain.pointedAt). */
   private readonly used = new Set<string>()
   private readonly clusterIps: Set<string> | null
   private readonly family: Family
@@ -253,13 +254,20 @@ export class KubeProxyTableReader {
 
   private use(chainName: string, line: number, from: string): NftChain | null {
     const chain = this.chain(chainName)
-    // The chain's own name string: the one in the rule is dropped with the rule.
-    this.used.add(chain?.name ?? chainName)
+    if (chain) chain.pointedAt = true
+    else this.used.add(chainName)
     if (!chain) {
       this.reporter.report('warning', 'NFT_MISSING_CHAIN', `${from} points at chain ${chainName}, which is not in the table`, this.ref(line))
       return null
     }
     return chain
+  }
+
+  /** A chain something points at without reading it (the affinity rule's goto: its chain is read from the map). */
+  private markPointedAt(chainName: string): void {
+    const chain = this.chain(chainName)
+    if (chain) chain.pointedAt = true
+    else this.used.add(chainName)
   }
 
   private set(name: string): NftSet | undefined {
@@ -599,7 +607,7 @@ export class KubeProxyTableReader {
           const s = this.set(set.slice(1))
           a.affinityTimeout = s?.timeoutSeconds ?? a.affinityTimeout ?? null
           this.used.add(set.slice(1))
-          this.used.add(v.target)
+          this.markPointedAt(v.target)
           continue
         }
       }
@@ -688,7 +696,7 @@ export class KubeProxyTableReader {
     // Chains first, then sets that are not also chains: the order checkNames met the names in.
     for (const chain of this.table.chains.values()) {
       const objName = chain.name
-      if (this.used.has(objName) || !parsePerServiceName(objName)) continue
+      if (chain.pointedAt || !parsePerServiceName(objName)) continue
       if (chain.ruleCount === 0) {
         this.reporter.report('info', 'NFT_STALE_CHAIN', `empty chain ${objName}: flushed by kube-proxy for a deleted service or endpoint, to be deleted on a later sync; not a service`, this.ref(chain.line))
       } else {
