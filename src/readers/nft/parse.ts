@@ -31,7 +31,7 @@ import {
 } from './ir.js'
 import {indexAtOrBefore, withoutByteOrderMark} from '../../core/text.js'
 import {textPieces} from '../bytes.js'
-import {LINE_BLANK, LINE_RULE, WordCache, isBlankLine, lineShape, tokenizeRange, type LineTokens} from './tokenize.js'
+import {LINE_BLANK, LINE_CLOSE, LINE_RULE, WordCache, chainHeaderName, isBlankLine, lineShape, tokenizeRange, type LineTokens} from './tokenize.js'
 
 /** More "not understood" lines than this are summarised in one diagnostic. */
 const MAX_UNKNOWN_REPORTS = 20
@@ -76,7 +76,15 @@ class TextReader implements CompactRules {
   /** The piece ruleAt found last: rules are mostly asked for in the order of their lines. */
   private lastPiece = 0
 
-  constructor(private readonly path: string) {}
+  /**
+   * `wordByWord`: every line through tokenizeRange and readLine, none kept as a compact rule or
+   * taken as a chain's first or last line by its shape: for the tests that check the shortcuts
+   * give the same document (test/readers/nft/compact-rules.test.ts).
+   */
+  constructor(
+    private readonly path: string,
+    private readonly wordByWord = false,
+  ) {}
 
   /** Every line, once. Returns the number of lines. */
   readAll(text: string | Iterable<string>): number {
@@ -111,13 +119,17 @@ class TextReader implements CompactRules {
       // Most lines of a large dump are the rules of its chains: those are kept as positions
       // and read when the rules are used (NftChain.rules), so reading the dump makes no words
       // for them (ir.ts CompactRules).
+      // The lines that open and close a chain (one each per chain) are taken by their shape too.
       const ctx = this.top
-      if (this.pending === null && ctx.kind === 'chain') {
+      if (this.pending === null && ctx.kind === 'chain' && !this.wordByWord) {
         const shape = lineShape(text, start, end)
         if (shape === LINE_RULE) ctx.chain.addCompactRule(base + start, lineNo)
+        else if (shape === LINE_CLOSE) this.closeBlock()
         else if (shape !== LINE_BLANK) this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
       } else if (!isBlankLine(text, start, end)) {
-        this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
+        const name = this.pending === null && ctx.kind === 'table' && !this.wordByWord ? chainHeaderName(text, start, end) : null
+        if (name !== null && ctx.kind === 'table') this.openChain(ctx.table, name, lineNo)
+        else this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
       }
       start = end + 1
       if (end === n) break
@@ -260,7 +272,7 @@ class TextReader implements CompactRules {
     const name = words[1]
     if ((first === 'chain' || first === 'set' || first === 'map') && name !== undefined && words.length === 3) {
       if (first === 'chain') {
-        this.stack.push({kind: 'chain', table: ctx.table, chain: this.chainOf(ctx.table, name, lineNo), line: lineNo})
+        this.openChain(ctx.table, name, lineNo)
       } else {
         this.stack.push({kind: 'set', table: ctx.table, set: this.setOf(ctx.table, first, name, lineNo), line: lineNo})
       }
@@ -268,6 +280,10 @@ class TextReader implements CompactRules {
     }
     this.report('info', 'NFT_SKIPPED_OBJECT', `${words.slice(0, -1).join(' ')} in table ${ctx.table.family} ${ctx.table.name} is not used by kp and was skipped`, lineNo)
     this.stack.push({kind: 'skip', what: first, line: lineNo, depth: 1})
+  }
+
+  private openChain(table: NftTable, name: string, lineNo: number): void {
+    this.stack.push({kind: 'chain', table, chain: this.chainOf(table, name, lineNo), line: lineNo})
   }
 
   private chainOf(table: NftTable, name: string, line: number): NftChain {
@@ -653,8 +669,8 @@ function splitElements(words: string[], lines: WordLines, from: number, to: numb
 }
 
 /** `text`: the whole text, or its pieces of whole lines in order (textPieces). */
-export function parseNftText(text: string | Iterable<string>, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
-  const reader = new TextReader(path)
+export function parseNftText(text: string | Iterable<string>, path: string, {wordByWord = false}: {wordByWord?: boolean} = {}): {doc: NftDocument; diagnostics: Diagnostic[]} {
+  const reader = new TextReader(path, wordByWord)
   const lineCount = reader.readAll(text)
   reader.finish(Math.max(1, lineCount))
   return {doc: reader.doc, diagnostics: reader.diagnostics}

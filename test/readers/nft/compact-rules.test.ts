@@ -98,3 +98,70 @@ describe('a file read in pieces of whole lines (textPieces), as kp reads files',
     expect(rules).toBeGreaterThan(100)
   })
 })
+
+describe('lines taken by their shape (compact rules, `chain NAME {`, a lone `}`)', () => {
+  /** The document as readOf above gives it, with the shortcuts or word by word. */
+  const readBoth = (text: string) =>
+    [false, true].map((wordByWord) => {
+      const {doc, diagnostics} = parseNftText(text, 'x', {wordByWord})
+      const tables = [...doc.tables.entries()].map(([key, t]) => ({
+        key,
+        chains: [...t.chains.values()].map((c) => ({name: c.name, line: c.line, hook: c.hook, comment: c.comment, rules: c.rules()})),
+        sets: [...t.sets.values()],
+      }))
+      return {tables, diagnostics}
+    })
+
+  it('give the document word-by-word reading gives, for the chain lines kp takes by shape and those it does not', () => {
+    const text = [
+      'table ip t {',
+      '\tchain a {',
+      '\t\tip daddr 10.0.0.1 drop',
+      '\t}',
+      '  chain b{',
+      '\t}  ',
+      '\tchain c { # handle 3',
+      '\t} # handle 3',
+      '\tchain "d" {',
+      '\t}',
+      '\tchain e, {',
+      '\t};',
+      '\tchain f {}',
+      '\tchain g { type nat hook output priority 0; }',
+      '\tchain #h {',
+      '\tchainx i {',
+      '\t}',
+      '\tchain',
+      '\t}',
+      '}',
+      '}',
+      '',
+    ].join('\n')
+    const [shortcut, wordByWord] = readBoth(text)
+    expect(shortcut).toEqual(wordByWord)
+    // `chain e, {` is no chain header (four words): what follows is skipped to its closing brace.
+    expect(shortcut!.tables[0]!.chains.map((c) => c.name)).toEqual(['a', 'b', 'c', '"d"'])
+    expect(shortcut!.tables[0]!.chains[0]!.rules.map((r) => r.tokens.join(' '))).toEqual(['ip daddr 10.0.0.1 drop'])
+  })
+
+  it('give every nft text fixture, and mutations of them, what word-by-word reading gives', async () => {
+    const {readdirSync, readFileSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const {mutate, prng, COMMON_NOISE} = await import('../robustness.js')
+    const noise = [...COMMON_NOISE, '{', '}', '\n}\n', ';', 'chain x {', '\tchain y {\n', 'chain', '#', ' }', '} ', 'table ip t {', 'type nat hook output priority 0;', '"']
+    const files = readdirSync('fixtures/nft', {withFileTypes: true, recursive: true})
+      .filter((d) => d.isFile() && /\.nft$/.test(d.name))
+      .map((d) => join(d.parentPath, d.name))
+    const rnd = prng(0x6e66)
+    let chains = 0
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8')
+      for (const [k, variant] of [text, ...Array.from({length: 20}, () => mutate(text, rnd, noise))].entries()) {
+        const [shortcut, wordByWord] = readBoth(variant)
+        expect(shortcut, `${file} variant ${k}`).toEqual(wordByWord)
+        chains += shortcut!.tables.reduce((n, t) => n + t.chains.length, 0)
+      }
+    }
+    expect(chains).toBeGreaterThan(1000)
+  })
+})
