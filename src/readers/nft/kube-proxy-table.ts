@@ -253,9 +253,7 @@ export class KubeProxyTableReader {
   }
 
   private use(chainName: string, line: number, from: string): NftChain | null {
-    const chain = this.chain(chainName)
-    if (chain) chain.pointedAt = true
-    else this.used.add(chainName)
+    const chain = this.markPointedAt(chainName)
     if (!chain) {
       this.reporter.report('warning', 'NFT_MISSING_CHAIN', `${from} points at chain ${chainName}, which is not in the table`, this.ref(line))
       return null
@@ -263,11 +261,12 @@ export class KubeProxyTableReader {
     return chain
   }
 
-  /** A chain something points at without reading it (the affinity rule's goto: its chain is read from the map). */
-  private markPointedAt(chainName: string): void {
+  /** Notes that something points at the chain (use() when it is read, the affinity rule's goto when not); returns it if it is in the table. */
+  private markPointedAt(chainName: string): NftChain | undefined {
     const chain = this.chain(chainName)
     if (chain) chain.pointedAt = true
     else this.used.add(chainName)
+    return chain
   }
 
   private set(name: string): NftSet | undefined {

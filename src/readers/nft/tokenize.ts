@@ -29,6 +29,9 @@ const SEMI = 59
 const LBRACE = 123
 const RBRACE = 125
 
+/** What separates words: a space, a tab, or the CR of a CRLF line end. */
+const isBlankCode = (c: number): boolean => c === SPACE || c === TAB || c === CR
+
 /** Words longer than this are taken as they are (chain names, rarely repeated on other lines). */
 const MAX_SHARED_LENGTH = 24
 const SHARED_SLOTS = 1 << 14
@@ -73,7 +76,7 @@ export function tokenizeRange(text: string, start: number, end: number, cache: W
   let i = start
   for (; i < end; i++) {
     const c = text.charCodeAt(i)
-    const blank = c === SPACE || c === TAB || c === CR
+    const blank = isBlankCode(c)
     if (blank || c === LBRACE || c === RBRACE || c === SEMI) {
       if (wordStart >= 0) {
         pushWord(words, text, wordStart, i, cache)
@@ -111,8 +114,6 @@ export const LINE_OTHER = 2
 /** A lone `}` (blanks around it, nothing else): the end of the block. */
 export const LINE_CLOSE = 3
 
-const isBlankCode = (c: number): boolean => c === SPACE || c === TAB || c === CR
-
 /**
  * A look at text[start, end) that makes no words: LINE_BLANK when tokenizeRange would find
  * none, LINE_RULE when, inside a chain block, the line is a rule on its own: words, braces
@@ -128,7 +129,7 @@ export function lineShape(text: string, start: number, end: number): number {
   let i = start
   for (; i < end; i++) {
     const c = text.charCodeAt(i)
-    const blank = c === SPACE || c === TAB || c === CR
+    const blank = isBlankCode(c)
     if (blank || c === LBRACE || c === RBRACE || c === SEMI) {
       if (wordStart >= 0) {
         if (firstStart < 0) {
@@ -212,7 +213,7 @@ export function isBlankLine(text: string, start: number, end: number): boolean {
   let i = start
   for (; i < end; i++) {
     const c = text.charCodeAt(i)
-    if (c !== SPACE && c !== TAB && c !== CR) break
+    if (!isBlankCode(c)) break
   }
   return i === end || text.charCodeAt(i) === HASH
 }
