@@ -6,6 +6,7 @@ import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type {InferredFlags} from '@oclif/core/interfaces'
 import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
+import type {EncodedState} from '../core/port-codec.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 import type {BundleFacts} from '../readers/bundle.js'
@@ -105,11 +106,12 @@ export abstract class KpCommand extends Command {
    * files and folders are read at the same time, the second in a worker thread
    * (src/readers/read-in-worker.ts): `kp diff` of a 10,000-service iptables-save dump (33 MB)
    * and its nftables text (46 MB) took 4.3 s instead of 5.7 s when this was added; with today's
-   * readers, and the `nft list` text (27 MB), 2.5–2.6 s instead of ~3.0 s. What is printed, and which error
-   * wins, is the same as reading them in turn: the first input's diagnostics are reported, and
-   * its input error thrown, before anything of the second's.
+   * readers, and the `nft list` text (27 MB), 2.5–2.6 s instead of ~3.0 s. The second then comes
+   * with its service ports still encoded (an EncodedState, for diffEncoded). What is printed,
+   * and which error wins, is the same as reading them in turn: the first input's diagnostics are
+   * reported, and its input error thrown, before anything of the second's.
    */
-  protected async loadStatePair(first: string, second: string, flags: LoadFlags): Promise<[ProxyState, ProxyState]> {
+  protected async loadStatePair(first: string, second: string, flags: LoadFlags): Promise<[ProxyState, ProxyState | EncodedState]> {
     // Two states are read to be compared: what is not compared need not be made (servicesOnly).
     const wants: LoadWants = {servicesOnly: true}
     const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]}, wants)
@@ -130,7 +132,8 @@ export abstract class KpCommand extends Command {
     const outcome = await job.outcome
     switch (outcome.kind) {
       case 'read':
-        return [a, this.acceptState(outcome.state, outcome.facts, flags)]
+        this.acceptState(outcome.state.state, outcome.facts, flags)
+        return [a, outcome.state]
       case 'input-error':
         throw outcome.error
       case 'failed':

@@ -32,8 +32,9 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     if (flags.file && flags.file.length > 0) throw new UsageError('kp diff takes its two inputs as arguments A and B, not -f', 'USAGE_DIFF_FILE_FLAG', ['kp diff A.txt B.txt'])
     if (args.a === '-' && args.b === '-') throw new UsageError('stdin (-) can be only one of A and B', 'USAGE_DIFF_STDIN_TWICE')
     const [a, b] = await this.loadStatePair(args.a, args.b, flags)
-    const {diffStates} = await import('../analyze/diff.js')
-    const result = diffStates(a, b)
+    const {diffEncoded, diffStates} = await import('../analyze/diff.js')
+    // B read by a worker thread comes with its ports still encoded (src/core/port-codec.ts).
+    const result = 'ports' in b ? diffEncoded(a, b) : diffStates(a, b)
     if (!this.jsonEnabled()) {
       const {formatDiff} = await import('../cli/views/diff.js')
       const color = Boolean(process.stdout.isTTY) && !flags['no-color'] && !process.env.NO_COLOR

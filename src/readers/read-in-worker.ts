@@ -3,25 +3,29 @@
  * B here (./read-worker.ts) while it reads A itself, so on a two-core machine the command takes
  * about max(A, B) plus the transfer instead of A + B.
  *
- * The state comes back as JSON text (a ProxyState is JSON-safe by contract: it is what `--json`
- * prints and the kp-json reader reads back) and is parsed on the main thread: for the bench's
- * 10,000-service nft listing (13 MB of JSON) ~80–95 ms of JSON.parse, where V8's structured clone
- * of the object would cost ~840 ms. (Endpoints sent as typed-array columns instead were no
- * cheaper to turn back into objects: docs/benchmarks.md, 13:17 reading.) Reading the same state
- * from its dump costs 1 to 3 s. A worker's start-up costs tens of ms and its own heap, so
- * it is used only for large plain files and folders (workerPaysOff); everything else is read on
- * the main thread as before.
+ * The state comes back in two parts: its service ports as 16-bit codes in buffers handed over
+ * without a copy (src/core/port-codec.ts), the rest (node, sources, diagnostics, foreign) as JSON
+ * text. `kp diff` compares A's ports with the codes and makes objects only of the B ports that
+ * differ (src/analyze/diff.ts diffEncoded). For the bench's 10,000-service nft listing the whole
+ * state as JSON was 13 MB and ~80–95 ms of JSON.parse on the main thread, plus the copy in and the
+ * comparison of 10,000 equal pairs: together ~0.2–0.4 s after the main thread's own read, against
+ * ~60 ms now (docs/benchmarks.md). V8's structured clone of the object would cost ~840 ms.
+ * Reading the same state from its dump costs 1 to 3 s. A worker's start-up costs tens of ms and
+ * its own heap, so it is used only for large plain files and folders (workerPaysOff); everything
+ * else is read on the main thread as before.
  */
 import {readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Worker} from 'node:worker_threads'
+import type {EncodedPorts, EncodedState} from '../core/port-codec.js'
 import {InputError} from '../errors.js'
 import type {Diagnostic} from '../model/types.js'
+import type {BundleFacts} from './bundle.js'
 import type {FileRead, FileReadRequest} from './read-state.js'
 
 /** What the worker posts back (one message, then it ends). */
 export type WorkerReply =
-  | {kind: 'read'; json: string}
+  | {kind: 'read'; /** FileRead with no service ports. */ json: string; ports: EncodedPorts}
   | {kind: 'input-error'; message: string; code: string; hints: string[]; diagnostics: Diagnostic[]}
   | {kind: 'failed'; reason: string}
 
@@ -30,7 +34,7 @@ export type WorkerReply =
  * threads); the caller reads the input on the main thread instead, which fails, if it does,
  * exactly as it would have without the worker.
  */
-export type WorkerOutcome = ({kind: 'read'} & FileRead) | {kind: 'input-error'; error: InputError} | {kind: 'failed'; reason: string}
+export type WorkerOutcome = {kind: 'read'; state: EncodedState; facts: BundleFacts | null} | {kind: 'input-error'; error: InputError} | {kind: 'failed'; reason: string}
 
 export interface WorkerRead {
   /** Settles once; never rejects. */
@@ -114,7 +118,7 @@ function decode(reply: WorkerReply): WorkerOutcome {
   switch (reply.kind) {
     case 'read': {
       const read = JSON.parse(reply.json) as FileRead
-      return {kind: 'read', state: read.state, facts: read.facts}
+      return {kind: 'read', state: {state: read.state, ports: reply.ports}, facts: read.facts}
     }
     case 'input-error':
       return {kind: 'input-error', error: new InputError(reply.message, reply.code, reply.hints, reply.diagnostics)}

@@ -4,6 +4,8 @@
  * other failure as `failed`, and the parent then reads the input itself.
  */
 import {parentPort, workerData} from 'node:worker_threads'
+import {encodePorts} from '../core/port-codec.js'
+import {serviceKey} from '../core/state.js'
 import {InputError} from '../errors.js'
 import {readFiles, type FileReadRequest} from './read-state.js'
 import type {WorkerReply} from './read-in-worker.js'
@@ -11,19 +13,22 @@ import type {WorkerReply} from './read-in-worker.js'
 const port = parentPort
 if (port) {
   let reply: WorkerReply
+  let transfer: ArrayBuffer[] = []
   try {
     const read = await readFiles(workerData as FileReadRequest)
-    // JSON text, not the object: V8's structured clone of a 10,000-service state takes ~840 ms
-    // to deserialize on the main thread, JSON.parse ~400 ms. The stringify (~200 ms) runs here,
-    // in parallel with the main thread's own read. A string is also cheaper to receive than a
-    // transferred Buffer of the UTF-8 bytes: copying it in costs the busy main thread ~80 ms,
-    // decoding the Buffer there ~150 ms (measured on a 24 MB state; see read-in-worker.ts).
-    reply = {kind: 'read', json: JSON.stringify(read)}
+    // The service ports as codes (src/core/port-codec.ts), the rest of the state as JSON text: the
+    // main thread then makes only the ports it finds different from A's (src/analyze/diff.ts
+    // diffEncoded). The codes' buffers are handed over, not copied. (JSON of the whole state was
+    // ~80-95 ms of JSON.parse on the busy main thread for the 10,000-service nft listing, V8's
+    // structured clone of the object ~840 ms.)
+    const ports = encodePorts(read.state.services, serviceKey)
+    reply = {kind: 'read', json: JSON.stringify({...read, state: {...read.state, services: []}}), ports}
+    transfer = [ports.codes.buffer, ports.offsets.buffer]
   } catch (error) {
     reply =
       error instanceof InputError
         ? {kind: 'input-error', message: error.message, code: error.code, hints: error.hints, diagnostics: error.diagnostics}
         : {kind: 'failed', reason: error instanceof Error ? error.message : String(error)}
   }
-  port.postMessage(reply)
+  port.postMessage(reply, transfer)
 }

@@ -1,12 +1,23 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {diffStates} from '../../src/analyze/diff.js'
+import {diffEncoded, diffStates as diffStatesAlone, type DiffResult} from '../../src/analyze/diff.js'
 import {emptyState} from '../../src/core/state.js'
 import type {Endpoint, Frontend, Mode, ProxyState, ServicePort} from '../../src/model/types.js'
+import {encodedState} from '../helpers/encoded.js'
 import {ROOT} from '../helpers/run-cli.js'
 import {upstreamOverallStates} from './diff-upstream-states.js'
 
 const FIXTURES = `${ROOT}fixtures/diff/upstream-overall/`
+
+/**
+ * diffStates, checked against diffEncoded with B's ports as codes (what `kp diff` does when its
+ * worker thread read B): every case below must come out the same both ways.
+ */
+function diffStates(a: ProxyState, b: ProxyState): DiffResult {
+  const result = diffStatesAlone(a, b)
+  expect(diffEncoded(a, encodedState(b))).toEqual(result)
+  return result
+}
 const fixture = (name: string): ProxyState => JSON.parse(readFileSync(FIXTURES + name, 'utf8')) as ProxyState
 
 function fe(type: Frontend['type'], ip: string | null, port: number | null, extra: Partial<Frontend> = {}): Frontend {
@@ -107,6 +118,35 @@ describe('diffStates: matching service ports', () => {
     const v6 = sp({family: 'IPv6', frontends: [fe('ClusterIP', 'fd00::a', 80)], endpoints: [ep('fd00:10::5', 8080)]})
     const r = diffStates(state('iptables', [sp(), v6]), state('iptables', [sp()]))
     expect(r.services).toEqual([expect.objectContaining({service: 'ns1/svc1:http/tcp (IPv6)', change: 'removed'})])
+  })
+})
+
+describe('diffEncoded (B with its ports as codes, from kp diff\'s worker thread)', () => {
+  // Every diffStates call in this file also checks diffEncoded; these are the cases where
+  // leaving equal pairs out could pair the rest differently.
+  const x = sp({endpoints: [ep('10.244.1.5', 8080)]})
+  const y = sp({endpoints: [ep('10.244.1.6', 8080)]})
+
+  it('pairs as diffStates does when A repeats an identity (the first A port takes the B port, even if the second is the same as it)', () => {
+    const r = diffStates(state('iptables', [x, y]), state('iptables', [y]))
+    expect(r.services.map((s) => s.change).sort()).toEqual(['changed', 'removed'])
+  })
+
+  it('pairs as diffStates does when B repeats an identity', () => {
+    const r = diffStates(state('iptables', [y]), state('iptables', [x, y]))
+    expect(r.services.map((s) => s.change).sort()).toEqual(['added', 'changed'])
+  })
+
+  it('leaves out a pair that is the same and still compares the rest, nameless ports included', () => {
+    const nameless = sp({namespace: null, name: null, portName: null, frontends: [fe('ClusterIP', '10.96.0.20', 53)], endpoints: [ep('10.244.2.1', 53)]})
+    const named = sp({name: 'dns', frontends: [fe('ClusterIP', '10.96.0.20', 53)], endpoints: [ep('10.244.2.2', 53)]})
+    const r = diffStates(state('iptables', [x, named]), state('ipvs', [x, nameless]))
+    expect(r.services).toEqual([{service: 'ns1/dns:http/tcp', change: 'changed', differences: [{field: 'endpoint', a: '10.244.2.2:53', b: null}, {field: 'endpoint', a: null, b: '10.244.2.1:53'}]}])
+  })
+
+  it('counts shares within 1e-6 as equal though their codes differ', () => {
+    const r = diffStates(state('iptables', [sp({endpoints: [ep('10.244.1.5', 8080, {share: 1 / 3})]})]), state('nftables', [sp({endpoints: [ep('10.244.1.5', 8080, {share: 0.3333334})]})]))
+    expect(r.equal).toBe(true)
   })
 })
 

@@ -7,7 +7,7 @@
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {diffStates} from '../../src/analyze/diff.js'
+import {diffEncoded, diffStates} from '../../src/analyze/diff.js'
 import {explainService} from '../../src/analyze/explain.js'
 import {parseServiceQuery} from '../../src/analyze/explain-query.js'
 import {planMigration} from '../../src/analyze/migrate.js'
@@ -23,6 +23,7 @@ import type {ReadOptions, SourceText} from '../../src/readers/types.js'
 import {renderIptables} from '../../src/render/iptables/render.js'
 import {renderIpvs} from '../../src/render/ipvs/render.js'
 import {renderNftables} from '../../src/render/nftables/render.js'
+import {encodedState} from '../helpers/encoded.js'
 import {ROOT} from '../helpers/run-cli.js'
 import {COMMON_NOISE, mutate, mutateJson, prng} from '../readers/robustness.js'
 
@@ -39,7 +40,11 @@ function useAsCommandsDo(state: ProxyState, original: ProxyState): void {
   renderNftables(state)
   renderIptables(state)
   renderIpvs(state)
-  formatDiff(diffStates(original, state), {color: false})
+  const diff = diffStates(original, state)
+  formatDiff(diff, {color: false})
+  // kp diff with B read by its worker thread (ports as codes) must say the same, either way round.
+  expect(diffEncoded(original, encodedState(state))).toEqual(diff)
+  expect(diffEncoded(state, encodedState(original))).toEqual(diffStates(state, original))
   for (const sp of state.services.slice(0, 3)) {
     const query = parseServiceQuery(displayName(sp))
     if ('invalid' in query) continue

@@ -1,7 +1,8 @@
 /**
  * Reading an input in a worker thread (src/readers/read-in-worker.ts, used by `kp diff` for B):
- * the state that comes back as JSON is the one the main thread would have read, input errors
- * come back as the same InputError, and the worker is used only for large plain paths.
+ * the state that comes back (ports as codes, the rest as JSON) is the one the main thread would
+ * have read but for the ports' rule references, which diff does not compare; input errors come
+ * back as the same InputError, and the worker is used only for large plain paths.
  * test/commands/diff-worker.test.ts runs the whole command with the worker on and off.
  */
 import {execSync} from 'node:child_process'
@@ -10,7 +11,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
+import {decodePort} from '../../src/core/port-codec.js'
 import {InputError} from '../../src/errors.js'
+import type {ProxyState} from '../../src/model/types.js'
 import {readInWorker, WORKER_MIN_BYTES_ENV, workerPaysOff} from '../../src/readers/read-in-worker.js'
 import {readFiles, type FileReadRequest} from '../../src/readers/read-state.js'
 import {bundleFile, NODE_A_FACTS, writeBundle} from '../helpers/bundle.js'
@@ -22,18 +25,27 @@ afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 const IPT_OVERALL = `${ROOT}fixtures/iptables/upstream-overall/input.rules`
 const NFT_OVERALL = `${ROOT}fixtures/nft/upstream-overall/input.nft`
 
-/** What readFiles gives or throws, as data. */
-async function mainThreadRead(req: FileReadRequest): Promise<unknown> {
+/** What readFiles gives or throws, as data; `noRules`: without the ports' rule references, as the worker sends them. */
+async function mainThreadRead(req: FileReadRequest, {noRules = false} = {}): Promise<unknown> {
   try {
-    return {kind: 'read', ...(await readFiles(req))}
+    const read = await readFiles(req)
+    if (!noRules) return {kind: 'read', ...read}
+    return {kind: 'read', ...read, state: {...read.state, services: read.state.services.map((sp) => ({...sp, rules: []}))}}
   } catch (error) {
     if (!(error instanceof InputError)) throw error
     return {kind: 'input-error', message: error.message, code: error.code, hints: error.hints, diagnostics: error.diagnostics}
   }
 }
 
+/** The worker's outcome, its ports decoded into the state. */
 async function workerRead(req: FileReadRequest): Promise<unknown> {
   const outcome = await readInWorker(req).outcome
+  if (outcome.kind === 'read') {
+    const {state, ports} = outcome.state
+    expect(state.services).toEqual([])
+    const services = ports.keys.map((_key, i) => decodePort(ports, i))
+    return {kind: 'read', state: {...state, services} satisfies ProxyState, facts: outcome.facts}
+  }
   if (outcome.kind !== 'input-error') return outcome
   const e = outcome.error
   expect(e).toBeInstanceOf(InputError)
@@ -50,18 +62,18 @@ describe('readInWorker', () => {
     ['a saved state', {files: [`${ROOT}fixtures/diff/upstream-overall/iptables.state.json`]}],
     ['a dump with an error diagnostic', {files: [`${ROOT}fixtures/nft/bad/unrelated.nft`]}],
   ] as Array<[string, FileReadRequest]>)('reads %s into the state the main thread reads', async (_name, req) => {
-    const here = await mainThreadRead(req)
+    const here = await mainThreadRead(req, {noRules: true})
     expect(here).toMatchObject({kind: 'read'})
-    // Strict: no member lost or turned into null on the way through JSON.
+    // Strict: no member lost or turned into null on the way through the codes and JSON.
     expect(await workerRead(req)).toStrictEqual(here)
   })
 
   it('brings back the facts of a bundle folder', async () => {
     const facts = {...NODE_A_FACTS, nftVersion: null}
     const dir = writeBundle(join(tmp, 'bundle'), [[bundleFile('iptables-save.txt', {command: ['iptables-save']}), readFileSync(IPT_OVERALL)]], facts)
-    const outcome = await readInWorker({files: [dir]}).outcome
+    const outcome = await workerRead({files: [dir]})
     expect(outcome).toMatchObject({kind: 'read', facts, state: {node: {name: 'node-a', kernel: '6.1.0'}}})
-    expect(outcome).toStrictEqual(await mainThreadRead({files: [dir]}))
+    expect(outcome).toStrictEqual(await mainThreadRead({files: [dir]}, {noRules: true}))
   })
 
   it.each([
