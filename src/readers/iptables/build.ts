@@ -345,6 +345,18 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = perServiceChain(chain.name)
     if (ps) groupOf(ps.hash).chains[ps.kind] = chain
   })
+  /**
+   * A rule read for group g: its line is one of the port's rule references. A servicesOnly read
+   * makes no references and needs only the first line (where the port's diagnostics point), so
+   * it does not look up the line of each of the ~430,000 rules of a 10,000-service dump.
+   */
+  const noteRef: (g: Group, rule: IptablesRule) => void = servicesOnly
+    ? (g, rule) => {
+        if (g.refLines.length === 0) g.refLines.push(rule.line)
+      }
+    : (g, rule) => {
+        g.refLines.push(rule.line)
+      }
   const liveTarget = (target: string | null): IptablesChain | undefined => {
     if (target === null) return undefined
     const c = natChains.get(target)
@@ -408,7 +420,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
-      g.refLines.push(rule.line)
+      noteRef(g, rule)
       nameGroup(g, rule)
       const type: FrontendType =
         comment?.kind === 'cluster-ip' ? 'ClusterIP'
@@ -456,7 +468,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
       const g = groupOf(ps.hash)
-      g.refLines.push(rule.line)
+      noteRef(g, rule)
       nameGroup(g, rule)
       if (ps.kind === 'xlb') g.etp = 'Local'
       else if (ps.kind === 'svc') g.etp ??= 'Cluster' // ≤1.23: KUBE-MARK-MASQ, then straight to KUBE-SVC
@@ -502,7 +514,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     let cascade: Cascade | null = null
     for (let i = 0, n = chain.ruleCount; i < n; i++) {
       const rule = chain.ruleAt(i)
-      g.refLines.push(rule.line)
+      noteRef(g, rule)
       nameGroup(g, rule)
       const target = rule.target ?? ''
       if (isMasqueradeMarking(rule)) {
@@ -565,7 +577,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (xlb) readDispatchChain(g, xlb, 'xlb')
     if (ext) {
       for (const rule of ext.rules) {
-        g.refLines.push(rule.line)
+        noteRef(g, rule)
         const comment = commentOf(rule)
         nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
@@ -597,7 +609,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     if (fw) {
       for (const rule of fw.rules) {
-        g.refLines.push(rule.line)
+        noteRef(g, rule)
         nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(rule.source.value)
@@ -618,7 +630,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     let dnat: IptablesRule | null = null
     for (let i = 0, n = chain.ruleCount; i < n; i++) {
       const rule = chain.ruleAt(i)
-      g.refLines.push(rule.line)
+      noteRef(g, rule)
       nameGroup(g, rule)
       if (rule.target === 'DNAT') dnat ??= rule
       else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
@@ -662,7 +674,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
   for (const {spn, protocol, rule} of byNameLater) {
     const g = protocol ? bySpn.get(`${spn}|${protocol}`) : undefined
-    if (g) g.refLines.push(rule.line)
+    if (g) noteRef(g, rule)
     else if (!focused) warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
   }
   const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
@@ -682,7 +694,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         continue
       }
       const g = groupBySpn(comment.spn, protocol)
-      g.refLines.push(rule.line)
+      noteRef(g, rule)
       const port = parsePort(rule.dport?.value)
       const nodePort = !rule.destination && findMatch(rule, '--dst-type')?.values[0] === 'LOCAL'
       const ip = rule.destination && !rule.destination.negated ? rule.destination.value : null
@@ -729,13 +741,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     // A health check alone is not a service (fixtures/iptables/upstream-parse-basic: ns2/svc2).
     for (const g of gs) {
       g.healthCheckNodePort = hc.port
-      g.refLines.push(hc.rule.line)
+      noteRef(g, hc.rule)
     }
   }
   for (const rule of filterChains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
     const comment = commentOf(rule)
     const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
-    if (gs) for (const g of gs) g.refLines.push(rule.line)
+    if (gs) for (const g of gs) noteRef(g, rule)
     else warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model', rule.line)
   }
   for (const rule of filterChains.get('KUBE-FORWARD')?.rules ?? []) {
