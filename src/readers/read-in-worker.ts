@@ -8,8 +8,8 @@
  * text. `kp diff` compares A's ports with the codes and makes objects only of the B ports that
  * differ (src/analyze/diff.ts diffEncoded). For the bench's 10,000-service nft listing the whole
  * state as JSON was 13 MB and ~80–95 ms of JSON.parse on the main thread, plus the copy in and the
- * comparison of 10,000 equal pairs: together ~0.2–0.4 s after the main thread's own read, against
- * ~60 ms now (docs/benchmarks.md). V8's structured clone of the object would cost ~840 ms.
+ * comparison of 10,000 equal pairs: together ~0.3–0.45 s after the main thread's own read, against
+ * ~0.1 s now (docs/benchmarks.md). V8's structured clone of the object would cost ~840 ms.
  * Reading the same state from its dump costs 1 to 3 s. A worker's start-up costs tens of ms and
  * its own heap, so it is used only for large plain files and folders (workerPaysOff); everything
  * else is read on the main thread as before.
