@@ -15,6 +15,7 @@
  * objects), and the codes cross threads without a copy (docs/benchmarks.md).
  */
 import type {Endpoint, Frontend, ProxyState, ServicePort} from '../model/types.js'
+import {serviceKey} from './state.js'
 
 const NULL = 0
 const STRING = 1
@@ -172,19 +173,24 @@ export class PortEncoder {
   }
 }
 
-/** Encodes ports for diffEncoded; `keyOf` is serviceKey. Throws UnencodableValue for a port of the wrong shape. */
-export function encodePorts(ports: readonly ServicePort[], keyOf: (sp: ServicePort) => string): EncodedPorts {
+/** Encodes ports, each with its serviceKey. Throws UnencodableValue for a port of the wrong shape. */
+export function encodePorts(ports: readonly ServicePort[]): EncodedPorts {
   const encoder = new PortEncoder()
   const offsets = new Int32Array(ports.length + 1)
   const keys: string[] = []
   for (let i = 0; i < ports.length; i++) {
     const sp = ports[i]!
-    keys.push(keyOf(sp))
+    keys.push(serviceKey(sp))
     encoder.port(sp)
     offsets[i + 1] = encoder.length
   }
   // Exactly the codes written: the buffer is handed to another thread whole.
   return {keys, codes: encoder.codes.slice(0, encoder.length), offsets}
+}
+
+/** The state as kp diff's worker sends it: its ports encoded, the rest as it is. */
+export function encodeState(state: ProxyState): EncodedState {
+  return {state: {...state, services: []}, ports: encodePorts(state.services)}
 }
 
 /** Reads port i back, with no rules. Throws a RangeError on codes that are not a port's. */

@@ -4,8 +4,7 @@
  * other failure as `failed`, and the parent then reads the input itself.
  */
 import {parentPort, workerData} from 'node:worker_threads'
-import {encodePorts} from '../core/port-codec.js'
-import {serviceKey} from '../core/state.js'
+import {encodeState} from '../core/port-codec.js'
 import {InputError} from '../errors.js'
 import {readFiles, type FileReadRequest} from './read-state.js'
 import type {WorkerReply} from './read-in-worker.js'
@@ -21,8 +20,8 @@ if (port) {
     // diffEncoded). The codes' buffers are handed over, not copied. (JSON of the whole state was
     // ~80-95 ms of JSON.parse on the busy main thread for the 10,000-service nft listing, V8's
     // structured clone of the object ~840 ms.)
-    const ports = encodePorts(read.state.services, serviceKey)
-    reply = {kind: 'read', json: JSON.stringify({...read, state: {...read.state, services: []}}), ports}
+    const {state, ports} = encodeState(read.state)
+    reply = {kind: 'read', json: JSON.stringify({...read, state}), ports}
     transfer = [ports.codes.buffer, ports.offsets.buffer]
   } catch (error) {
     reply =

@@ -1,9 +1,9 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {diffEncoded, diffStates as diffStatesAlone, type DiffResult} from '../../src/analyze/diff.js'
+import {encodeState} from '../../src/core/port-codec.js'
 import {emptyState} from '../../src/core/state.js'
 import type {Endpoint, Frontend, Mode, ProxyState, ServicePort} from '../../src/model/types.js'
-import {encodedState} from '../helpers/encoded.js'
 import {ROOT} from '../helpers/run-cli.js'
 import {upstreamOverallStates} from './diff-upstream-states.js'
 
@@ -15,7 +15,7 @@ const FIXTURES = `${ROOT}fixtures/diff/upstream-overall/`
  */
 function diffStates(a: ProxyState, b: ProxyState): DiffResult {
   const result = diffStatesAlone(a, b)
-  expect(diffEncoded(a, encodedState(b))).toEqual(result)
+  expect(diffEncoded(a, encodeState(b))).toEqual(result)
   return result
 }
 const fixture = (name: string): ProxyState => JSON.parse(readFileSync(FIXTURES + name, 'utf8')) as ProxyState

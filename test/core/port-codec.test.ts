@@ -12,7 +12,7 @@ import {readFiles} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
 const withoutRules = (sp: ServicePort): ServicePort => ({...sp, rules: []})
-const encode = (ports: ServicePort[]): EncodedPorts => encodePorts(ports, serviceKey)
+const encode = (ports: ServicePort[]): EncodedPorts => encodePorts(ports)
 const matches = (sp: ServicePort, encoded: EncodedPorts, i = 0): boolean => new PortEncoder().matches(sp, encoded, i)
 
 function port(extra: Partial<ServicePort> = {}): ServicePort {

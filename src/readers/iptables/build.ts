@@ -350,13 +350,9 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
    * makes no references and needs only the first line (where the port's diagnostics point), so
    * it does not look up the line of each of the ~430,000 rules of a 10,000-service dump.
    */
-  const noteRef: (g: Group, rule: IptablesRule) => void = servicesOnly
-    ? (g, rule) => {
-        if (g.refLines.length === 0) g.refLines.push(rule.line)
-      }
-    : (g, rule) => {
-        g.refLines.push(rule.line)
-      }
+  const noteRef = (g: Group, rule: IptablesRule): void => {
+    if (!servicesOnly || g.refLines.length === 0) g.refLines.push(rule.line)
+  }
   const liveTarget = (target: string | null): IptablesChain | undefined => {
     if (target === null) return undefined
     const c = natChains.get(target)
