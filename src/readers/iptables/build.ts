@@ -193,9 +193,23 @@ function emptyGroup(hash: string | null): Group {
   }
 }
 
-/** The names of a group's chains, for its diagnostics. */
+/** Each per-service kind's chain-name prefix (PER_SERVICE_PREFIXES the other way round). */
+const PREFIX_OF_KIND = Object.fromEntries(PER_SERVICE_PREFIXES.map(([prefix, kind]) => [kind, prefix])) as Record<ChainKind, string>
+
+/**
+ * The names of a group's chains, for its diagnostics. A group none of whose chains is in the dump
+ * (a hand-cut dump; kube-proxy's restore input of a partial sync) is named by the chains its
+ * KUBE-SERVICES and KUBE-NODEPORTS rules jump to: a message never names an empty list.
+ */
 function chainNamesOf(g: Group): string[] {
-  return Object.values(g.chains).map((c) => c.name)
+  const names = Object.values(g.chains).map((c) => c.name)
+  if (names.length > 0 || g.hash === null) return names
+  for (const f of g.frontends) {
+    if (f.via === null) continue
+    const name = PREFIX_OF_KIND[f.via] + g.hash
+    if (!names.includes(name)) names.push(name)
+  }
+  return names
 }
 
 function parsePort(value: string | undefined): number | null {
@@ -796,7 +810,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (g.spn !== null && g.hash !== null) {
       const expected = iptablesChainHash(g.spn, proto)
       if (expected !== g.hash) {
-        warn('IPT_HASH_MISMATCH', `chains ${chainNamesOf(g).join(', ')} do not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`, Object.values(g.chains)[0]?.line ?? firstLine)
+        const names = chainNamesOf(g)
+        warn('IPT_HASH_MISMATCH', `${names.length === 1 ? `${names[0]} does` : `chains ${names.join(', ')} do`} not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`, Object.values(g.chains)[0]?.line ?? firstLine)
       }
     }
     if (g.spn === null) warn('IPT_NO_NAME', `no comment names the service port of ${chainNamesOf(g).join(', ') || 'these rules'}; it is identified by its ClusterIP`, firstLine, 'info')

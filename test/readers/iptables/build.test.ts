@@ -184,6 +184,25 @@ describe('what is reported, never invented', () => {
     expect(state.diagnostics[0]!.message).toContain(`expected ${H(spn)}`)
     expect(service(state, 'ns1/a:p/tcp').endpoints).toHaveLength(1) // still read: the names are only checked
   })
+  it('IPT_HASH_MISMATCH names the chain jumped to when the dump has none of the service port\'s chains', async () => {
+    // A hand-cut dump (or a partial sync's restore input): KUBE-SERVICES jumps to a KUBE-SVC chain the dump never declares.
+    const state = await readText(dump([`-A KUBE-SERVICES -m comment --comment "ns1/a:p cluster IP" -m tcp -p tcp -d 10.96.3.1 --dport 80 -j KUBE-SVC-XXXX`]))
+    const mismatch = state.diagnostics.filter((d) => d.code === 'IPT_HASH_MISMATCH')
+    expect(mismatch.map((d) => d.message)).toEqual([`KUBE-SVC-XXXX does not carry the hash of "ns1/a:p" tcp (expected ${H('ns1/a:p')}): hand-edited or corrupted dump?`])
+    expect(service(state, 'ns1/a:p/tcp').frontends).toHaveLength(1)
+  })
+  it('IPT_HASH_MISMATCH lists every chain of the service port when it has several', async () => {
+    const spn = 'ns1/a:p'
+    const text = dump([
+      ...clusterService(spn, '10.96.3.1', 80, ['10.244.1.1:80']),
+      `-A KUBE-NODEPORTS -m comment --comment "${spn}" -m tcp -p tcp --dport 30080 -j KUBE-EXT-${H(spn)}`,
+      `-A KUBE-EXT-${H(spn)} -m comment --comment "masquerade traffic for ${spn} external destinations" -j KUBE-MARK-MASQ`,
+      `-A KUBE-EXT-${H(spn)} -j KUBE-SVC-${H(spn)}`,
+    ]).replaceAll(H(spn), 'AAAAAAAAAAAAAAAA')
+    const state = await readText(text)
+    const mismatch = state.diagnostics.find((d) => d.code === 'IPT_HASH_MISMATCH')
+    expect(mismatch?.message).toMatch(/^chains KUBE-(SVC|EXT)-AAAAAAAAAAAAAAAA, KUBE-(SVC|EXT)-AAAAAAAAAAAAAAAA do not carry the hash of "ns1\/a:p" tcp/)
+  })
   it('an endpoint chain without its DNAT, an empty one, and one nothing jumps to are reported, not endpoints', async () => {
     const spn = 'ns1/a:p'
     const h = H(spn)
