@@ -17,6 +17,12 @@ export type JsonParse = {ok: true; value: unknown; lines: WeakMap<object, JsonLi
 
 /** Deeper nesting than any ProxyState needs is refused rather than risking the stack. */
 const MAX_DEPTH = 64
+/**
+ * jsonSyntaxError's limit: it looks for the error JSON.parse (which nests as deep as it likes)
+ * found, and a document nested deeper than MAX_DEPTH before that error would otherwise be
+ * reported as too deep, on the wrong line. Well within the stack (test/readers/json-lines.test.ts).
+ */
+const DIAGNOSIS_MAX_DEPTH = 1000
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 
 class SyntaxProblem {
@@ -26,7 +32,7 @@ class SyntaxProblem {
   ) {}
 }
 
-export function parseJsonWithLines(text: string): JsonParse {
+export function parseJsonWithLines(text: string, maxDepth = MAX_DEPTH): JsonParse {
   const lines = new WeakMap<object, JsonLines>()
   // A raw newline can only stand in whitespace (never inside a JSON string), so counting them
   // while skipping whitespace keeps the current line. `lineAt` is for error offsets only.
@@ -80,7 +86,7 @@ export function parseJsonWithLines(text: string): JsonParse {
 
   const parseValue = (depth: number): unknown => {
     skipSpace()
-    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`)
+    if (depth > maxDepth) fail(`nested deeper than ${maxDepth} levels`)
     const c = text[pos]
     if (c === '{') return parseObject(depth)
     if (c === '[') return parseArray(depth)
@@ -181,9 +187,9 @@ export function parseJsonWithLines(text: string): JsonParse {
  * What is wrong with a text JSON.parse refused, and on which line, for readers that parse with
  * JSON.parse (nft -j, ip -j addr): its own message has no line, or only a character position,
  * and often quotes the input, newlines and all. One line; line 1 when this parser finds nothing
- * (it refuses nesting deeper than MAX_DEPTH first).
+ * (it refuses nesting deeper than DIAGNOSIS_MAX_DEPTH first).
  */
 export function jsonSyntaxError(text: string): {message: string; line: number} {
-  const r = parseJsonWithLines(text)
+  const r = parseJsonWithLines(text, DIAGNOSIS_MAX_DEPTH)
   return r.ok ? {message: 'not valid JSON', line: 1} : {message: r.message, line: r.line}
 }

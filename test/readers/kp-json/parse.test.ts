@@ -6,7 +6,7 @@ import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {emptyState, sortState} from '../../../src/core/state.js'
 import {parse} from '../../../src/readers/kp-json/parse.js'
-import {parseJsonWithLines} from '../../../src/readers/json-lines.js'
+import {jsonSyntaxError, parseJsonWithLines} from '../../../src/readers/json-lines.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
 const overallPath = `${ROOT}fixtures/kp-json/overall/state.json`
@@ -134,6 +134,11 @@ describe('parseJsonWithLines', () => {
   it('refuses nesting deeper than 64 levels instead of overflowing the stack', () => {
     const r = parseJsonWithLines('['.repeat(100_000))
     expect(r).toEqual({ok: false, message: 'nested deeper than 64 levels', line: 1})
+  })
+  it('jsonSyntaxError looks past 64 levels, to 1,000, within the stack', () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
+    expect(jsonSyntaxError(`[${nested(999)},\n x]`)).toEqual({message: 'unexpected "x"', line: 2})
+    expect(jsonSyntaxError(`[${nested(1001)},\n x]`)).toEqual({message: 'nested deeper than 1000 levels', line: 1})
   })
   it('records the line of every member and item', () => {
     const r = parseJsonWithLines('{\n "a": [\n  1,\n\n  2\n ]\n}')

@@ -53,6 +53,14 @@ describe('nft -j reader', () => {
     expect(r.diagnostics[0]!.message).not.toMatch(/[\r\n]/)
   })
 
+  it('a syntax error after an entry nested deeper than 64 levels is reported where it is', () => {
+    // Was "nested deeper than 64 levels" on line 1: the line-finding parser stopped at the depth
+    // limit of saved states before it reached the error JSON.parse had found.
+    const deep = '['.repeat(70) + ']'.repeat(70)
+    const r = parseNftJson(`{"nftables": [{"x": ${deep}},\n{"table": {"family": "ip" "name": "kube-proxy"}}]}`, 'bad.json')
+    expect(r.diagnostics.map((d) => [d.code, d.source?.line, d.message])).toEqual([['NFT_JSON_INVALID', 2, expect.stringContaining('expected "," or "}" in an object, found "\\""')]])
+  })
+
   it('an entry nested past the stack or with an object for a name is skipped with a warning, never thrown', () => {
     // Was a RangeError (expr recursing into {"elem": {"val": ...}}) and a TypeError
     // (String({"toString": 1}): "Cannot convert object to primitive value") out of the reader.
