@@ -20,16 +20,17 @@ import type {ParsedSource, SourceText} from '../types.js'
 type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
 type JsonObject = {[key: string]: Json}
 
-/** Thrown by `word` for an object or array where nft -j has a name, number or word; `read` skips the entry. */
+/** Thrown by `word` for a missing value, null, an object or an array where nft -j has a name, number or word; `read` skips the entry. */
 class NotAWord {}
 
 /**
- * A JSON value where nft -j has a name, number or word, as text. An object or array there is bad
+ * A JSON value where nft -j has a name, number or word, as text. Anything else there is bad
  * input: the entry is skipped with a warning (see EntryReader.read). String() would have named a
- * chain "[object Object]", or thrown on an object whose "toString" member is not a function.
+ * chain "[object Object]", or thrown on an object whose "toString" member is not a function; and
+ * a missing member would have become a table, chain or jump target named "undefined".
  */
 function word(v: Json | undefined): string {
-  if (typeof v === 'object' && v !== null) throw new NotAWord()
+  if (v === undefined || typeof v === 'object') throw new NotAWord()
   return String(v)
 }
 
@@ -343,14 +344,14 @@ class EntryReader implements CompactRules {
 
   /**
    * One entry of "nftables". An entry nested deeper than the stack (expressions are rendered
-   * recursively: a RangeError), or with an object where a name or number belongs (NotAWord), is
+   * recursively: a RangeError), or with a name or number missing or not one (NotAWord), is
    * bad input like any other: skipped with a warning, never thrown.
    */
   read(item: Json, line: number): void {
     try {
       this.readEntry(item, line)
     } catch (error) {
-      if (error instanceof NotAWord) this.report('warning', 'NFT_JSON_SHAPE', 'an entry with an object or array where a name or number belongs; skipped', line)
+      if (error instanceof NotAWord) this.report('warning', 'NFT_JSON_SHAPE', 'an entry with a name or number missing, or null, an object or an array in its place; skipped', line)
       else if (error instanceof RangeError) this.report('warning', 'NFT_JSON_SHAPE', 'an entry nested too deep to read; skipped', line)
       else throw error
     }
@@ -362,7 +363,11 @@ class EntryReader implements CompactRules {
       return
     }
     const kind = Object.keys(item)[0]
-    const o = item[kind ?? '']
+    if (kind === undefined) {
+      this.report('warning', 'NFT_JSON_SHAPE', 'an empty entry of "nftables"; skipped', line)
+      return
+    }
+    const o = item[kind]
     if (kind === 'metainfo') {
       if (isObject(o) && typeof o.version === 'string') this.doc.tool = `nftables v${o.version}${typeof o.release_name === 'string' ? ` (${o.release_name})` : ''}`
       return
@@ -426,6 +431,14 @@ class EntryReader implements CompactRules {
         // Tables and chains are only ever added here, so the last ones stay what their names say.
         const t = last !== null && last.family === family && last.name === tableName ? last : getOrAddTable(this.doc, family, tableName, line)
         const chainName = word(o.chain)
+        const tokens: string[] = []
+        if (Array.isArray(o.expr)) for (const s of o.expr) statement(s, tokens)
+        if (tokens.length === 0) {
+          // nft -j gives every rule its statements (an unknown one still names itself): none is bad input,
+          // not a rule to report later as unrecognised with no words.
+          this.report('warning', 'NFT_JSON_SHAPE', `a rule in chain ${chainName} without statements ("expr") kp can read; skipped`, line)
+          return
+        }
         let chain = t === last && this.lastChain?.name === chainName ? this.lastChain : t.chains.get(chainName)
         if (!chain) {
           chain = new NftChain(chainName, line, this)
@@ -433,8 +446,6 @@ class EntryReader implements CompactRules {
         }
         this.lastTable = t
         this.lastChain = chain
-        const tokens: string[] = []
-        if (Array.isArray(o.expr)) for (const s of o.expr) statement(s, tokens)
         const comment = typeof o.comment === 'string' ? o.comment : null
         // Most rules are kept as their words joined in one string, which ruleAt splits again:
         // one string instead of an object, an array and a string per word.

@@ -84,6 +84,34 @@ describe('nft -j reader', () => {
     expect([...r.doc.tables.get('ip kube-proxy')!.chains.keys()]).toEqual(['c', 'd'])
   })
 
+  it('an entry missing a name, or with null for one, or empty, is skipped with a warning, never read as "undefined" or "null"', () => {
+    // Was a table, a chain and a jump target named "undefined" (String(undefined)), and one named
+    // "null"; a rule without statements was reported later as "a rule kp does not recognise: ",
+    // and an empty entry as '"undefined" entry without an object'.
+    const text = [
+      '{"nftables": [',
+      '{"table": {"family": "ip", "name": "kube-proxy"}},',
+      '{"table": {"family": "ip"}},',
+      '{"chain": {"family": "ip", "table": "kube-proxy"}},',
+      '{"chain": {"family": "ip", "table": "kube-proxy", "name": null}},',
+      '{"chain": {"family": "ip", "table": "kube-proxy", "name": "c"}},',
+      '{"rule": {"family": "ip", "table": "kube-proxy", "chain": "c", "expr": [{"jump": {}}]}},',
+      '{"rule": {"family": "ip", "table": "kube-proxy", "chain": "c", "expr": [{"match": {"op": "==", "left": {"numgen": {"mode": "random"}}, "right": 1}}]}},',
+      '{"rule": {"family": "ip", "table": "kube-proxy", "chain": "c", "expr": [{"jump": {"target": "d"}}]}},',
+      '{"rule": {"family": "ip", "table": "kube-proxy", "chain": "e", "expr": [null, {}]}},',
+      '{}',
+      ']}',
+    ].join('\n')
+    const r = parseNftJson(text, 'x.json')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source!.line])).toEqual([3, 4, 5, 7, 8, 10, 11].map((line) => ['warning', 'NFT_JSON_SHAPE', line]))
+    expect(r.diagnostics.slice(-2).map((d) => d.message)).toEqual(['a rule in chain e without statements ("expr") kp can read; skipped', 'an empty entry of "nftables"; skipped'])
+    expect(r.diagnostics[0]!.message).toBe('an entry with a name or number missing, or null, an object or an array in its place; skipped')
+    expect([...r.doc.tables.keys()]).toEqual(['ip kube-proxy'])
+    const chain = r.doc.tables.get('ip kube-proxy')!.chains
+    expect([...chain.keys()]).toEqual(['c'])
+    expect(chain.get('c')!.rules().map((rule) => rule.tokens.join(' '))).toEqual(['jump d'])
+  })
+
   it('a negative or fractional set timeout is a warning, never a negative affinity timeout', async () => {
     // Was sessionAffinity.timeoutSeconds -1: any JSON number was taken as the timeout.
     const text = readFixture('nft-json', 'newest-inline-dnat', 'input.json').replaceAll('"timeout": 10800', '"timeout": -1')
