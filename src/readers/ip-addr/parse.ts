@@ -188,8 +188,9 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
       if (!ip) {
         // Not String(info.local): an object whose "toString" is not a function (`{"toString": 1}`) makes it throw.
         const raw = info?.local
-        const shown = typeof raw === 'object' && raw !== null ? (Array.isArray(raw) ? 'an array' : 'an object') : (JSON.stringify(raw) ?? '"undefined"')
-        diagnostics.push(diag('warning', 'IPADDR_BAD_ADDRESS', `address ${shown} of ${iface.name} is not an IP address; skipped`, {path, line}))
+        const shown = typeof raw === 'object' && raw !== null ? (Array.isArray(raw) ? 'an array' : 'an object') : JSON.stringify(raw)
+        const message = shown === undefined ? `an address of ${iface.name} has no "local"; skipped` : `address ${shown} of ${iface.name} is not an IP address; skipped`
+        diagnostics.push(diag('warning', 'IPADDR_BAD_ADDRESS', message, {path, line}))
         continue
       }
       iface.addresses.push({...ip, prefixLength: typeof info.prefixlen === 'number' ? info.prefixlen : null, scope: typeof info.scope === 'string' ? info.scope : null, line})

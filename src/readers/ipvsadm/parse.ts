@@ -174,7 +174,7 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       else if (columns[0] === 'CPS') setLayout('rate', lineNo)
       else if (columns[0] === 'Weight') setLayout('persistent-conn', lineNo)
       else if (columns[0] === 'Scheduler') setLayout('list', lineNo)
-      else warn('IPVS_UNKNOWN_HEADER', `unknown ipvsadm header columns: ${columns.join(' ')}`, lineNo)
+      else warn('IPVS_UNKNOWN_HEADER', columns.length === 0 ? 'ipvsadm header without columns after LocalAddress:Port' : `unknown ipvsadm header columns: ${columns.join(' ')}`, lineNo)
       serviceShowsConfig = columns[0] === 'Scheduler' || columns[0] === 'Weight'
       destColumns = columns[0] === 'Scheduler' ? destColumns : columns
       continue

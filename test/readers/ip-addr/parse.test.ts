@@ -75,7 +75,8 @@ describe('ip addr: bad input', () => {
     expect(r.diagnostics.map((d) => [d.severity, d.code, d.message])).toEqual([
       ['warning', 'IPADDR_BAD_ADDRESS', 'address an object of kube-ipvs0 is not an IP address; skipped'],
       ['warning', 'IPADDR_BAD_ADDRESS', 'address "10.96.0.1\\nx" of kube-ipvs0 is not an IP address; skipped'],
-      ['warning', 'IPADDR_BAD_ADDRESS', 'address "undefined" of kube-ipvs0 is not an IP address; skipped'],
+      // Was 'address "undefined"': the entry has no "local" at all.
+      ['warning', 'IPADDR_BAD_ADDRESS', 'an address of kube-ipvs0 has no "local"; skipped'],
     ])
   })
 

@@ -139,6 +139,12 @@ describe('ipvsadm: hand-made variants (fixtures/ipvsadm/variants)', () => {
     expect(r.listing.virtualServers[0]!.realServers[0]).toMatchObject({ip: '10.0.0.10', port: 6443, weight: null, activeConn: 2})
   })
 
+  it('a header with unknown columns names them; one with none says so (was "unknown ipvsadm header columns: ")', () => {
+    const diag = (header: string) => parseIpvsadm(`${header}\nTCP  10.96.0.1:443 rr\n  -> 10.0.0.10:6443 Masq 1 0 0\n`, 't').diagnostics.find((d) => d.code === 'IPVS_UNKNOWN_HEADER')?.message
+    expect(diag('Prot LocalAddress:Port Colour Flags')).toBe('unknown ipvsadm header columns: Colour Flags')
+    expect(diag('Prot LocalAddress:Port')).toBe('ipvsadm header without columns after LocalAddress:Port')
+  })
+
   it('a single-service listing (-Ln -t VIP:PORT) has no version line', () => {
     const r = parse('ipvsadm/single-service/ipvsadm-Ln-t-10.96.100.20-80.txt')
     expect(codes(r)).toEqual([])
