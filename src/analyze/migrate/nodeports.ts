@@ -164,6 +164,10 @@ export const hostFirewall: Check = (ctx) => {
   if (sps.length === 0) return []
   const dropping = ctx.state.foreign.filter((f) => /\b(DROP|REJECT)\b|policy drop/i.test(`${f.name} ${f.reason}`))
   const healthPorts = [...new Set(sps.flatMap((sp) => (sp.healthCheckNodePort === null ? [] : [sp.healthCheckNodePort])))].sort((a, b) => a - b)
+  // What has to get through: the NodePorts themselves (as listened on), then the health-check ports.
+  const nodePortFrontends = sps.flatMap((sp) => sp.frontends.filter(isNodePort))
+  const nodePorts = [...new Set(nodePortFrontends.flatMap((f) => (f.port === null ? [] : [f.port])))].sort((a, b) => a - b)
+  const inUse = nodePorts.length === 0 ? '' : `; in use here: ${nodePorts.length === 1 ? nodePorts[0] : `${nodePorts[0]}-${nodePorts[nodePorts.length - 1]}`}`
   const pathChange =
     ctx.from === 'ipvs'
       ? ' Service traffic that IPVS handled in INPUT now goes through the filter FORWARD chain, so a FORWARD policy of DROP (Docker sets one) can block it.'
@@ -176,9 +180,9 @@ export const hostFirewall: Check = (ctx) => {
       `${ctx.from} mode adds ACCEPT rules for NodePort and health-check traffic in case a host firewall would block it; nftables mode adds none, and its accepts cannot override a DROP in another table.${pathChange}` +
       (dropping.length > 0 ? ` The input has ${dropping.length} non-kube-proxy rule(s) that drop or reject traffic.` : ' The input does not show the host firewall.'),
     services: serviceNames(sps),
-    addresses: healthPorts.map((p) => `*:${p}`),
+    addresses: [...new Set([...nodePortFrontends.map(frontendAddress), ...healthPorts.map((p) => `*:${p}`)])],
     evidence: [...dropping.flatMap((f) => (f.source ? [f.source] : [])), ...serviceEvidence(sps)],
-    action: `Allow the NodePort range (default 30000-32767)${healthPorts.length > 0 ? ` and the healthCheckNodePorts ${healthPorts.join(', ')}` : ''} in the host firewall, and check the INPUT and FORWARD policies (\`iptables-save\`, \`nft list ruleset\`).`,
+    action: `Allow the NodePort range (default 30000-32767${inUse})${healthPorts.length > 0 ? ` and the healthCheckNodePorts ${healthPorts.join(', ')}` : ''} in the host firewall, and check the INPUT and FORWARD policies (\`iptables-save\`, \`nft list ruleset\`).`,
     docs: DOCS.migrateToNftables,
   })
   return [finding_]

@@ -84,13 +84,21 @@ describe('NodePorts on 127.0.0.1 (caveat 3)', () => {
 })
 
 describe('host firewall (caveat 4)', () => {
-  it('MIGRATE_HOST_FIREWALL with the dropping foreign rules as evidence and the health-check ports', () => {
+  it('MIGRATE_HOST_FIREWALL with the dropping foreign rules as evidence, the NodePorts and the health-check ports', () => {
     const s = state('iptables', [nodePortSvc('lb', [null], {healthCheckNodePort: 32000})])
     s.foreign.push({kind: 'iptables-rule', name: 'INPUT', reason: '-A INPUT -p tcp --dport 30000:32767 -j DROP', source: {path: 'iptables-save.txt', line: 9}})
     const f = one(s, 'nftables', 'MIGRATE_HOST_FIREWALL')
     expect(f.evidence[0]).toEqual({path: 'iptables-save.txt', line: 9})
-    expect(f.addresses).toEqual(['*:32000'])
-    expect(f.action).toContain('32000')
+    // Was ['*:32000'] alone: the NodePort the finding is about was not among its addresses.
+    expect(f.addresses).toEqual(['*:30080', '*:32000'])
+    expect(f.action).toBe('Allow the NodePort range (default 30000-32767; in use here: 30080) and the healthCheckNodePorts 32000 in the host firewall, and check the INPUT and FORWARD policies (`iptables-save`, `nft list ruleset`).')
+  })
+
+  it('MIGRATE_HOST_FIREWALL_UNVERIFIED names the NodePorts in use, also outside the default range', () => {
+    const low = sp('low', {frontends: [fe('ClusterIP', '10.96.0.21', 80), fe('NodePort', null, 3001)], rules: [{path: 'ipvsadm.txt', line: 5}]})
+    const f = one(state('ipvs', [nodePortSvc('web', ['10.0.0.10']), low]), 'nftables', 'MIGRATE_HOST_FIREWALL_UNVERIFIED')
+    expect(f.addresses).toEqual(['10.0.0.10:30080', '*:3001'])
+    expect(f.action).toContain('(default 30000-32767; in use here: 3001-30080)')
   })
 
   it('MIGRATE_HOST_FIREWALL_UNVERIFIED when no such rule is seen; nothing without NodePorts', () => {
