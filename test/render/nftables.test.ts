@@ -72,6 +72,8 @@ describe('renderNftables reproduces kube-proxy’s expected transaction', () => 
     expect(sortNftablesTransaction(result.text).text).toBe(sortNftablesTransaction(readDump('nftables-overall')).text)
     // What nftables cannot carry over from this iptables state is said, not dropped.
     expect(result.findings.map((f) => f.id)).toContain('RENDER_HEALTH_CHECK_NODEPORT_NO_RULE')
+    // Was "iptables mode accepts ...": IPVS mode accepts it too (KUBE-HEALTH-CHECK-NODE-PORT, reference/ipvs-yaml-migration.md), and migrations from IPVS show this finding.
+    expect(result.findings.find((f) => f.id === 'RENDER_HEALTH_CHECK_NODEPORT_NO_RULE')!.message).toMatch(/^iptables and IPVS modes accept the healthCheckNodePort/)
   })
 
   it('the full script replaces the table: add + delete first, then the definitions', () => {

@@ -343,7 +343,7 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
   }
   if (plan.healthCheckNodePort !== null) {
     findings.push(
-      finding('RENDER_HEALTH_CHECK_NODEPORT_NO_RULE', 'info', `health check NodePort ${plan.healthCheckNodePort} needs no nftables rule`, 'iptables mode accepts the healthCheckNodePort with a filter rule; nftables mode writes none (kube-proxy serves it on a host socket). If the node\'s firewall drops incoming traffic by default, allow this port there.', {
+      finding('RENDER_HEALTH_CHECK_NODEPORT_NO_RULE', 'info', `health check NodePort ${plan.healthCheckNodePort} needs no nftables rule`, 'iptables and IPVS modes accept the healthCheckNodePort with a filter rule (IPVS through the KUBE-HEALTH-CHECK-NODE-PORT set); nftables mode writes none (kube-proxy serves it on a host socket). If the node\'s firewall drops incoming traffic by default, allow this port there.', {
         services: [plan.display],
         evidence: plan.evidence,
         action: `Make sure the node firewall allows TCP ${plan.healthCheckNodePort}.`,
