@@ -20,7 +20,7 @@ const MAX_DEPTH = 64
 /**
  * jsonSyntaxError's limit: it looks for the error JSON.parse (which nests as deep as it likes)
  * found, and a document nested deeper than MAX_DEPTH before that error would otherwise be
- * reported as too deep, on the wrong line. Well within the stack (test/readers/json-lines.test.ts).
+ * reported as too deep, on the wrong line. Well within the stack (test/readers/kp-json/parse.test.ts).
  */
 const DIAGNOSIS_MAX_DEPTH = 1000
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
