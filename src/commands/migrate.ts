@@ -1,4 +1,4 @@
-import {mkdir, writeFile} from 'node:fs/promises'
+import {writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import * as Flags from '@oclif/core/flags'
 import {EVIDENCE_REFS_PER_PORT, type Finding, sortFindings} from '../analyze/findings.js'
@@ -9,6 +9,7 @@ import type {ProxyState} from '../model/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'
+import {makeDirectory} from '../core/directory.js'
 
 export interface MigrateResult {
   schemaVersion: 1
@@ -166,7 +167,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
   private async writeRules(rendered: RenderResult, out: string | undefined, outDir: string | undefined): Promise<void> {
     try {
       if (outDir) {
-        await mkdir(outDir, {recursive: true})
+        await makeDirectory(outDir)
         for (const f of rendered.files) await writeFile(join(outDir, f.name), f.text)
         return
       }

@@ -4,9 +4,10 @@
  * Missing programs and failed commands are recorded in the manifest, not fatal; only a bundle
  * with no ruleset at all is an error (exit 4).
  */
-import {mkdir, readdir, stat, writeFile} from 'node:fs/promises'
+import {readdir, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {UsageError} from '../errors.js'
+import {makeDirectory} from '../core/directory.js'
+import {EnvironmentError, UsageError} from '../errors.js'
 import type {Mode} from '../model/types.js'
 import {BUNDLE_MANIFEST, type BundleFile, type BundleManifest} from '../readers/bundle.js'
 import {environmentError} from './exec.js'
@@ -69,11 +70,11 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
     if (worst) throw environmentError(worst)
   }
 
-  await mkdir(opts.outDir, {recursive: true})
+  await writeOutput(opts.outDir, () => makeDirectory(opts.outDir))
   const files: BundleFile[] = []
   for (const c of snap.captures) {
     const f = bundleFile(c)
-    if (f.path !== null) await writeFile(join(opts.outDir, f.path), c.result!.stdout)
+    if (f.path !== null) await writeOutput(join(opts.outDir, f.path), (path) => writeFile(path, c.result!.stdout))
     files.push(f)
   }
   const warnings = [...snap.detection.warnings]
@@ -88,6 +89,15 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
     files,
     facts: snap.facts,
   }
-  await writeFile(join(opts.outDir, BUNDLE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+  await writeOutput(join(opts.outDir, BUNDLE_MANIFEST), (path) => writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`))
   return manifest
+}
+
+/** Runs one write of the bundle; a refusal (no space, read-only, not a folder) is exit 4, as for kp migrate --out, not an internal error. */
+async function writeOutput(path: string, write: (path: string) => Promise<void>): Promise<void> {
+  try {
+    await write(path)
+  } catch (error) {
+    throw new EnvironmentError(`cannot write ${path}: ${(error as Error).message}`, 'OUTPUT_UNWRITABLE')
+  }
 }

@@ -83,6 +83,18 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
       ns.delete()
     }
   })
+
+  it('exits 4 with "cannot write" when the folder cannot be made (it hung at full CPU under /proc)', async () => {
+    const ns = new Netns()
+    try {
+      const r = await runKpAsync(['collect', '--out', '/proc/kp-test-no-such-folder', '--json'], {prefix: ns.prefix, timeout: 30_000})
+      expect(r.exitCode).toBe(4)
+      expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'OUTPUT_UNWRITABLE', exitCode: 4}})
+      expect(r.stderr).toContain('cannot write /proc/kp-test-no-such-folder: ENOENT')
+    } finally {
+      ns.delete()
+    }
+  })
 })
 
 describe.skipIf(spawnSync('setpriv', ['--version']).status !== 0 || process.getuid?.() !== 0)('kp collect without root', () => {

@@ -79,4 +79,14 @@ describe('kp migrate', () => {
     expect(readFileSync(out, 'utf8')).toContain('*nat')
     expect(w.stderr).toContain('MIGRATE_NO_AUTOMATIC_CLEANUP')
   })
+
+  it('--out-dir makes missing folders, and exits 4 where one cannot be made (it hung at full CPU under /proc)', () => {
+    const outDir = join(tmp, 'new', 'folder')
+    const ok = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', outDir], {timeout: 30_000})
+    expect(ok.exitCode).toBe(0)
+    expect(readFileSync(join(outDir, 'kube-proxy.nft'), 'utf8')).toContain('add table ip kube-proxy')
+    const refused = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', '/proc/kp-test-no-such-folder'], {timeout: 30_000})
+    expect(refused.exitCode).toBe(4)
+    expect(refused.stderr).toContain('cannot write /proc/kp-test-no-such-folder: ENOENT')
+  })
 })

@@ -70,10 +70,10 @@ export function objectsBeforeRules(transaction: string): string {
  * runKp without blocking the test worker: kernel tests run many CLI processes, and on a loaded
  * machine a blocking spawnSync starves vitest's worker RPC ("Timeout calling onTaskUpdate").
  */
-export function runKpAsync(args: string[], opts: {prefix?: string[]} = {}): Promise<CliResult> {
+export function runKpAsync(args: string[], opts: {prefix?: string[]; /** ms before the process is killed (a hang then fails the test instead of outliving it). */ timeout?: number} = {}): Promise<CliResult> {
   const [cmd, ...rest] = [...(opts.prefix ?? []), ...kpCommand(), ...args]
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd!, rest, {cwd: ROOT, env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0'}, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(cmd!, rest, {cwd: ROOT, env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0'}, stdio: ['ignore', 'pipe', 'pipe'], timeout: opts.timeout, killSignal: 'SIGKILL'})
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (b: Buffer) => out.push(b))
