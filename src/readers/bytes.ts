@@ -21,6 +21,9 @@ export interface ByteSource {
   open(): ByteReader
 }
 
+/** How much of a source's start the format sniffers see, and the binary-data check looks at (../read-state.ts). */
+export const SNIFF_BYTES = 64 * 1024
+
 /** Bytes already in memory (stdin, live output, a test's string). */
 export function memoryBytes(bytes: Buffer): ByteSource {
   const reader: ByteReader = {
@@ -87,6 +90,42 @@ export function fileBytes(path: string): ByteSource {
         },
       }
     },
+  }
+}
+
+/** Bytes read from a pipe or device per call. */
+const SPECIAL_PIECE_BYTES = 256 * 1024
+
+/**
+ * A pipe or other special file (`-f <(iptables-save)`), read whole: it can be read only once,
+ * from the start. Reading stops early once its first SNIFF_BYTES hold a NUL byte: that input is
+ * refused as binary data anyway (../read-state.ts rejectUnreadable), and `-f /dev/zero` or
+ * `-f /dev/urandom` would otherwise be read until memory ran out.
+ */
+export function readSpecialFile(path: string): Buffer {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (error) {
+    throw cannotRead(path, error)
+  }
+  try {
+    const pieces: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const piece = Buffer.allocUnsafe(SPECIAL_PIECE_BYTES)
+      const n = readSync(fd, piece, 0, piece.length, null)
+      if (n === 0) break
+      pieces.push(piece.subarray(0, n))
+      const headEnd = Math.min(n, SNIFF_BYTES - total)
+      total += n
+      if (headEnd > 0 && piece.subarray(0, headEnd).includes(0)) break
+    }
+    return Buffer.concat(pieces, total)
+  } catch (error) {
+    throw cannotRead(path, error)
+  } finally {
+    closeSync(fd)
   }
 }
 

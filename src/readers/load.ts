@@ -7,7 +7,7 @@ import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
-import {describeReadError, fileBytes, isBlankSource, memoryBytes, UnreadableFile, type ByteSource} from './bytes.js'
+import {describeReadError, fileBytes, isBlankSource, memoryBytes, readSpecialFile, UnreadableFile, type ByteSource} from './bytes.js'
 import {BUNDLE_MANIFEST, bundleFactsOf, type BundleFacts, type BundleManifest} from './bundle.js'
 import type {FormatId, SourceText} from './types.js'
 
@@ -45,7 +45,7 @@ class ReadSource implements SourceText {
  */
 function fileSource(path: string, format?: FormatId, tool?: string | null): ReadSource {
   if (!statSync(path).isFile()) {
-    const bytes = readFileSync(path)
+    const bytes = readSpecialFile(path)
     return new ReadSource(path, memoryBytes(bytes), () => bytes, format, tool)
   }
   // One synchronous read for the text: the promise API reads in 512 KiB round trips through the thread pool.

@@ -6,15 +6,13 @@
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import {isBlank, withoutByteOrderMark} from '../core/text.js'
-import {isBlankSource, readHead} from './bytes.js'
+import {isBlankSource, readHead, SNIFF_BYTES} from './bytes.js'
 import {bundleFactsOf, type BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
 import {loadInputs} from './load.js'
 import {FORMAT_IDS, formatEntry, sniffFormat} from './registry.js'
 import type {FormatId, ParsedSource, ReadFocus, ReadOptions, SourceText, StateBuilder} from './types.js'
-
-const SNIFF_BYTES = 64 * 1024
 
 /** The start of a source, for sniffing: from its bytes when it has them, so the rest stays undecoded. */
 function headOf(src: SourceText): string {

@@ -2,13 +2,14 @@
  * loadInputs reads files as bytes and decodes them as Latin-1 when they are plain ASCII (the
  * fast path for 30 MB dumps), as UTF-8 otherwise: both must give the text that was written.
  */
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadInputs} from '../../src/readers/load.js'
 import {readState} from '../../src/readers/read-state.js'
-import {ROOT} from '../helpers/run-cli.js'
+import {ROOT, runKp} from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'kp-load-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -68,5 +69,29 @@ describe('a byte order mark at the start of a file', () => {
     const withMark = await read(marked)
     expect(withMark).toBe(await read(plain))
     expect(withMark).not.toContain('INPUT_UNKNOWN_FORMAT')
+  })
+})
+
+describe('pipes and devices (-f <(iptables-save))', () => {
+  it('reads a pipe whole, in pieces', async () => {
+    // More than one 256 KiB piece, with no NUL byte: nothing is cut.
+    const text = '*nat\n:KUBE-SERVICES - [0:0]\n' + '# filler line for the pipe test\n'.repeat(20_000) + 'COMMIT\n'
+    const fifo = join(dir, 'pipe')
+    const file = join(dir, 'pipe-source.rules')
+    writeFileSync(file, text)
+    spawnSync('mkfifo', [fifo])
+    // The writer is another process: loadInputs reads the pipe synchronously.
+    spawn('sh', ['-c', `cat "$0" > "$1"`, file, fifo], {stdio: 'ignore'})
+    const {sources} = await loadInputs([fifo])
+    expect(sources[0]!.text).toBe(text)
+  })
+
+  // Was read with readFileSync until memory ran out: a device never ends.
+  it.skipIf(!existsSync('/dev/zero'))('refuses /dev/zero and /dev/urandom as binary data, exit 3, without reading them to the end', () => {
+    for (const device of ['/dev/zero', '/dev/urandom']) {
+      const r = runKp(['list', '-f', device], {timeout: 20_000})
+      expect(r.exitCode, device).toBe(3)
+      expect(r.stderr).toContain(`${device}:1: binary data (NUL bytes), not a text dump`)
+    }
   })
 })
