@@ -7,7 +7,7 @@ import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
-import {describeReadError, fileBytes, isBlankSource, memoryBytes, readSpecialFile, UnreadableFile, type ByteSource} from './bytes.js'
+import {describeReadError, fileBytes, isBlankSource, memoryBytes, readSpecialFile, SNIFF_BYTES, UnreadableFile, type ByteSource} from './bytes.js'
 import {BUNDLE_MANIFEST, bundleFactsOf, type BundleFacts, type BundleManifest} from './bundle.js'
 import type {FormatId, SourceText} from './types.js'
 
@@ -60,12 +60,23 @@ function fileSource(path: string, format?: FormatId, tool?: string | null): Read
 
 let stdinBytes: Promise<Buffer> | null = null
 
-/** Stdin can be read once per process; a command that loads its inputs twice (explain) gets the same bytes again. */
+/**
+ * Stdin can be read once per process; a command that loads its inputs twice (explain) gets the
+ * same bytes again. As for a pipe given with -f (readSpecialFile), reading stops once the first
+ * SNIFF_BYTES hold a NUL byte: `kp list - < /dev/urandom` is refused as binary data at once.
+ */
 function readStdin(): Promise<Buffer> {
   stdinBytes ??= (async () => {
     const chunks: Buffer[] = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks)
+    let total = 0
+    for await (const chunk of process.stdin) {
+      const bytes = chunk as Buffer
+      chunks.push(bytes)
+      const headEnd = Math.min(bytes.length, SNIFF_BYTES - total)
+      total += bytes.length
+      if (headEnd > 0 && bytes.subarray(0, headEnd).includes(0)) break
+    }
+    return Buffer.concat(chunks, total)
   })()
   return stdinBytes
 }

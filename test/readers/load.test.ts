@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadInputs} from '../../src/readers/load.js'
 import {readState} from '../../src/readers/read-state.js'
-import {ROOT, runKp} from '../helpers/run-cli.js'
+import {kpCommand, ROOT, runKp} from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'kp-load-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -87,11 +87,14 @@ describe('pipes and devices (-f <(iptables-save))', () => {
   })
 
   // Was read with readFileSync until memory ran out: a device never ends.
-  it.skipIf(!existsSync('/dev/zero'))('refuses /dev/zero and /dev/urandom as binary data, exit 3, without reading them to the end', () => {
+  it.skipIf(!existsSync('/dev/zero'))('refuses /dev/zero and /dev/urandom (with -f, and /dev/zero on stdin) as binary data, exit 3, without reading them to the end', () => {
     for (const device of ['/dev/zero', '/dev/urandom']) {
       const r = runKp(['list', '-f', device], {timeout: 20_000})
       expect(r.exitCode, device).toBe(3)
       expect(r.stderr).toContain(`${device}:1: binary data (NUL bytes), not a text dump`)
     }
+    const stdin = spawnSync('sh', ['-c', 'exec "$@" < /dev/zero', 'sh', ...kpCommand(), 'list', '-f', '-'], {cwd: ROOT, encoding: 'utf8', timeout: 20_000})
+    expect(stdin.status).toBe(3)
+    expect(stdin.stderr).toContain('binary data (NUL bytes), not a text dump')
   })
 })
