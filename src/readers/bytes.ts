@@ -117,9 +117,9 @@ export function readSpecialFile(path: string): Buffer {
       const n = readSync(fd, piece, 0, piece.length, null)
       if (n === 0) break
       pieces.push(piece.subarray(0, n))
-      const headEnd = Math.min(n, SNIFF_BYTES - total)
+      const binary = nulInHead(piece.subarray(0, n), total)
       total += n
-      if (headEnd > 0 && piece.subarray(0, headEnd).includes(0)) break
+      if (binary) break
     }
     return Buffer.concat(pieces, total)
   } catch (error) {
@@ -127,6 +127,15 @@ export function readSpecialFile(path: string): Buffer {
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Whether the part of `piece` that falls in its source's first SNIFF_BYTES (`before` bytes came
+ * first) holds a NUL byte: a source read in pieces can stop there, being refused as binary data.
+ */
+export function nulInHead(piece: Buffer, before: number): boolean {
+  const headEnd = Math.min(piece.length, SNIFF_BYTES - before)
+  return headEnd > 0 && piece.subarray(0, headEnd).includes(0)
 }
 
 /** Bytes `start..end` of an open source, read until all are there or the source ends. */

@@ -7,7 +7,7 @@ import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
-import {describeReadError, fileBytes, isBlankSource, memoryBytes, readSpecialFile, SNIFF_BYTES, UnreadableFile, type ByteSource} from './bytes.js'
+import {describeReadError, fileBytes, isBlankSource, memoryBytes, nulInHead, readSpecialFile, UnreadableFile, type ByteSource} from './bytes.js'
 import {BUNDLE_MANIFEST, bundleFactsOf, type BundleFacts, type BundleManifest} from './bundle.js'
 import type {FormatId, SourceText} from './types.js'
 
@@ -72,9 +72,9 @@ function readStdin(): Promise<Buffer> {
     for await (const chunk of process.stdin) {
       const bytes = chunk as Buffer
       chunks.push(bytes)
-      const headEnd = Math.min(bytes.length, SNIFF_BYTES - total)
+      const binary = nulInHead(bytes, total)
       total += bytes.length
-      if (headEnd > 0 && bytes.subarray(0, headEnd).includes(0)) break
+      if (binary) break
     }
     return Buffer.concat(chunks, total)
   })()
