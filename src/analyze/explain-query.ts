@@ -52,7 +52,9 @@ function splitProtocol(text: string): {rest: string; protocol: Protocol | null; 
 }
 
 function parseAddress(text: string): ServiceQuery | InvalidQuery | null {
-  const {rest, protocol} = splitProtocol(text)
+  const {rest, protocol, bad} = splitProtocol(text)
+  // An address with a suffix that is no protocol (`10.96.0.1:80/icmp`) is that, not a ns/name to look up.
+  if (bad !== null) return parseAddress(text.slice(0, text.lastIndexOf('/'))) === null ? null : {invalid: `unknown protocol "${bad}" (expected tcp, udp or sctp)`}
   const address = (ipText: string | null, portText: string | undefined): ServiceQuery | InvalidQuery => {
     const ip = ipText === null ? null : canonicalIp(ipText)
     if (ipText !== null && ip === null) return {invalid: `"${ipText}" is not an IP address`}

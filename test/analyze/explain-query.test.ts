@@ -37,6 +37,10 @@ describe('parseServiceQuery', () => {
     ['  ', 'empty'],
     ['a/b/c/d', 'is not ns/name'],
     ['ns/name/quic', 'unknown protocol "quic"'],
+    // Were read as namespace "10.96.0.1:80" and name "icmp", then "no service port matches".
+    ['10.96.0.1:80/icmp', 'unknown protocol "icmp"'],
+    ['[fd00::1]:53/dns', 'unknown protocol "dns"'],
+    [':30080/quic', 'unknown protocol "quic"'],
     ['ns/', 'empty service name'],
     ['/svc', 'empty namespace'],
     ['ns/svc:', 'empty port'],
