@@ -111,13 +111,15 @@ export function readSpecialFile(path: string): Buffer {
   }
   try {
     const pieces: Buffer[] = []
+    const buffer = Buffer.allocUnsafe(SPECIAL_PIECE_BYTES)
     let total = 0
     for (;;) {
-      const piece = Buffer.allocUnsafe(SPECIAL_PIECE_BYTES)
-      const n = readSync(fd, piece, 0, piece.length, null)
+      const n = readSync(fd, buffer, 0, buffer.length, null)
       if (n === 0) break
-      pieces.push(piece.subarray(0, n))
-      const binary = nulInHead(piece.subarray(0, n), total)
+      // A copy of what came: a pipe gives 64 KiB or less per read, and a view would keep a whole buffer alive per piece.
+      const piece = Buffer.from(buffer.subarray(0, n))
+      pieces.push(piece)
+      const binary = nulInHead(piece, total)
       total += n
       if (binary) break
     }
