@@ -624,8 +624,14 @@ export function readClusterSources(sources: SourceText[], opts: ClusterBuildOpti
   const misplaced: Diagnostic[] = []
   const parsed: ParsedSource[] = []
   for (const src of sources) {
+    const head = src.text.slice(0, SNIFF_CHARS)
+    // As read-state.ts rejects any input: the YAML reader would take NUL bytes for one long string.
+    if (head.includes('\u0000')) {
+      misplaced.push(diag('error', 'INPUT_BINARY', 'binary data (NUL bytes), not a text dump', {path: src.path, line: 1}))
+      continue
+    }
     // A node dump given as cluster objects would only produce YAML syntax errors; say what it is.
-    const format = src.format ?? sniffFormat(src.text.slice(0, SNIFF_CHARS))
+    const format = src.format ?? sniffFormat(head)
     if (format !== null && format !== 'kube') {
       misplaced.push(diag('error', 'KUBE_NOT_CLUSTER_OBJECTS', `this looks like ${format} input, not Kubernetes objects (kubectl get svc,endpointslices -A -o yaml)`, {path: src.path, line: 1}))
       continue

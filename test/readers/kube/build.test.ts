@@ -312,4 +312,9 @@ describe('helpers for the IPVS builder', () => {
     expect(state.diagnostics.map((d) => `${d.severity} ${d.code} ${d.source?.path}:${d.source?.line}`)).toEqual(['error KUBE_NOT_CLUSTER_OBJECTS rules.txt:1'])
     expect(state.services).toEqual([])
   })
+
+  it('refuses binary data given as cluster objects as any input is refused (was "found a string": YAML read the NULs as one)', () => {
+    const state = readClusterSources([{path: '/dev/zero', text: '\u0000'.repeat(1000)}], {node: 'me', mode: 'ipvs'})
+    expect(state.diagnostics.map((d) => [d.severity, d.code, d.message, d.source?.line])).toEqual([['error', 'INPUT_BINARY', 'binary data (NUL bytes), not a text dump', 1]])
+  })
 })
