@@ -24,6 +24,11 @@ export interface ByteSource {
 /** How much of a source's start the format sniffers see, and the binary-data check looks at (../read-state.ts). */
 export const SNIFF_BYTES = 64 * 1024
 
+/** Why a source whose head (its first SNIFF_BYTES, decoded) holds a NUL byte is refused; null for text. */
+export function binaryDataProblem(head: string): string | null {
+  return head.includes('\u0000') ? 'binary data (NUL bytes), not a text dump' : null
+}
+
 /** Bytes already in memory (stdin, live output, a test's string). */
 export function memoryBytes(bytes: Buffer): ByteSource {
   const reader: ByteReader = {

@@ -6,7 +6,7 @@
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import {isBlank, withoutByteOrderMark} from '../core/text.js'
-import {isBlankSource, readHead, SNIFF_BYTES} from './bytes.js'
+import {binaryDataProblem, isBlankSource, readHead, SNIFF_BYTES} from './bytes.js'
 import {bundleFactsOf, type BundleFacts} from './bundle.js'
 import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
@@ -28,8 +28,7 @@ function rejectUnreadable(src: SourceText, head: string): string | null {
   const headHasText = !isBlank(head.slice(0, -1))
   const bytes = src.bytes
   if (!headHasText && (bytes ? isBlankSource(bytes) : isBlank(src.text))) return 'empty input'
-  if (head.includes('\u0000')) return 'binary data (NUL bytes), not a text dump'
-  return null
+  return binaryDataProblem(head)
 }
 
 async function parseOne(src: SourceText, forced: FormatId | undefined, opts: ReadOptions): Promise<ParsedSource | ProxyState> {

@@ -19,6 +19,7 @@ import {hostname} from 'node:os'
 import {diag, emptyState, sortState} from '../../core/state.js'
 import type {Diagnostic, Endpoint, Family, Frontend, FrontendAction, Mode, Protocol, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
+import {binaryDataProblem, SNIFF_BYTES} from '../bytes.js'
 import {sniffFormat} from '../registry.js'
 import {parseCidr, parseIp} from './ip.js'
 import {emptyKubeObjects, parseKube} from './parse.js'
@@ -624,10 +625,11 @@ export function readClusterSources(sources: SourceText[], opts: ClusterBuildOpti
   const misplaced: Diagnostic[] = []
   const parsed: ParsedSource[] = []
   for (const src of sources) {
-    const head = src.text.slice(0, SNIFF_CHARS)
-    // As read-state.ts rejects any input: the YAML reader would take NUL bytes for one long string.
-    if (head.includes('\u0000')) {
-      misplaced.push(diag('error', 'INPUT_BINARY', 'binary data (NUL bytes), not a text dump', {path: src.path, line: 1}))
+    const head = src.text.slice(0, SNIFF_BYTES)
+    // Refused as read-state.ts refuses any input: the YAML reader would take NUL bytes for one long string.
+    const binary = binaryDataProblem(head)
+    if (binary !== null) {
+      misplaced.push(diag('error', 'INPUT_BINARY', binary, {path: src.path, line: 1}))
       continue
     }
     // A node dump given as cluster objects would only produce YAML syntax errors; say what it is.
@@ -643,6 +645,3 @@ export function readClusterSources(sources: SourceText[], opts: ClusterBuildOpti
   state.diagnostics = [...misplaced, ...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics]
   return state
 }
-
-/** As much of a source as the format sniffers look at (read-state.ts reads the same 64 KiB). */
-const SNIFF_CHARS = 64 * 1024
