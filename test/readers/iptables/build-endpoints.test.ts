@@ -72,6 +72,20 @@ describe('SEP chains jumped to more than once', () => {
     expect(endpointsOf(sp)).toEqual(addresses(20).sort())
     expect(sp.endpoints.find((e) => e.ip === '10.1.0.3')!.share).toBeCloseTo(1 / 21, 8)
   })
+
+  it('a SEP chain that is never declared, jumped to by an affinity rule and a cascade rule, is one missing chain, reported once', async () => {
+    // The builder finds a jump's draft again by its chain; an undeclared chain has none, so by its name.
+    const spn = 'ns/sticky:http'
+    const eps = addresses(2)
+    const missing = SEP(spn, eps[1]!)
+    const rules = clusterService(spn, '172.30.0.1', eps, true).filter((line) => !line.startsWith(`-A ${missing} `))
+    const dump = natDump(rules)
+    expect(dump).not.toContain(`:${missing} `)
+    const state = await readText(dump)
+    expect(endpointsOf(service(state, `${spn}/tcp`))).toEqual([eps[0]])
+    const reports = state.diagnostics.filter((d) => d.code === 'IPT_MISSING_CHAIN')
+    expect(reports.map((d) => d.message)).toEqual([`${missing} is jumped to but never declared; no endpoint is read for it`])
+  })
 })
 
 describe('the rule references of a service port, as the builder gives them', () => {
