@@ -4,12 +4,13 @@ import * as Flags from '@oclif/core/flags'
 import {EVIDENCE_REFS_PER_PORT, type Finding, sortFindings} from '../analyze/findings.js'
 import {FAIL_ON, type ProxyMode, failsOn, planMigration} from '../analyze/migrate.js'
 import {KpCommand, MODES} from '../cli/base-command.js'
-import {EXIT, EnvironmentError, KpError} from '../errors.js'
+import {EXIT, EnvironmentError, KpError, UsageError} from '../errors.js'
 import type {ProxyState} from '../model/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'
 import {makeDirectory} from '../core/directory.js'
+import {invalidRenderOption, type CheckedSetting} from '../render/setting-values.js'
 
 export interface MigrateResult {
   schemaVersion: 1
@@ -25,6 +26,17 @@ export interface MigrateResult {
   /** Every file the target mode needs, the primary one first; [] whenever `text` is null. */
   files: RenderedFile[]
   findings: Finding[]
+}
+
+/** The flag that gives each checked render option (src/render/setting-values.ts). */
+const FLAG_OF_SETTING: Record<CheckedSetting, string> = {
+  podCIDRs: 'pod-cidr',
+  localInterface: 'local-interface',
+  masqueradeMark: 'masquerade-mark',
+  nodePortAddresses: 'nodeport-addresses',
+  nodeIPs: 'node-ip',
+  serviceCIDRs: 'service-cidr',
+  scheduler: 'scheduler',
 }
 
 /** What a target's renderer (src/render/<mode>/render.ts) offers. */
@@ -74,12 +86,12 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     'out-dir': Flags.string({description: 'Write every file the target mode needs (for example both families) into this folder.', exclusive: ['out']}),
     // Target settings: each overrides what the input shows; without either the renderer uses
     // kube-proxy's default and says so in a finding (src/render/common.ts resolveNodeSettings).
-    'pod-cidr': Flags.string({multiple: true, helpGroup: 'TARGET', description: 'Pod (cluster) CIDR(s) for the local-traffic detector.'}),
+    'pod-cidr': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: 'Pod (cluster) CIDR(s) for the local-traffic detector; repeat it or separate with commas (10.244.0.0/16,fd00:10:244::/56).'}),
     'local-detector': Flags.option({options: ['cidr', 'interface', 'interface-prefix', 'none'] as const, helpGroup: 'TARGET', description: 'How kube-proxy tells pod traffic apart.'})(),
     'local-interface': Flags.string({helpGroup: 'TARGET', description: 'Bridge interface or interface prefix for the interface detectors.'}),
-    'node-ip': Flags.string({multiple: true, helpGroup: 'TARGET', description: "The node's own IP(s), for NodePorts and LoadBalancer source ranges."}),
-    'nodeport-addresses': Flags.string({multiple: true, helpGroup: 'TARGET', description: 'nodePortAddresses (CIDRs) of the target configuration.'}),
-    'service-cidr': Flags.string({multiple: true, helpGroup: 'TARGET', description: 'Service CIDR(s), for the nftables rule that drops traffic to unallocated ClusterIPs.'}),
+    'node-ip': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: "The node's own IP(s), for NodePorts and LoadBalancer source ranges; repeat it or separate with commas."}),
+    'nodeport-addresses': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: 'nodePortAddresses of the target configuration: CIDRs, addresses or primary, repeated or separated with commas.'}),
+    'service-cidr': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: 'Service CIDR(s), for the nftables rule that drops traffic to unallocated ClusterIPs; repeat it or separate with commas.'}),
     'masquerade-mark': Flags.string({helpGroup: 'TARGET', description: 'The masquerade mark as written in rules, e.g. 0x4000.'}),
     'masquerade-all': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'masqueradeAll of the target configuration.'}),
     'random-fully': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'Whether MASQUERADE uses --random-fully (iptables, ipvs).'}),
@@ -90,18 +102,6 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
   async run(): Promise<MigrateResult> {
     const {flags} = await this.parse(Migrate)
-    // Findings cite a service port's first few rules (their evidence); the rest need not be made.
-    const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
-    const to = flags.to as ProxyMode
-    const from = (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
-    const findings = planMigration(state, to, {
-      from: from ?? undefined,
-      sysctls: this.loadedFacts?.sysctls ?? null,
-      target: {nodePortAddresses: flags['nodeport-addresses'], localhostNodePorts: flags['localhost-nodeports'], conntrackInvalidDrop: flags['conntrack-invalid-drop']},
-    })
-
-    // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
-    const renderer = await loadRenderer(to)
     const renderOptions: RenderOptions = {
       podCIDRs: flags['pod-cidr'],
       localDetector: flags['local-detector'],
@@ -116,6 +116,21 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       conntrackInvalidDrop: flags['conntrack-invalid-drop'],
       scheduler: flags.scheduler,
     }
+    // Checked before anything is read: these values are written into the rules as they are.
+    const bad = invalidRenderOption(renderOptions)
+    if (bad) throw new UsageError(`--${FLAG_OF_SETTING[bad.setting]} ${JSON.stringify(bad.value)}: expected ${bad.expected}`, 'USAGE_BAD_VALUE')
+    // Findings cite a service port's first few rules (their evidence); the rest need not be made.
+    const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
+    const to = flags.to as ProxyMode
+    const from = (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
+    const findings = planMigration(state, to, {
+      from: from ?? undefined,
+      sysctls: this.loadedFacts?.sysctls ?? null,
+      target: {nodePortAddresses: flags['nodeport-addresses'], localhostNodePorts: flags['localhost-nodeports'], conntrackInvalidDrop: flags['conntrack-invalid-drop']},
+    })
+
+    // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
+    const renderer = await loadRenderer(to)
     // The rules go out as they are rendered (never held whole) when only they are written: to --out,
     // or to stdout (`kp migrate --to nftables | nft -f -`).
     const streaming = !flags.check && !this.jsonEnabled() && flags['out-dir'] === undefined

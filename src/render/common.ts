@@ -12,6 +12,7 @@ import {EVIDENCE_REFS_PER_PORT, type Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
 import {endpointString} from '../readers/iptables/hash.js'
 import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
+import {expectedValue, isSchedulerName, isValidSetting, type CheckedSetting} from './setting-values.js'
 
 export type RenderTarget = 'iptables' | 'nftables' | 'ipvs'
 
@@ -78,8 +79,21 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
       }),
     )
 
-  const masqueradeMark = opts.masqueradeMark ?? node.masqueradeMark ?? DEFAULT_MASQUERADE_MARK
-  if (opts.masqueradeMark === undefined && node.masqueradeMark === null) assumed('RENDER_DEFAULT_MASQUERADE_MARK', 'the masquerade mark', DEFAULT_MASQUERADE_MARK, '--masquerade-mark')
+  // Values written into the rules as they are: one that is not of its kind is left out (and said
+  // so), never written (./setting-values.ts).
+  const checked = <T extends string | null | undefined>(setting: CheckedSetting, value: T, from: SettingSource): T | undefined => {
+    if (value === null || value === undefined || isValidSetting(setting, value)) return value
+    findings.push(badSetting(setting, value, from, target))
+    return undefined
+  }
+  const checkedList = <T extends string[] | null | undefined>(setting: CheckedSetting, values: T, from: SettingSource): T => {
+    if (values === null || values === undefined || values.every((v) => isValidSetting(setting, v))) return values
+    return values.filter((v) => checked(setting, v, from) !== undefined) as T
+  }
+  const optionMark = checked('masqueradeMark', opts.masqueradeMark, 'option')
+  const sourceMark = checked('masqueradeMark', node.masqueradeMark, 'source') ?? null
+  const masqueradeMark = optionMark ?? sourceMark ?? DEFAULT_MASQUERADE_MARK
+  if (optionMark === undefined && sourceMark === null) assumed('RENDER_DEFAULT_MASQUERADE_MARK', 'the masquerade mark', DEFAULT_MASQUERADE_MARK, '--masquerade-mark')
 
   const masqueradeAll = opts.masqueradeAll ?? node.masqueradeAll ?? false
   if (opts.masqueradeAll === undefined && node.masqueradeAll === null) assumed('RENDER_DEFAULT_MASQUERADE_ALL', 'masqueradeAll', 'false', '--masquerade-all')
@@ -100,7 +114,7 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
   const nodePortFrontendIPSet = new Set<string>()
   for (const sp of state.services) for (const f of sp.frontends) if (f.type === 'NodePort' && f.ip !== null) nodePortFrontendIPSet.add(f.ip)
   const nodePortFrontendIPs = [...nodePortFrontendIPSet].sort()
-  let nodePortAddresses = opts.nodePortAddresses ?? node.nodePortAddresses
+  let nodePortAddresses = checkedList('nodePortAddresses', opts.nodePortAddresses, 'option') ?? checkedList('nodePortAddresses', node.nodePortAddresses, 'source')
   if (nodePortAddresses === null && nodePortFrontendIPs.length > 0) {
     nodePortAddresses = nodePortFrontendIPs
     findings.push(
@@ -117,8 +131,8 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
 
   // A nodePortAddresses entry that is a single host is a node address; use those when the node's
   // addresses are not given (an IPVS state shows its NodePort virtual servers' addresses there).
-  const nodeIPs = opts.nodeIPs ?? nodePortAddresses.map(hostAddress).filter((ip): ip is string => ip !== null && !isLoopback(ip))
-  const serviceCIDRs = opts.serviceCIDRs ?? []
+  const nodeIPs = checkedList('nodeIPs', opts.nodeIPs, 'option') ?? nodePortAddresses.map(hostAddress).filter((ip): ip is string => ip !== null && !isLoopback(ip))
+  const serviceCIDRs = checkedList('serviceCIDRs', opts.serviceCIDRs, 'option') ?? []
   if (target === 'nftables' && serviceCIDRs.length === 0) {
     findings.push(
       finding('RENDER_MISSING_SERVICE_CIDRS', 'info', 'service CIDRs not known; the "Drop traffic to unallocated ClusterIPs" rule is left out', 'kube-proxy in nftables mode drops traffic to addresses of the service CIDRs that no Service uses. The source state does not show the service CIDRs, so that rule is not rendered.', {
@@ -128,9 +142,9 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
     )
   }
 
-  const podCIDRs = opts.podCIDRs ?? node.podCIDRs
+  const podCIDRs = checkedList('podCIDRs', opts.podCIDRs, 'option') ?? checkedList('podCIDRs', node.podCIDRs, 'source')
   let detectorKind: LocalDetector | null = opts.localDetector ?? node.localDetector ?? (podCIDRs.length > 0 ? 'cidr' : null)
-  const localInterface = opts.localInterface ?? node.localInterface
+  const localInterface = checked('localInterface', opts.localInterface, 'option') ?? checked('localInterface', node.localInterface, 'source') ?? null
   if (detectorKind === null) {
     findings.push(
       finding('RENDER_MISSING_LOCAL_DETECTOR', 'warning', 'pod CIDR / local-traffic detector not known; masquerade rules for off-cluster traffic left out', 'kube-proxy tells pod traffic from other traffic with a local-traffic detector (pod CIDR or interface). Neither the source state nor the options say which, so the rendered rules behave like kube-proxy without a detector: traffic from outside the cluster to a ClusterIP is not masqueraded and ETP=Local services lose the pod short-circuit.', {
@@ -180,6 +194,30 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
     settings: {detector, masqueradeMark, masqueradeAll, randomFully, localhostNodePorts, nodePortAddresses, nodeIPs, conntrackInvalidDrop, nfacct: opts.nfacct ?? false, serviceCIDRs},
     findings,
   }
+}
+
+/** Where a node setting came from: a renderer option (a `kp migrate` flag) or the source state. */
+export type SettingSource = 'option' | 'source'
+
+const SETTING_LABELS: Record<CheckedSetting, string> = {
+  podCIDRs: 'pod CIDR',
+  localInterface: 'local interface',
+  masqueradeMark: 'masquerade mark',
+  nodePortAddresses: 'nodePortAddresses entry',
+  nodeIPs: 'node IP',
+  serviceCIDRs: 'service CIDR',
+  scheduler: 'IPVS scheduler',
+}
+
+/** The finding for a setting value that is not of its kind, and was left out of the rules. */
+export function badSetting(setting: CheckedSetting, value: string, from: SettingSource, target: RenderTarget): Finding {
+  const label = SETTING_LABELS[setting]
+  const shown = JSON.stringify(value)
+  return finding('RENDER_BAD_SETTING', 'error', `${label} ${shown} is not ${expectedValue(setting)}; left out`, `The ${from === 'option' ? 'options give' : 'source state gives'} the ${label} ${shown}, which is not ${expectedValue(setting)}. It was not written into the ${target} rules; they were rendered as if it were not known.`, {
+    addresses: setting === 'localInterface' || setting === 'masqueradeMark' || setting === 'scheduler' ? [] : [value],
+    action: from === 'option' ? 'Correct the value given.' : 'Check where this state came from; pass the right value as a flag.',
+    docs: DOCS_KUBE_PROXY_CONFIG,
+  })
 }
 
 /**
@@ -267,6 +305,8 @@ export interface ServicePlan {
   externalLocal: boolean
   externallyAccessible: boolean
   affinitySeconds: number | null
+  /** The source's IPVS scheduler when it is a scheduler name (setting-values.ts isSchedulerName); null when unknown or left out. */
+  scheduler: string | null
   /** Endpoints in kube-proxy's order (sorted by endpoint string). */
   allEndpoints: PlannedEndpoint[]
   clusterEndpoints: PlannedEndpoint[]
@@ -400,8 +440,16 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     }
   }
 
-  if (sp.scheduler !== null && sp.scheduler !== 'rr' && target !== 'ipvs') {
-    note('RENDER_SCHEDULER_NOT_EXPRESSIBLE', 'warning', `IPVS scheduler "${sp.scheduler}" cannot be expressed in ${target}`, `${target} mode picks endpoints uniformly at random; the "${sp.scheduler}" scheduler's behaviour (for example source hashing or least connections) is lost.`, sp.scheduler === 'sh' ? 'Use sessionAffinity: ClientIP for source-IP stickiness.' : 'Check that uniform random balancing is acceptable for this service.')
+  // The ipvs renderer writes the scheduler as it is (`-A -t VIP:PORT -s NAME`): a value that is no
+  // scheduler name is left out, as a bad node setting is (badSetting).
+  let scheduler = sp.scheduler
+  if (scheduler !== null && !isSchedulerName(scheduler)) {
+    const shown = JSON.stringify(scheduler)
+    note('RENDER_BAD_SETTING', 'error', `IPVS scheduler ${shown} is not a scheduler name; left out`, `The source state gives this service port the IPVS scheduler ${shown}, which is not a scheduler name (lowercase letters and digits). It was not written into the ${target} rules; the default scheduler was used.`, 'Check where this state came from.')
+    scheduler = null
+  }
+  if (scheduler !== null && scheduler !== 'rr' && target !== 'ipvs') {
+    note('RENDER_SCHEDULER_NOT_EXPRESSIBLE', 'warning', `IPVS scheduler "${scheduler}" cannot be expressed in ${target}`, `${target} mode picks endpoints uniformly at random; the "${scheduler}" scheduler's behaviour (for example source hashing or least connections) is lost.`, scheduler === 'sh' ? 'Use sessionAffinity: ClientIP for source-IP stickiness.' : 'Check that uniform random balancing is acceptable for this service.')
   }
 
   const allEndpoints: PlannedEndpoint[] = []
@@ -481,6 +529,7 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     externalLocal,
     externallyAccessible,
     affinitySeconds,
+    scheduler,
     allEndpoints,
     ...cat,
     usesClusterEndpoints,

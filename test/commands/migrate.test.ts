@@ -11,6 +11,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'kp-migrate-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 const ids = (findings: Finding[]) => findings.map((f) => f.id)
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 describe('kp migrate --check', () => {
   it('reports the IPVS-to-nftables caveats of node-a as one MigrateResult; exit status follows --fail-on error', () => {
@@ -90,3 +91,40 @@ describe('kp migrate', () => {
     expect(refused.stderr).toContain('cannot write /proc/kp-test-no-such-folder: ENOENT')
   })
 })
+
+describe('kp migrate target settings', () => {
+  // Each is written into the rules as it is: before these checks, a newline in --local-interface
+  // put `flush ruleset` on a line of its own in the nft script, one in --scheduler put `-C`
+  // (clear every virtual server) into the ipvsadm-restore input, and a bad CIDR was dropped silently.
+  it.each([
+    ['--local-interface', 'eth0\nflush ruleset', 'nftables', 'an interface name'],
+    ['--local-interface', 'eth0 accept', 'nftables', 'an interface name'],
+    ['--scheduler', 'rr\n-C', 'ipvs', 'an IPVS scheduler'],
+    ['--scheduler', 'foo', 'ipvs', 'an IPVS scheduler'],
+    ['--masquerade-mark', '0x4000 ; flush ruleset', 'nftables', 'a mark'],
+    ['--pod-cidr', 'notacidr', 'nftables', 'a CIDR'],
+    ['--pod-cidr', '10.0.0.0/33', 'iptables', 'a CIDR'],
+    ['--service-cidr', '10.96.0.0/12,10.96.0.0/abc', 'nftables', 'a CIDR'],
+    ['--node-ip', '300.1.1.1', 'iptables', 'an IP address'],
+    ['--nodeport-addresses', 'primary,eth0', 'nftables', 'a CIDR, an IP address, or primary'],
+  ])('%s %j is refused with exit 2 before anything is read or written', (flag, value, to, expected) => {
+    const r = runKp(['migrate', '--to', to, '-f', NODE_A, flag, value])
+    expect(r.exitCode).toBe(2)
+    expect(r.stdout).toBe('')
+    const bad = value.split(',').find((v) => v !== 'primary' && v !== '10.96.0.0/12')!
+    // One line, the value in JSON quotes: a newline in it is shown as \n, never printed.
+    expect(r.stderr).toMatch(new RegExp(`^kp: ${flag} ${escapeRegExp(JSON.stringify(bad))}: expected ${escapeRegExp(expected)}`))
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('list flags take comma-separated values, as kube-proxy flags do (dual-stack pod CIDRs)', () => {
+    const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--json', '--pod-cidr', '10.244.0.0/16,fd00:10:244::/56', '--nodeport-addresses', 'primary,10.0.0.0/8'])
+    expect(r.exitCode).toBe(0)
+    const doc = JSON.parse(r.stdout)
+    expect(doc.text).toContain('ip saddr != 10.244.0.0/16')
+    expect(doc.text).toContain('ip6 saddr != fd00:10:244::/56')
+    expect(ids(doc.findings)).not.toContain('RENDER_MISSING_POD_CIDR')
+    expect(ids(doc.findings)).not.toContain('RENDER_BAD_SETTING')
+  })
+})
+

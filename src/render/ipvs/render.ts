@@ -17,7 +17,8 @@ import type {Family, ProxyState} from '../../model/types.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'
-import {dedupeFindings, finding, familiesOf, isLoopback, jumpRulesFinding, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
+import {badSetting, dedupeFindings, finding, familiesOf, isLoopback, jumpRulesFinding, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
+import {isValidSetting} from '../setting-values.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
 import {RestoreTable} from '../iptables/render.js'
 import type {RenderedFile, RenderOptions, RenderResult} from '../types.js'
@@ -120,7 +121,7 @@ function collect(plans: ServicePlan[], family: Family, settings: NodeSettings, d
   let unknownLocality = false
   for (const plan of plans) {
     const p = plan.protocol
-    const scheduler = plan.sp.scheduler ?? defaultScheduler
+    const scheduler = plan.scheduler ?? defaultScheduler
     const vs = (ip: string, port: number, onlyLocal: boolean) => {
       // kube-proxy's syncEndpoint: local endpoints when the policy says so and there are any,
       // otherwise the cluster endpoints (PR #97081 fallback, a.3).
@@ -302,8 +303,14 @@ export function renderIpvs(state: ProxyState, opts: RenderOptions & {bare?: bool
   const findings: Finding[] = []
   const resolved = resolveNodeSettings(state, opts, 'ipvs', new Set(families))
   findings.push(...resolved.findings)
-  const defaultScheduler = opts.scheduler ?? 'rr'
-  if (opts.scheduler === undefined && state.services.some((s) => s.scheduler === null)) {
+  // Written into every virtual server that shows none: a value that is no scheduler is left out.
+  let optionScheduler = opts.scheduler
+  if (optionScheduler !== undefined && !isValidSetting('scheduler', optionScheduler)) {
+    findings.push(badSetting('scheduler', optionScheduler, 'option', 'ipvs'))
+    optionScheduler = undefined
+  }
+  const defaultScheduler = optionScheduler ?? 'rr'
+  if (optionScheduler === undefined && state.services.some((s) => s.scheduler === null)) {
     findings.push(
       finding('RENDER_DEFAULT_SCHEDULER', 'info', 'IPVS scheduler not known; assumed rr', 'The source state does not show an IPVS scheduler for some services, so kube-proxy\'s default (rr, round robin) was used for them.', {
         action: 'Pass --scheduler with the ipvs.scheduler of the kube-proxy configuration if it differs.',
