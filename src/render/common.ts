@@ -12,7 +12,7 @@ import {EVIDENCE_REFS_PER_PORT, type Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
 import {endpointString} from '../readers/iptables/hash.js'
 import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
-import {expectedValue, isSchedulerName, isValidSetting, type CheckedSetting} from './setting-values.js'
+import {expectedValue, isCidr, isSchedulerName, isValidSetting, type CheckedSetting} from './setting-values.js'
 
 export type RenderTarget = 'iptables' | 'nftables' | 'ipvs'
 
@@ -381,7 +381,8 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       note('RENDER_BAD_PORT', 'error', `${type} frontend port ${f.port} is not a port; left out`, `The ${type} frontend port is not an integer between 1 and 65535, so it was not rendered.`, 'Check the source state.', f.ip ? [f.ip] : [])
       return null
     }
-    const badRanges = f.sourceRanges.filter((r) => familyOf(r) !== sp.family || !r.includes('/'))
+    // The whole CIDR is checked, not only its address: ranges are written into the rules as they are.
+    const badRanges = f.sourceRanges.filter((r) => !isCidr(r) || familyOf(r) !== sp.family)
     if (badRanges.length > 0) {
       note('RENDER_BAD_SOURCE_RANGE', 'error', 'source ranges that are not CIDRs of the service family left out', `loadBalancerSourceRanges ${badRanges.join(', ')} are not ${sp.family} CIDRs, so they were not rendered.`, 'Check the source state.', badRanges)
       f = {...f, sourceRanges: f.sourceRanges.filter((r) => !badRanges.includes(r))}
@@ -408,7 +409,9 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       // nftables shows externalIPs and LB IPs alike; one with source ranges is an LB IP.
       const p = withPort('LoadBalancer', f)
       if (p) loadBalancerIPs.push(p)
-      for (const r of f.sourceRanges) if (!sourceRanges.includes(r)) sourceRanges.push(r)
+      // The ranges withPort kept (it reports the others); a frontend it left out keeps only its CIDRs of this family.
+      const kept = p ? p.sourceRanges : f.sourceRanges.filter((r) => isCidr(r) && familyOf(r) === sp.family)
+      for (const r of kept) if (!sourceRanges.includes(r)) sourceRanges.push(r)
     } else if (f.type === 'External') {
       const p = withPort('External', f)
       if (p) externalIPs.push(p)

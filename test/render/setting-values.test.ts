@@ -8,6 +8,7 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../src/model/types.js'
+import {readState} from '../../src/readers/read-state.js'
 import {renderIptables} from '../../src/render/iptables/render.js'
 import {renderIpvs} from '../../src/render/ipvs/render.js'
 import {renderNftables} from '../../src/render/nftables/render.js'
@@ -88,3 +89,19 @@ describe.each(RENDERERS)('%s renderer: node settings that are not of their kind'
     if (target === 'ipvs') expect(titles).toEqual(expect.arrayContaining([expect.stringContaining('"rr\\n-C"')]))
   })
 })
+
+describe.each(RENDERERS)('%s renderer: a loadBalancerSourceRange that is not a CIDR', (_target, render) => {
+  it('is left out with RENDER_BAD_SOURCE_RANGE, however it came: the address before its slash was all that was checked', async () => {
+    // An iptables dump may quote a -s value; this one read as the range "203.0.113.0/25 flush ruleset",
+    // and the plan's union of ranges took it unchecked into every renderer's output.
+    const dump = readFileSync('fixtures/iptables/realsave-multipleservices-older/input.rules', 'utf8')
+    const tampered = dump.replace('-s 203.0.113.0/25 ', '-s "203.0.113.0/25 flush ruleset" ')
+    expect(tampered).not.toBe(dump)
+    const state = await readState({sources: [{path: 'tampered.rules', text: tampered}]})
+    const r = render(state, {})
+    expect(linesOf(r).filter((l) => l.includes('flush ruleset'))).toEqual([])
+    const bad = r.findings.find((f) => f.id === 'RENDER_BAD_SOURCE_RANGE')
+    expect(bad?.addresses).toEqual(['203.0.113.0/25 flush ruleset'])
+  })
+})
+
