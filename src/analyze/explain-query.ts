@@ -54,7 +54,13 @@ function splitProtocol(text: string): {rest: string; protocol: Protocol | null; 
 function parseAddress(text: string): ServiceQuery | InvalidQuery | null {
   const {rest, protocol, bad} = splitProtocol(text)
   // An address with a suffix that is no protocol (`10.96.0.1:80/icmp`) is that, not a ns/name to look up.
-  if (bad !== null) return parseAddress(text.slice(0, text.lastIndexOf('/'))) === null ? null : {invalid: `unknown protocol "${bad}" (expected tcp, udp or sctp)`}
+  if (bad !== null) {
+    const before = text.slice(0, text.lastIndexOf('/'))
+    if (parseAddress(before) === null) return null
+    // `10.0.0.0/8`: a prefix length after a bare address is a CIDR, which names no one service port.
+    if (/^\d{1,3}$/.test(bad) && canonicalIp(before) !== null) return {invalid: `${text} is a CIDR; give one address (IP, IP:PORT or IP:PORT/PROTO)`}
+    return {invalid: `unknown protocol "${bad}" (expected tcp, udp or sctp)`}
+  }
   const address = (ipText: string | null, portText: string | undefined): ServiceQuery | InvalidQuery => {
     const ip = ipText === null ? null : canonicalIp(ipText)
     if (ipText !== null && ip === null) return {invalid: `"${ipText}" is not an IP address`}

@@ -41,6 +41,9 @@ describe('parseServiceQuery', () => {
     ['10.96.0.1:80/icmp', 'unknown protocol "icmp"'],
     ['[fd00::1]:53/dns', 'unknown protocol "dns"'],
     [':30080/quic', 'unknown protocol "quic"'],
+    // Was 'unknown protocol "8"': the prefix length read as a protocol.
+    ['10.0.0.0/8', '10.0.0.0/8 is a CIDR; give one address'],
+    ['fd00::/64', 'fd00::/64 is a CIDR; give one address'],
     ['ns/', 'empty service name'],
     ['/svc', 'empty namespace'],
     ['ns/svc:', 'empty port'],
