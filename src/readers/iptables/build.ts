@@ -24,6 +24,7 @@
  * test/readers/iptables/conformance.test.ts maps null to "Cluster" explicitly.
  */
 import {diag, emptyNodeInfo, emptyState} from '../../core/state.js'
+import {toCidr} from '../../core/ipaddr.js'
 import type {Diagnostic, Endpoint, ForeignObject, Frontend, FrontendType, NodeInfo, Protocol, ProxyState, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
@@ -399,7 +400,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   const noteInternalMasquerade = (rule: IptablesRule): void => {
     if (rule.source?.negated) {
       node.masqMatchedLocal = true
-      node.podCIDRs.add(rule.source.value)
+      node.podCIDRs.add(toCidr(rule.source.value))
       node.detector ??= 'cidr'
     } else if (rule.inInterface?.negated) {
       node.masqMatchedLocal = true
@@ -542,7 +543,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (isMasqueradeMarking(rule)) {
         if (target === 'MARK') noteMarkTarget(rule)
         if (commentOf(rule)?.kind === 'cluster-ip') noteInternalMasquerade(rule)
-        else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(rule.source.value)
+        else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(toCidr(rule.source.value))
         continue
       }
       if (target === 'KUBE-MARK-DROP') {
@@ -576,7 +577,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (kind === 'xlb' && into?.kind === 'svc') {
         // ≤1.23 KUBE-XLB short-circuits pod and LOCAL traffic to the cluster chain (fixtures/iptables/fragment-grep-xlb).
         if (rule.source && !rule.source.negated) {
-          node.podCIDRs.add(rule.source.value)
+          node.podCIDRs.add(toCidr(rule.source.value))
           node.detector ??= 'cidr'
         } else if (rule.inInterface && !rule.inInterface.negated) noteInterface(rule.inInterface.value)
         continue
@@ -613,7 +614,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
           if (rule.source && !rule.source.negated) {
             // "pod traffic for C external destinations": the short-circuit of ETP=Local (spec §2.4).
             g.etp = 'Local'
-            node.podCIDRs.add(rule.source.value)
+            node.podCIDRs.add(toCidr(rule.source.value))
             node.detector ??= 'cidr'
           } else if (rule.inInterface && !rule.inInterface.negated) {
             g.etp = 'Local'
@@ -634,7 +635,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         noteRef(g, rule)
         nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
-        if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(rule.source.value)
+        // `-s 198.51.100.7/32` is read as the address (rule.source drops /32): a range is a CIDR.
+        if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(toCidr(rule.source.value))
         if (into?.kind === 'xlb') g.etp = 'Local'
         else if (into?.kind === 'svc') g.etp ??= 'Cluster'
       }
@@ -894,7 +896,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       // 1.24 SVL / ≤1.23 XLB "has no local endpoints" -> KUBE-MARK-DROP: external traffic is dropped.
       for (const fe of g.frontends) if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw')) fe.action = 'drop'
     }
-    const rangesFromFw = g.ranges.filter((r) => !g.frontends.some((f) => f.type === 'LoadBalancer' && f.ip === r))
+    // kube-proxy also lets the LB IPs themselves through (`-s LBIP`): they are not ranges.
+    const rangesFromFw = g.ranges.filter((r) => !g.frontends.some((f) => f.type === 'LoadBalancer' && f.ip !== null && toCidr(f.ip) === r))
     const frontends: Frontend[] = g.frontends.map((f) => ({
       type: f.type,
       ip: f.ip,

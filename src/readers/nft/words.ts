@@ -146,8 +146,5 @@ export function interfaceMatch(words: readonly string[]): {name: string; negated
   return null
 }
 
-/** Normalises an address or prefix for sourceRanges: a bare address becomes /32 or /128. */
-export function toCidr(text: string): string {
-  if (text.includes('/')) return text
-  return text.includes(':') ? `${text}/128` : `${text}/32`
-}
+/** For the nft readers: sourceRanges and pod CIDRs are CIDRs (src/core/ipaddr.ts). */
+export {toCidr} from '../../core/ipaddr.js'
