@@ -324,6 +324,14 @@ export interface ServicePlan {
   hasExternalEndpoints: boolean
   /** The external chain exists when there are endpoints anywhere and the port is reachable from outside. */
   usesExternalChain: boolean
+  /**
+   * No endpoint is known, yet the source drops (does not reject) this port's ClusterIP /
+   * external traffic under a Local policy: what kube-proxy does when the service has endpoints,
+   * none of them on this node, and all it writes then (fixtures/iptables/realsave-handmade-ipv6,
+   * ns10/svc10). The target drops that traffic too instead of rejecting it as "no endpoints".
+   */
+  internalDropsNoLocal: boolean
+  externalDropsNoLocal: boolean
   evidence: SourceRef[]
 }
 
@@ -542,6 +550,8 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     hasInternalEndpoints: cat.hasEndpoints && !(internalLocal && noLocal),
     hasExternalEndpoints: cat.hasEndpoints && !(externalLocal && noLocal),
     usesExternalChain: cat.hasEndpoints && externallyAccessible,
+    internalDropsNoLocal: !cat.hasEndpoints && internalLocal && clusterFe?.action === 'drop',
+    externalDropsNoLocal: !cat.hasEndpoints && externalLocal && sp.frontends.some((f) => f.type !== 'ClusterIP' && f.action === 'drop'),
     evidence,
   }
 }

@@ -127,7 +127,10 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   let internalFilter: {target: string; comment: string} | null = null
   let externalFilter: {target: string; comment: string} | null = null
   if (!hasEndpoints) {
-    internalFilter = externalFilter = {target: 'REJECT', comment: `"${plan.spn} has no endpoints"`}
+    const noLocal = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
+    const none = {target: 'REJECT', comment: `"${plan.spn} has no endpoints"`}
+    internalFilter = plan.internalDropsNoLocal ? noLocal : none
+    externalFilter = plan.externalDropsNoLocal ? noLocal : none
   } else {
     if (!hasInternalEndpoints) internalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
     if (!hasExternalEndpoints) externalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}

@@ -239,8 +239,8 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
   const externalPolicyChain = plan.externalLocal ? localPolicyChain : clusterPolicyChain
   // Unlike iptables, the firewall chain does not depend on endpoints (reference §3.4).
   const usesFWChain = plan.loadBalancerIPs.length > 0 && plan.sourceRanges.length > 0
-  const internalVerdict = !hasEndpoints ? 'goto reject-chain' : 'drop'
-  const externalVerdict = internalVerdict
+  const internalVerdict = !hasEndpoints && !plan.internalDropsNoLocal ? 'goto reject-chain' : 'drop'
+  const externalVerdict = !hasEndpoints && !plan.externalDropsNoLocal ? 'goto reject-chain' : 'drop'
   const p = plan.protocol
   const comment = `comment "${plan.spn}"`
 
