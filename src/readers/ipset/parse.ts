@@ -1,5 +1,5 @@
 /**
- * Reads `ipset save` (`create` / `add` lines) and `ipset list` (Name/Type/Header/.../Members
+ * Reads `ipset save` (`create` / `add` lines; `ipset restore` input also has `flush`) and `ipset list` (Name/Type/Header/.../Members
  * blocks), ipset(8) 6.x–7.x, as in reference/ipvs-yaml-migration.md b.4. Every set is kept; the
  * members of the types kube-proxy uses are split into address, protocol and port:
  *
@@ -155,6 +155,18 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
         continue
       }
       addMember(set, tokens.slice(2).join(' '), lineNo)
+      continue
+    }
+    if (tokens[0] === 'flush' && tokens.length <= 2) {
+      // `ipset restore` input (what kp migrate --to ipvs writes): the set is emptied, so only the
+      // members added after this line are in it.
+      const named = tokens[1]
+      if (named === undefined) for (const set of dump.sets) set.members = []
+      else {
+        const set = byName.get(named)
+        if (set) set.members = []
+        else warn('IPSET_UNKNOWN_SET', `flush of set ${named}, which no create line declared; skipped`, lineNo)
+      }
       continue
     }
     warn('IPSET_UNKNOWN_LINE', 'not ipset save / ipset list output; skipped', lineNo)

@@ -126,3 +126,24 @@ describe('ipset: bad input', () => {
     expect(r.dump.sets).toHaveLength(34)
   })
 })
+
+describe('ipset restore input', () => {
+  it('flush empties a set, so only what is added after it is a member (kp migrate --to ipvs writes create, flush, add)', () => {
+    const text = [
+      'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536',
+      'add KUBE-CLUSTER-IP 10.96.0.9,tcp:80',
+      'flush KUBE-CLUSTER-IP',
+      'add KUBE-CLUSTER-IP 10.96.0.1,tcp:443',
+      'create KUBE-LOOP-BACK hash:ip,port,ip family inet hashsize 1024 maxelem 65536',
+      'flush KUBE-LOOP-BACK',
+      'flush KUBE-NO-SUCH-SET',
+      '',
+    ].join('\n')
+    const r = parseIpset(text, 'restore')
+    expect(r.dump.sets.map((set) => [set.name, set.members.map((m) => m.text)])).toEqual([
+      ['KUBE-CLUSTER-IP', ['10.96.0.1,tcp:443']],
+      ['KUBE-LOOP-BACK', []],
+    ])
+    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPSET_UNKNOWN_SET', 7]])
+  })
+})
