@@ -37,9 +37,10 @@ export const FORMATS: readonly FormatEntry[] = [
   },
   {
     id: 'ip-addr',
-    description: '`ip addr show kube-ipvs0` (text or `ip -j`)',
-    // Text (`3: kube-ipvs0: <BROADCAST,NOARP> ...`), one-line `ip -o addr` (`3: kube-ipvs0    inet ...`), JSON.
-    sniff: (h) => /^\d+:\s+[\w.@-]+:\s+<[A-Z_,]*>/m.test(h) || /^\d+:\s+[\w.@-]+\s+inet6?\s/m.test(h) || /^\s*\[\s*\{\s*"ifindex"/.test(h),
+    description: '`ip addr show kube-ipvs0` (text or `ip -j`), and `ip addr add IP/32 dev kube-ipvs0` commands',
+    // Text (`3: kube-ipvs0: <BROADCAST,NOARP> ...`), one-line `ip -o addr` (`3: kube-ipvs0    inet ...`),
+    // JSON, and the commands kp migrate --to ipvs writes (`ip addr add 10.96.0.1/32 dev kube-ipvs0`).
+    sniff: (h) => /^\d+:\s+[\w.@-]+:\s+<[A-Z_,]*>/m.test(h) || /^\d+:\s+[\w.@-]+\s+inet6?\s/m.test(h) || /^\s*\[\s*\{\s*"ifindex"/.test(h) || /^ip (-[46] )?(addr|address) add \S+ dev \S+/m.test(h),
     load: () => import('./ip-addr/parse.js'),
   },
   {

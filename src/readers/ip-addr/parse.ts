@@ -1,7 +1,8 @@
 /**
  * Reads `ip addr show [dev kube-ipvs0]` (iproute2 ip-address(8)) in its three shapes: the default
  * multi-line text, the one-line `ip -o addr`, and JSON (`ip -j addr`, also pretty-printed with
- * `-p`). What IPVS mode needs from it: the addresses bound to kube-ipvs0 (every ClusterIP, and
+ * `-p`); and the commands that bind the addresses (`ip link add kube-ipvs0 type dummy`, `ip addr
+ * add IP/32 dev kube-ipvs0`), as `kp migrate --to ipvs` writes them in kube-ipvs0.sh. What IPVS mode needs from it: the addresses bound to kube-ipvs0 (every ClusterIP, and
  * the externalIPs / LB IPs that are not node addresses, reference a.2), and, when the whole
  * `ip addr` is given, the node's own addresses (where NodePort virtual servers listen).
  */
@@ -31,7 +32,7 @@ export interface IpInterface {
 }
 
 export interface IpAddrDump {
-  layout: 'text' | 'oneline' | 'json'
+  layout: 'text' | 'oneline' | 'json' | 'commands'
   interfaces: IpInterface[]
 }
 
@@ -95,6 +96,10 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
     }
     const tokens = line.split(WHITESPACE)
     const word = tokens[0]!
+    if (word === 'ip') {
+      readCommand(tokens, lineNo)
+      continue
+    }
     if (word === 'inet' || word === 'inet6') {
       if (!current) {
         warn('IPADDR_ORPHAN_ADDRESS', 'address line before any interface line; skipped', lineNo)
@@ -113,6 +118,41 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   }
   if (dump.interfaces.length === 0) diagnostics.push(diag('warning', 'IPADDR_NO_INTERFACES', 'no interfaces in this ip addr output', at(1)))
   return {dump, diagnostics}
+
+  /** The interface of that name, made (without an index) when a command names it first. */
+  function namedInterface(name: string, lineNo: number): IpInterface {
+    const found = dump.interfaces.find((i) => i.name === name)
+    if (found) return found
+    const made: IpInterface = {index: null, name, flags: [], state: null, addresses: [], line: lineNo}
+    dump.interfaces.push(made)
+    return made
+  }
+
+  /** `ip link add NAME type dummy` and `ip [-4|-6] addr|address add CIDR dev NAME`; any other command is not read. */
+  function readCommand(tokens: string[], lineNo: number): void {
+    let k = 1
+    while (tokens[k] === '-4' || tokens[k] === '-6') k++
+    const object = tokens[k]
+    const verb = tokens[k + 1]
+    dump.layout = 'commands'
+    if (object === 'link' && verb === 'add' && tokens[k + 2] !== undefined) {
+      namedInterface(tokens[k + 2]!, lineNo)
+      return
+    }
+    const dev = tokens.indexOf('dev', k + 2)
+    if ((object === 'addr' || object === 'address' || object === 'a') && verb === 'add' && dev > 0 && tokens[dev + 1] !== undefined && tokens[k + 2] !== undefined) {
+      const cidr = tokens[k + 2]!
+      const m = PREFIX.exec(cidr)
+      const ip = canonicalIp(m ? m[1]! : cidr)
+      if (!ip) {
+        warn('IPADDR_BAD_ADDRESS', `"${cidr}" is not an IP address`, lineNo)
+        return
+      }
+      namedInterface(tokens[dev + 1]!, lineNo).addresses.push({...ip, prefixLength: m ? Number(m[2]) : null, scope: null, line: lineNo})
+      return
+    }
+    warn('IPADDR_UNKNOWN_LINE', 'an ip command other than `ip link add NAME` or `ip addr add ADDRESS dev NAME`; skipped', lineNo)
+  }
 
   function readAddressWords(tokens: string[], lineNo: number, iface: IpInterface): void {
     const word = tokens[0]

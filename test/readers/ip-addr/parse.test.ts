@@ -104,3 +104,29 @@ describe('ip addr: bad input', () => {
     expect(codes(parseIpAddr(`${text}${'z'.repeat(1 << 20)}\n`, 'x'))).toEqual(['IPADDR_LINE_TOO_LONG'])
   })
 })
+
+describe('the commands that bind the addresses (kube-ipvs0.sh of kp migrate --to ipvs)', () => {
+  it('ip link add makes the interface, ip addr add binds each address to the interface it names', () => {
+    const text = [
+      '#!/bin/sh',
+      '# a comment',
+      'ip link add kube-ipvs0 type dummy',
+      'ip addr add 10.96.0.1/32 dev kube-ipvs0',
+      'ip -6 addr add fd00:10:96::a/128 dev kube-ipvs0',
+      'ip address add 192.0.2.7/24 dev eth0',
+      'ip route add default via 192.0.2.1',
+      'ip addr add 10.96.0.999/32 dev kube-ipvs0',
+      '',
+    ].join('\n')
+    const r = parseIpAddr(text, 'kube-ipvs0.sh')
+    expect(r.dump.layout).toBe('commands')
+    expect(r.dump.interfaces.map((i) => [i.name, i.addresses.map((a) => `${a.ip}/${a.prefixLength}`)])).toEqual([
+      ['kube-ipvs0', ['10.96.0.1/32', 'fd00:10:96::a/128']],
+      ['eth0', ['192.0.2.7/24']],
+    ])
+    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['IPADDR_UNKNOWN_LINE', 7],
+      ['IPADDR_BAD_ADDRESS', 8],
+    ])
+  })
+})
