@@ -53,6 +53,8 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   const diagnostics: Diagnostic[] = []
   const dump: IpAddrDump = {layout: 'text', interfaces: []}
   const byKey = new Map<string, IpInterface>()
+  /** The interfaces the commands name (`ip addr add ... dev NAME`), which have no index. */
+  const byName = new Map<string, IpInterface>()
   const at = (line: number): SourceRef => ({path, line})
   const warn = (code: string, message: string, line: number) => diagnostics.push(diag('warning', code, message, at(line)))
   let current: IpInterface | null = null
@@ -121,9 +123,10 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
 
   /** The interface of that name, made (without an index) when a command names it first. */
   function namedInterface(name: string, lineNo: number): IpInterface {
-    const found = dump.interfaces.find((i) => i.name === name)
+    const found = byName.get(name)
     if (found) return found
     const made: IpInterface = {index: null, name, flags: [], state: null, addresses: [], line: lineNo}
+    byName.set(name, made)
     dump.interfaces.push(made)
     return made
   }

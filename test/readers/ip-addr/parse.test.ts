@@ -129,4 +129,14 @@ describe('the commands that bind the addresses (kube-ipvs0.sh of kp migrate --to
       ['IPADDR_BAD_ADDRESS', 8],
     ])
   })
+
+  it('100,000 commands naming 100,000 interfaces are read in one pass (each looked up by name, not searched for)', () => {
+    // A crafted file of this shape took quadratic time while each command searched the list.
+    const n = 100_000
+    const lines = Array.from({length: n}, (_, i) => `ip addr add 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32 dev if${i}`)
+    const r = parseIpAddr(`${lines.join('\n')}\n`, 'many.sh')
+    expect(r.dump.interfaces).toHaveLength(n)
+    expect(r.dump.interfaces[n - 1]).toMatchObject({name: `if${n - 1}`, addresses: [expect.objectContaining({ip: '10.1.134.159', prefixLength: 32})]})
+  }, 20_000)
 })
+
