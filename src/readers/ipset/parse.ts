@@ -63,6 +63,8 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
   const diagnostics: Diagnostic[] = []
   const dump: IpsetDump = {layout: 'save', sets: []}
   const byName = new Map<string, IpsetSet>()
+  /** The sets `add` lines filled since the last `flush` of every set (ipset restore input). */
+  const filledSince = new Set<IpsetSet>()
   const at = (line: number): SourceRef => ({path, line})
   const warn = (code: string, message: string, line: number) => diagnostics.push(diag('warning', code, message, at(line)))
 
@@ -155,14 +157,18 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
         continue
       }
       addMember(set, tokens.slice(2).join(' '), lineNo)
+      filledSince.add(set)
       continue
     }
     if (tokens[0] === 'flush' && tokens.length <= 2) {
       // `ipset restore` input (what kp migrate --to ipvs writes): the set is emptied, so only the
       // members added after this line are in it.
       const named = tokens[1]
-      if (named === undefined) for (const set of dump.sets) set.members = []
-      else {
+      if (named === undefined) {
+        // Only the sets filled since the last such flush have members to drop (no pass over every set per line).
+        for (const set of filledSince) set.members = []
+        filledSince.clear()
+      } else {
         const set = byName.get(named)
         if (set) set.members = []
         else warn('IPSET_UNKNOWN_SET', `flush of set ${named}, which no create line declared; skipped`, lineNo)

@@ -146,4 +146,17 @@ describe('ipset restore input', () => {
     ])
     expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPSET_UNKNOWN_SET', 7]])
   })
+
+  it('a flush without a set name empties every set, and many of them stay one pass', () => {
+    const r = parseIpset(['create A hash:ip family inet', 'add A 10.0.0.1', 'create B hash:ip family inet', 'add B 10.0.0.2', 'flush', 'add B 10.0.0.3', ''].join('\n'), 'all')
+    expect(r.dump.sets.map((set) => [set.name, set.members.map((m) => m.text)])).toEqual([['A', []], ['B', ['10.0.0.3']]])
+    // 60,000 sets and a bare flush after each: each flush empties only the sets filled since the last one.
+    const n = 60_000
+    const lines: string[] = []
+    for (let i = 0; i < n; i++) lines.push(`create S${i} hash:ip family inet`, `add S${i} 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'flush')
+    const many = parseIpset(`${lines.join('\n')}\n`, 'many')
+    expect(many.dump.sets).toHaveLength(n)
+    expect(many.dump.sets.every((set) => set.members.length === 0)).toBe(true)
+  }, 20_000)
 })
+
