@@ -495,6 +495,13 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       endpointString: es,
     })
   }
+  if (allEndpoints.length === 0 && sp.frontends.some((f) => f.action === 'forward')) {
+    // The source forwards this port's traffic, so it has endpoints, but they are not in the state
+    // (nft -j of an iptables-nft node hides each DNAT in an xt target: fixtures/nft-json/
+    // iptables-nft-multipleservices-older). Rendered as kube-proxy renders a port without
+    // endpoints, the rules would reject traffic that is served today.
+    note('RENDER_ENDPOINTS_UNKNOWN', 'error', 'traffic is forwarded today but no endpoint is known; the rendered rules reject it', 'The source forwards traffic to this service port, but none of its endpoints could be read. The target rules were rendered as kube-proxy renders a service port without endpoints, so they reject the traffic that reaches endpoints today.', 'Collect the rules in a form that shows the endpoints (iptables-save rather than nft -j on an iptables-nft node), or read the node together with the cluster objects (--cluster).')
+  }
   if (draining > 0) {
     note('RENDER_DRAINING_ENDPOINTS_LEFT_OUT', 'info', `${draining} draining endpoint(s) (IPVS weight 0) left out`, 'IPVS weight 0 means kube-proxy is deleting the real server; it is not a wanted endpoint, so it was not rendered.', 'None; they disappear once their connections end.')
   }
