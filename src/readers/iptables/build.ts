@@ -164,6 +164,8 @@ interface Group {
   ranges: string[]
   /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
   localDrop: boolean
+  /** The frontends by the keys they are looked up by (frontendKeys), once there are more than SCANNED_FRONTENDS; null while a scan is as quick. */
+  frontendIndex: Map<string, FrontendDraft> | null
 }
 
 interface NodeEvidence {
@@ -190,8 +192,30 @@ interface FamilyResult {
 function emptyGroup(hash: string | null): Group {
   return {
     hash, spn: null, protocol: null, chains: {}, frontends: [], refLines: [], etp: null, itp: null, affinitySeconds: null, affinity: false,
-    healthCheckNodePort: null, cascade: null, localCascade: null, endpoints: [], endpointBySep: null, ranges: [], localDrop: false,
+    healthCheckNodePort: null, cascade: null, localCascade: null, endpoints: [], endpointBySep: null, ranges: [], localDrop: false, frontendIndex: null,
   }
+}
+
+/**
+ * Up to this many frontends a group's are scanned; past it they are indexed (a service port with
+ * 80,000 externalIPs made every lookup a scan: a dump of that shape took 23 s, quadratically).
+ */
+const SCANNED_FRONTENDS = 16
+
+/** The frontend itself; any frontend but a NodePort at this address and port; the NodePort of this port; any frontend of this type. */
+const sameFrontendKey = (type: string, ip: string | null, port: number | null): string => `${type} ${ip} ${port}`
+const addressKey = (ip: string | null, port: number | null): string => `@ ${ip} ${port}`
+const nodePortKey = (port: number | null): string => `NodePort ${port}`
+const typeKey = (type: FrontendType): string => `type ${type}`
+
+/** Indexes one frontend under each key it is looked up by; an earlier frontend keeps a key (as a scan finds the first). */
+function indexFrontend(index: Map<string, FrontendDraft>, f: FrontendDraft): void {
+  for (const key of [sameFrontendKey(f.type, f.ip, f.port), f.type === 'NodePort' ? nodePortKey(f.port) : addressKey(f.ip, f.port), typeKey(f.type)]) if (!index.has(key)) index.set(key, f)
+}
+
+/** The group's first frontend under `key` (one of the keys above), scanning while the group is small. */
+function findFrontend(g: Group, key: string, matches: (f: FrontendDraft) => boolean): FrontendDraft | undefined {
+  return g.frontendIndex !== null ? g.frontendIndex.get(key) : g.frontends.find(matches)
 }
 
 /** Each per-service kind's chain-name prefix (PER_SERVICE_PREFIXES the other way round). */
@@ -389,9 +413,14 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (g.protocol === null && rule.protocol && !rule.protocol.negated) g.protocol = rule.protocol.value
   }
   const addFrontend = (g: Group, fe: FrontendDraft): FrontendDraft => {
-    const same = g.frontends.find((f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port)
+    const same = findFrontend(g, sameFrontendKey(fe.type, fe.ip, fe.port), (f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port)
     if (same) return same
     g.frontends.push(fe)
+    if (g.frontendIndex !== null) indexFrontend(g.frontendIndex, fe)
+    else if (g.frontends.length > SCANNED_FRONTENDS) {
+      g.frontendIndex = new Map()
+      for (const f of g.frontends) indexFrontend(g.frontendIndex, f)
+    }
     return fe
   }
   /** Rules attributed by name only (old masquerade rules in KUBE-SERVICES / KUBE-NODEPORTS), joined after naming. */
@@ -723,14 +752,14 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       const nodePort = !rule.destination && findMatch(rule, '--dst-type')?.values[0] === 'LOCAL'
       const ip = rule.destination && !rule.destination.negated ? rule.destination.value : null
       let fe = nodePort
-        ? g.frontends.find((f) => f.type === 'NodePort' && f.port === port)
-        : g.frontends.find((f) => f.type !== 'NodePort' && f.ip === ip && f.port === port)
+        ? findFrontend(g, nodePortKey(port), (f) => f.type === 'NodePort' && f.port === port)
+        : findFrontend(g, addressKey(ip, port), (f) => f.type !== 'NodePort' && f.ip === ip && f.port === port)
       if (!fe) {
         // No nat rule names this address: a service without endpoints has no nat chains (spec §2.4).
         // In filter KUBE-SERVICES it is the ClusterIP (≤1.2x also put externalIPs there, so only the
         // first address is taken as the ClusterIP); in KUBE-EXTERNAL-SERVICES an externalIP and a
         // LoadBalancer IP look the same, hence "External".
-        const type: FrontendType = nodePort ? 'NodePort' : chainName === 'KUBE-SERVICES' && !g.frontends.some((f) => f.type === 'ClusterIP') ? 'ClusterIP' : 'External'
+        const type: FrontendType = nodePort ? 'NodePort' : chainName === 'KUBE-SERVICES' && findFrontend(g, typeKey('ClusterIP'), (f) => f.type === 'ClusterIP') === undefined ? 'ClusterIP' : 'External'
         fe = addFrontend(g, {type, ip: nodePort ? null : ip, port, sourceRanges: [], action, via: null})
       }
       fe.action = action
@@ -897,7 +926,9 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       for (const fe of g.frontends) if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw')) fe.action = 'drop'
     }
     // kube-proxy also lets the LB IPs themselves through (`-s LBIP`): they are not ranges.
-    const rangesFromFw = g.ranges.filter((r) => !g.frontends.some((f) => f.type === 'LoadBalancer' && f.ip !== null && toCidr(f.ip) === r))
+    const lbCidrs = new Set<string>()
+    for (const f of g.frontends) if (f.type === 'LoadBalancer' && f.ip !== null) lbCidrs.add(toCidr(f.ip))
+    const rangesFromFw = g.ranges.filter((r) => !lbCidrs.has(r))
     const frontends: Frontend[] = g.frontends.map((f) => ({
       type: f.type,
       ip: f.ip,
