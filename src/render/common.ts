@@ -393,7 +393,8 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     const badRanges = f.sourceRanges.filter((r) => !isCidr(r) || familyOf(r) !== sp.family)
     if (badRanges.length > 0) {
       note('RENDER_BAD_SOURCE_RANGE', 'error', 'source ranges that are not CIDRs of the service family left out', `loadBalancerSourceRanges ${badRanges.join(', ')} are not ${sp.family} CIDRs, so they were not rendered.`, 'Check the source state.', badRanges)
-      f = {...f, sourceRanges: f.sourceRanges.filter((r) => !badRanges.includes(r))}
+      const bad = new Set(badRanges)
+      f = {...f, sourceRanges: f.sourceRanges.filter((r) => !bad.has(r))}
     }
     if (f.ip === null || f.port === null) {
       note('RENDER_FRONTEND_INCOMPLETE', 'warning', `${type} frontend without ${f.ip === null ? 'address' : 'port'} left out`, `A ${type} frontend of this service port has no ${f.ip === null ? 'address' : 'port'} in the source, so it cannot be rendered.`, 'Read the node together with the cluster objects (--cluster).', f.ip ? [f.ip] : [])
@@ -408,6 +409,8 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   const externalIPs: PlannedFrontend[] = []
   const loadBalancerIPs: PlannedFrontend[] = []
   const sourceRanges: string[] = []
+  /** sourceRanges as a set: a union by scanning the list was quadratic (80,000 ranges: 18 s per plan). */
+  const seenRanges = new Set<string>()
   let nodePort: number | null = null
   for (const f of sp.frontends) {
     if (f.type === 'ExternalIP') {
@@ -419,7 +422,11 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       if (p) loadBalancerIPs.push(p)
       // The ranges withPort kept (it reports the others); a frontend it left out keeps only its CIDRs of this family.
       const kept = p ? p.sourceRanges : f.sourceRanges.filter((r) => isCidr(r) && familyOf(r) === sp.family)
-      for (const r of kept) if (!sourceRanges.includes(r)) sourceRanges.push(r)
+      for (const r of kept) {
+        if (seenRanges.has(r)) continue
+        seenRanges.add(r)
+        sourceRanges.push(r)
+      }
     } else if (f.type === 'External') {
       const p = withPort('External', f)
       if (p) externalIPs.push(p)
