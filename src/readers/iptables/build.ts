@@ -164,7 +164,7 @@ interface Group {
   ranges: string[]
   /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
   localDrop: boolean
-  /** The frontends by the keys they are looked up by (frontendKeys), once there are more than SCANNED_FRONTENDS; null while a scan is as quick. */
+  /** The frontends by the keys they are looked up by (sameFrontendKey, addressKey, nodePortKey, typeKey), once there are more than SCANNED_FRONTENDS; null while a scan is as quick. */
   frontendIndex: Map<string, FrontendDraft> | null
 }
 
@@ -429,7 +429,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   const noteInternalMasquerade = (rule: IptablesRule): void => {
     if (rule.source?.negated) {
       node.masqMatchedLocal = true
-      node.podCIDRs.add(toCidr(rule.source.value))
+      node.podCIDRs.add(rule.source.value)
       node.detector ??= 'cidr'
     } else if (rule.inInterface?.negated) {
       node.masqMatchedLocal = true
@@ -572,7 +572,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (isMasqueradeMarking(rule)) {
         if (target === 'MARK') noteMarkTarget(rule)
         if (commentOf(rule)?.kind === 'cluster-ip') noteInternalMasquerade(rule)
-        else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(toCidr(rule.source.value))
+        else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(rule.source.value)
         continue
       }
       if (target === 'KUBE-MARK-DROP') {
@@ -606,7 +606,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (kind === 'xlb' && into?.kind === 'svc') {
         // ≤1.23 KUBE-XLB short-circuits pod and LOCAL traffic to the cluster chain (fixtures/iptables/fragment-grep-xlb).
         if (rule.source && !rule.source.negated) {
-          node.podCIDRs.add(toCidr(rule.source.value))
+          node.podCIDRs.add(rule.source.value)
           node.detector ??= 'cidr'
         } else if (rule.inInterface && !rule.inInterface.negated) noteInterface(rule.inInterface.value)
         continue
@@ -643,7 +643,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
           if (rule.source && !rule.source.negated) {
             // "pod traffic for C external destinations": the short-circuit of ETP=Local (spec §2.4).
             g.etp = 'Local'
-            node.podCIDRs.add(toCidr(rule.source.value))
+            node.podCIDRs.add(rule.source.value)
             node.detector ??= 'cidr'
           } else if (rule.inInterface && !rule.inInterface.negated) {
             g.etp = 'Local'
@@ -1120,7 +1120,8 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     state.foreign = state.foreign.concat(r.foreign)
     state.diagnostics = state.diagnostics.concat(r.diagnostics)
     const e = r.node
-    for (const c of e.podCIDRs) podCIDRs.add(c)
+    // Rule addresses drop /32 and /128; the model's pod CIDRs are CIDRs (one place for every rule that shows one).
+    for (const c of e.podCIDRs) podCIDRs.add(toCidr(c))
     node.localDetector ??= e.detector
     node.localInterface ??= e.localInterface
     node.masqueradeMark ??= e.masqueradeMark
