@@ -409,8 +409,8 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   const externalIPs: PlannedFrontend[] = []
   const loadBalancerIPs: PlannedFrontend[] = []
   const sourceRanges: string[] = []
-  /** sourceRanges as a set: a union by scanning the list was quadratic (80,000 ranges: 18 s per plan). */
-  const seenRanges = new Set<string>()
+  /** sourceRanges as a set, made for a port with ranges only: a union by scanning the list was quadratic (80,000 ranges: 18 s per plan). */
+  let seenRanges: Set<string> | null = null
   let nodePort: number | null = null
   for (const f of sp.frontends) {
     if (f.type === 'ExternalIP') {
@@ -423,6 +423,7 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       // The ranges withPort kept (it reports the others); a frontend it left out keeps only its CIDRs of this family.
       const kept = p ? p.sourceRanges : f.sourceRanges.filter((r) => isCidr(r) && familyOf(r) === sp.family)
       for (const r of kept) {
+        seenRanges ??= new Set()
         if (seenRanges.has(r)) continue
         seenRanges.add(r)
         sourceRanges.push(r)
