@@ -202,6 +202,9 @@ function emptyGroup(hash: string | null): Group {
  */
 const SCANNED_FRONTENDS = 16
 
+/** The last IptablesChain.passMark a build pass took: each takes a new one, so marks of an earlier build of the same ruleset mean nothing. */
+let lastPassMark = 0
+
 /** The frontend itself; any frontend but a NodePort at this address and port; the NodePort of this port; any frontend of this type. */
 const sameFrontendKey = (type: string, ip: string | null, port: number | null): string => `${type} ${ip} ${port}`
 const addressKey = (ip: string | null, port: number | null): string => `@ ${ip} ${port}`
@@ -535,8 +538,9 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   }
 
   // ---- 4. each group's chains, once.
-  /** The live SEP chains some group jumps to; when they are all of them, no SEP chain is an orphan. */
-  const jumpedSeps = new Set<IptablesChain>()
+  /** The live SEP chains some group jumps to carry this in passMark; when they are all of them, no SEP chain is an orphan. */
+  const jumpedMark = ++lastPassMark
+  let jumpedSeps = 0
   /** Reported once the filter table says whether the service has endpoints at all. */
   const emptyDispatchChains: Array<{g: Group; chain: IptablesChain}> = []
   const noteSepJump = (g: Group, sep: string, local: boolean): EndpointDraft => {
@@ -550,7 +554,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     else if (chain !== undefined) ep = findDraftOfChain(g.endpoints, chain)
     else ep = g.endpoints.find((e) => e.chain === undefined && e.sep === sep)
     if (ep === undefined) {
-      if (chain !== undefined && chain.deletedLine === null) jumpedSeps.add(chain)
+      if (chain !== undefined && chain.deletedLine === null && chain.passMark !== jumpedMark) {
+        chain.passMark = jumpedMark
+        jumpedSeps++
+      }
       ep = {sep, chain, ip: '', port: null, written: null, inLocal: false, index: g.endpoints.length}
       g.endpoints.push(ep)
       if (g.endpointBySep !== null) g.endpointBySep.set(sep, ep)
@@ -704,8 +711,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     for (let i = 0; i < endpoints.length; i++) readSepChain(g, endpoints[i]!)
   })
   // As many live SEP chains jumped to as there are: none is an orphan, and the nat chains need no second pass.
-  for (const chain of focused || jumpedSeps.size === liveSepChains ? [] : natChains.values()) {
-    if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && !jumpedSeps.has(chain)) {
+  for (const chain of focused || jumpedSeps === liveSepChains ? [] : natChains.values()) {
+    if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && chain.passMark !== jumpedMark) {
       warn('IPT_ORPHAN_CHAIN', `${chain.name} is not jumped to by any service chain; not read as an endpoint`, chain.line)
     }
   }

@@ -890,6 +890,7 @@ class ParsedChain implements IptablesChain {
   policy: string | null = null
   counters: IptablesCounters | null = null
   deletedLine: number | null = null
+  passMark = 0
   /** The chain made after this one in the same table: whose rules a save lists next (readPlainAppend). */
   next: ParsedChain | null = null
   private first = 0

@@ -84,6 +84,13 @@ export interface IptablesChain {
   /** The line of a `-X NAME` (restore input only): the chain is deleted, not a live chain. */
   deletedLine: number | null
   /**
+   * Scratch for one pass of a reader over the ruleset: the pass sets its own number here to
+   * remember a chain (./build.ts: the SEP chains some service jumps to), and a number of another
+   * pass means nothing. 0 when made. A Set of 100,000 chain objects cost ~50 ms of a large read:
+   * each object was given an identity hash when added.
+   */
+  passMark: number
+  /**
    * In order. The reader's chains make this list when asked for (a new list, and new rule views,
    * each time, unless the chain was changed by -I or restore input): read it once per use.
    */

@@ -6,7 +6,9 @@
  */
 import {describe, expect, it} from 'vitest'
 import type {ServicePort} from '../../../src/model/types.js'
+import {buildIptablesState} from '../../../src/readers/iptables/build.js'
 import {iptablesChainHash, iptablesEndpointHash} from '../../../src/readers/iptables/hash.js'
+import {parse} from '../../../src/readers/iptables/parse.js'
 import {codes, readText, service} from './helpers.js'
 
 const H = (spn: string) => iptablesChainHash(spn, 'tcp')
@@ -62,6 +64,18 @@ describe('SEP chains jumped to more than once', () => {
     expect(service(state, `${b}/tcp`).endpoints.map((e) => e.ip)).toEqual(['10.0.0.1'])
     const orphans = state.diagnostics.filter((d) => d.code === 'IPT_ORPHAN_CHAIN').map((d) => d.message)
     expect(orphans).toEqual([`${orphan} is not jumped to by any service chain; not read as an endpoint`])
+  })
+
+  it('a parsed dump built twice reports its orphan SEP chain both times (the builder marks the chains it saw jumped to on the chains themselves)', () => {
+    const a = 'ns/a:p'
+    const orphan = SEP(a, '10.0.0.2:80')
+    const text = natDump([...clusterService(a, '172.30.0.1', ['10.0.0.1:80'], false), `-A ${orphan} -p tcp -m tcp -j DNAT --to-destination 10.0.0.2:80`])
+    const parsed = parse({path: 'twice.rules', text}, {})
+    for (let i = 0; i < 2; i++) {
+      const state = buildIptablesState([parsed], {})
+      expect(state.diagnostics.filter((d) => d.code === 'IPT_ORPHAN_CHAIN').map((d) => d.message)).toEqual([`${orphan} is not jumped to by any service chain; not read as an endpoint`])
+      expect(service(state, `${a}/tcp`).endpoints.map((e) => e.ip)).toEqual(['10.0.0.1'])
+    }
   })
 
   it('two SEP chains for one ip:port give one endpoint, in a large service port too', async () => {
