@@ -45,7 +45,8 @@ async function checkOutDir(outDir: string, force: boolean): Promise<void> {
 
 function bundleFile(c: Capture): BundleFile {
   const r = c.result
-  const saved = r !== null && r.failure?.code !== 'LIVE_MISSING_PROGRAM'
+  // A table that is not there (c.absent) is no output: the manifest says so, no file is written.
+  const saved = r !== null && r.failure?.code !== 'LIVE_MISSING_PROGRAM' && c.absent === null
   return {
     path: saved ? c.file : null,
     format: c.format,
@@ -53,7 +54,7 @@ function bundleFile(c: Capture): BundleFile {
     tool: c.tool,
     exitCode: r?.exitCode ?? null,
     stderr: r?.stderr.trim() ?? '',
-    error: r?.failure?.message ?? (c.skipped ? `not run: ${c.skipped}` : null),
+    error: c.absent !== null ? c.absent : (r?.failure?.message ?? (c.skipped ? `not run: ${c.skipped}` : null)),
     read: c.read && saved && r.failure === null,
   }
 }
@@ -62,7 +63,7 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
   await checkOutDir(opts.outDir, Boolean(opts.force))
   const snap = await snapshotNode({mode: opts.mode, timeoutMs: opts.timeoutMs, everything: true, root: opts.root})
 
-  const rulesets = snap.captures.filter((c) => c.format !== null && c.result !== null)
+  const rulesets = snap.captures.filter((c) => c.format !== null && c.result !== null && c.absent === null)
   if (!rulesets.some((c) => c.result!.failure === null)) {
     // Nothing to save: say why with the most telling failure (no root beats a missing program).
     const failed = rulesets.map((c) => c.result!).filter((r) => r.failure !== null)

@@ -8,7 +8,7 @@ import type {Mode} from '../model/types.js'
 import type {BundleFacts} from '../readers/bundle.js'
 import type {SourceText} from '../readers/types.js'
 import {environmentError} from './exec.js'
-import {type Capture, NFT_LIST_TABLES, type NodeSnapshot, snapshotNode} from './snapshot.js'
+import {type Capture, type NodeSnapshot, snapshotNode} from './snapshot.js'
 
 export interface LiveCollection {
   sources: SourceText[]
@@ -42,10 +42,10 @@ export function fatalProbeFailure(snap: NodeSnapshot): EnvironmentError | null {
 /** The exit-3 error (no kube-proxy state here), or exit 4 when no dump program is installed at all. */
 export function nothingFoundError(snap: NodeSnapshot, mode: Mode | undefined): EnvironmentError | InputError {
   const missing = (c: Capture) => c.result?.failure?.code === 'LIVE_MISSING_PROGRAM'
-  const nft = snap.captures.find((c) => c.file === NFT_LIST_TABLES)
+  const nft = snap.captures.find((c) => c.format === 'nft-json')
   const iptables = snap.captures.filter((c) => c.format === 'iptables-save')
   if (nft && missing(nft) && iptables.every((c) => missing(c) || c.result === null)) {
-    return new EnvironmentError('neither nft nor iptables-save is installed, so kp cannot read this node', 'LIVE_MISSING_PROGRAM', nft.result!.commandLine, null, [
+    return new EnvironmentError('neither nft nor iptables-save is installed, so kp cannot read this node', 'LIVE_MISSING_PROGRAM', 'nft', null, [
       'install the iptables and nftables packages, or read a saved dump with -f FILE',
     ])
   }

@@ -3,7 +3,7 @@
  * printed (DESIGN §3). Pure functions over command output, so they are tested on text.
  *
  * Evidence per mode:
- *  - nftables: `nft list tables` lists `table ip kube-proxy` or `table ip6 kube-proxy`;
+ *  - nftables: `nft -j list table ip kube-proxy` or `... ip6 kube-proxy` lists a table (./snapshot.ts);
  *  - iptables: an iptables-save (either backend, either family) holds kube-proxy's KUBE-* chains
  *    and they are not IPVS mode's;
  *  - ipvs: IPVS virtual servers exist and the kube-ipvs0 dummy device exists.
@@ -78,17 +78,6 @@ export function hasIptablesModeRules(s: IptablesSummary): boolean {
   return s.kubeChains > 0 && s.ipvsChains === 0 && s.natServicesWrittenBy !== 'ipvs'
 }
 
-/** `nft list tables` → the families that have a kube-proxy table. */
-export function kubeProxyNftFamilies(listTables: string): IpFamily[] {
-  const out: IpFamily[] = []
-  for (const raw of listTables.split('\n')) {
-    const line = raw.trim()
-    if (line === 'table ip kube-proxy') out.push('ip')
-    else if (line === 'table ip6 kube-proxy') out.push('ip6')
-  }
-  return out
-}
-
 const VIRTUAL_SERVER_LINE = /^(TCP|UDP|SCTP|FWM)\s/
 
 /** Virtual servers in /proc/net/ip_vs (service lines start with the protocol; `->` lines are real servers). */
@@ -108,7 +97,7 @@ export interface IptablesDump {
 }
 
 export interface DetectionInput {
-  /** null when `nft list tables` could not run. */
+  /** The families whose `nft -j list table FAMILY kube-proxy` listed a table; null when nft could not say. */
   nftFamilies: IpFamily[] | null
   nftUnavailable: string | null
   iptables: IptablesDump[]
@@ -204,7 +193,7 @@ export function detectMode(input: DetectionInput): Detection {
   const wants = (m: Mode) => input.forced === undefined || input.forced === m
   if (wants('nftables')) {
     if (input.nftFamilies === null) looked.push(`nft: ${input.nftUnavailable ?? 'not run'}`)
-    else looked.push('nft list tables has no kube-proxy table')
+    else looked.push('nft has no table ip kube-proxy or ip6 kube-proxy')
   }
   if (wants('iptables')) {
     for (const d of input.iptables) {

@@ -21,7 +21,6 @@ import {
   countIpvsVirtualServers,
   detectMode,
   hasIptablesModeRules,
-  kubeProxyNftFamilies,
   summarizeIptablesSave,
 } from './detect.js'
 import {type CommandResult, type RunOptions, runCommand} from './exec.js'
@@ -39,6 +38,11 @@ export interface Capture {
   skipped: string | null
   /** Whether it describes the active mode's state, so readers read it. */
   read: boolean
+  /**
+   * The command ran and said that what it lists is not there (nft's "No such file or
+   * directory" for a table the node does not have): not a failure, and nothing to save.
+   */
+  absent: string | null
 }
 
 export interface NodeSnapshot {
@@ -78,10 +82,31 @@ async function readText(path: string): Promise<string | null> {
 }
 
 function capture(file: string, argv: string[], format: FormatId | null, result: CommandResult | null, skipped: string | null = null): Capture {
-  return {file, argv, format, tool: null, result, skipped, read: false}
+  return {file, argv, format, tool: null, result, skipped, read: false, absent: null}
 }
 
-export const NFT_LIST_TABLES = 'nft-list-tables.txt'
+/**
+ * The families kube-proxy's nftables mode may have a table in. Each is asked for by name
+ * (`nft -j list table ip kube-proxy`), not found in `nft list tables`: nft 1.0.6 fills its
+ * whole cache for `list tables`, and on an iptables-nft node with 110,000 chains that took
+ * 87 s (the whole nat table lists in 41 s), while asking for a table that is not there
+ * answers in 0.4 s. When the table is there, its listing is what nftables mode reads anyway.
+ */
+const NFT_FAMILIES: readonly IpFamily[] = ['ip', 'ip6']
+
+const nftTableArgv = (family: IpFamily): string[] => ['nft', '-j', 'list', 'table', family, 'kube-proxy']
+
+/** The capture file of a family's kube-proxy table (as in bundles written before). */
+export const nftTableFile = (family: IpFamily): string => `nft-${family}-kube-proxy.json`
+
+/** nft's answer for a table that does not exist (exit 1, LC_ALL=C): ENOENT from the kernel. */
+const NO_SUCH_TABLE = /^Error: No such file or directory/m
+
+function nftTableCapture(family: IpFamily, r: CommandResult): Capture {
+  const c = capture(nftTableFile(family), r.argv, 'nft-json', r)
+  if (r.failure?.code === 'LIVE_COMMAND_FAILED' && r.exitCode === 1 && NO_SUCH_TABLE.test(r.stderr)) c.absent = `nft has no table ${family} kube-proxy`
+  return c
+}
 
 const ok = (c: Capture | undefined): c is Capture & {result: CommandResult} => Boolean(c?.result && !c.result.failure)
 
@@ -138,8 +163,9 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
   const everything = Boolean(opts.everything)
 
   // Phase 1: everything that tells the mode, in parallel.
-  const [nftTables, nftVersion, iptablesVersion, uname, procIpVs, kubeIpvs0, ...backendCaptures] = await Promise.all([
-    run(['nft', 'list', 'tables']),
+  const [nftIp, nftIp6, nftVersion, iptablesVersion, uname, procIpVs, kubeIpvs0, ...backendCaptures] = await Promise.all([
+    run(nftTableArgv('ip')),
+    run(nftTableArgv('ip6')),
     run(['nft', '--version']),
     run(['iptables', '--version']),
     run(['uname', '-r']),
@@ -153,12 +179,13 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
         : runIptablesProgram(p, root, opts),
     ),
   ])
-  const captures: Capture[] = [
-    capture(NFT_LIST_TABLES, nftTables.argv, null, nftTables),
-    capture('nft-version.txt', nftVersion.argv, null, nftVersion),
-    capture('iptables-version.txt', iptablesVersion.argv, null, iptablesVersion),
-    capture('uname-r.txt', uname.argv, null, uname),
-  ]
+  const nftTables = [nftTableCapture('ip', nftIp), nftTableCapture('ip6', nftIp6)]
+  const versionCapture = capture('nft-version.txt', nftVersion.argv, null, nftVersion)
+  const unameCapture = capture('uname-r.txt', uname.argv, null, uname)
+  const captures: Capture[] = [...nftTables, versionCapture, capture('iptables-version.txt', iptablesVersion.argv, null, iptablesVersion), unameCapture]
+  // The families with a kube-proxy table; null when nft could say nothing (not installed, failed).
+  const nftFailed = nftTables.find((c) => c.absent === null && !ok(c))
+  const nftFamilies = nftFailed && !nftTables.some(ok) ? null : NFT_FAMILIES.filter((_, i) => ok(nftTables[i]))
 
   let iptablesCaptures: Array<{program: IptablesProgram; capture: Capture}> = BACKEND_PROGRAMS.map((program, i) => ({program, capture: backendCaptures[i]!}))
   const nftVariantMissing = iptablesCaptures.every((c) => c.program.backend !== 'nf_tables' || c.capture.result?.failure?.code === 'LIVE_MISSING_PROGRAM')
@@ -191,8 +218,8 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
   else ipvsVirtualServers = countIpvsVirtualServers(procIpVs)
 
   const detection = detectMode({
-    nftFamilies: ok(captures[0]) ? kubeProxyNftFamilies(nftTables.stdout) : null,
-    nftUnavailable: nftTables.failure?.message ?? null,
+    nftFamilies,
+    nftUnavailable: nftFailed?.result!.failure!.message ?? null,
     iptables: dumps,
     iptablesNotes,
     ipvsVirtualServers,
@@ -201,16 +228,12 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
     forced: opts.mode,
   })
 
-  // Phase 2: what the active mode needs (and, for collect, what else exists).
-  const nftFamilies = ok(captures[0]) ? kubeProxyNftFamilies(nftTables.stdout) : []
+  // Phase 2: what the active mode needs (and, for collect, what else exists). The kube-proxy
+  // tables were listed in phase 1.
+  if (detection.mode === 'nftables') for (const c of nftTables) c.read = ok(c)
+  // One family listed and the other failed otherwise than "not there": say so, not drop it quietly.
+  if (nftFailed && nftFamilies !== null) detection.warnings.push(`${nftFailed.result!.failure!.message}; that table is not read`)
   const phase2: Array<Promise<Capture>> = []
-  const wantNft = detection.mode === 'nftables' || (everything && nftFamilies.length > 0)
-  if (wantNft) {
-    for (const family of nftFamilies) {
-      const argv = ['nft', '-j', 'list', 'table', family, 'kube-proxy']
-      phase2.push(run(argv).then((r) => ({...capture(`nft-${family}-kube-proxy.json`, argv, 'nft-json', r), read: detection.mode === 'nftables'})))
-    }
-  }
   const wantIpvs = detection.mode === 'ipvs' || (everything && (ipvsVirtualServers ?? 0) > 0)
   if (wantIpvs) {
     const read = detection.mode === 'ipvs'
@@ -233,7 +256,7 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
       d.capture.read = true
     }
   }
-  const nftVersionText = ok(captures[1]) ? nftVersion.stdout.trim() : ''
+  const nftVersionText = ok(versionCapture) ? nftVersion.stdout.trim() : ''
   for (const c of captures) if (c.format === 'nft-json' && nftVersionText) c.tool = nftVersionText
 
   const sysctls: Record<string, string> = {}
@@ -245,7 +268,7 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
 
   const facts: BundleFacts = {
     node: hostname().toLowerCase() || null,
-    kernel: ok(captures[3]) ? uname.stdout.trim() || null : null,
+    kernel: ok(unameCapture) ? uname.stdout.trim() || null : null,
     nftVersion: nftVersionText ? nftVersionOf(nftVersionText) : null,
     iptablesBackends: dumps.length > 0 ? detection.backendsWithRules : null,
     sysctls,

@@ -58,7 +58,7 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
       const manifest = JSON.parse(r.stdout) as BundleManifest
       expect(manifest).toMatchObject({kind: 'KpBundle', schemaVersion: 1, mode: null})
       expect(manifest.createdBy).toMatch(/^kp\/\d+\.\d+\.\d+/)
-      expect(manifest.warnings).toEqual([expect.stringContaining('no kube-proxy rules found: nft list tables has no kube-proxy table')])
+      expect(manifest.warnings).toEqual([expect.stringContaining('no kube-proxy rules found: nft has no table ip kube-proxy or ip6 kube-proxy')])
       expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))).toEqual(manifest)
 
       const byCommand = new Map(manifest.files.map((f) => [f.command.join(' '), f]))
@@ -72,6 +72,10 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
       expect(byCommand.get('iptables-legacy-save')!.error).toMatch(/^not run: the legacy backend has no IPv4 tables/)
       expect(byCommand.get('iptables-nft-save')).toMatchObject({path: 'iptables-nft-save.txt', format: 'iptables-save', exitCode: 0, read: false})
       expect(manifest.files.some((f) => f.read)).toBe(false)
+      // Each family's kube-proxy table was asked for by name; not there is no file and no failure.
+      for (const family of ['ip', 'ip6']) {
+        expect(byCommand.get(`nft -j list table ${family} kube-proxy`)).toMatchObject({path: null, format: 'nft-json', exitCode: 1, read: false, error: `nft has no table ${family} kube-proxy`})
+      }
 
       const list = await runKpAsync(['list', '-f', out])
       expect(list.exitCode).toBe(3)

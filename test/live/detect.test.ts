@@ -12,7 +12,6 @@ import {
   countIpvsVirtualServers,
   detectMode,
   hasIptablesModeRules,
-  kubeProxyNftFamilies,
   summarizeIptablesSave,
 } from '../../src/live/detect.js'
 
@@ -81,14 +80,7 @@ describe('summarizeIptablesSave', () => {
   })
 })
 
-describe('nft list tables and /proc/net/ip_vs', () => {
-  it('finds the kube-proxy tables by family, not the iptables-nft ones', () => {
-    // `nft list tables` on a node with iptables-nft tables and both kube-proxy tables.
-    const out = 'table ip nat\ntable ip filter\ntable ip kube-proxy\ntable ip6 kube-proxy\ntable inet kube-proxy-other\n'
-    expect(kubeProxyNftFamilies(out)).toEqual(['ip', 'ip6'])
-    expect(kubeProxyNftFamilies('table ip nat\n')).toEqual([])
-  })
-
+describe('/proc/net/ip_vs', () => {
   it('counts virtual servers, not real servers, in /proc/net/ip_vs', () => {
     // Layout of ip_vs_info_seq_show (net/netfilter/ipvs/ip_vs_ctl.c): header, then per service
     // "PROT  ADDR:PORT sched [flags]" and per real server "  -> ADDR:PORT Fwd Weight Active Inactive".
@@ -177,7 +169,7 @@ describe('detectMode', () => {
     // The message for a forced mode names only that mode's probes.
     const nft = detectMode({...base, iptables: [dump('nf_tables', 'ip', OVERALL)], forced: 'nftables'})
     expect(nft.mode).toBeNull()
-    expect(nft.looked).toEqual(['nft list tables has no kube-proxy table'])
+    expect(nft.looked).toEqual(['nft has no table ip kube-proxy or ip6 kube-proxy'])
   })
 
   it('nothing found: lists what every probe saw', () => {
@@ -189,7 +181,7 @@ describe('detectMode', () => {
     })
     expect(d.mode).toBeNull()
     expect(d.looked).toEqual([
-      'nft list tables has no kube-proxy table',
+      'nft has no table ip kube-proxy or ip6 kube-proxy',
       'iptables-nft-save has no KUBE-* chains',
       'iptables-legacy-save not run: the legacy backend has no IPv4 tables',
       'IPVS: not loaded in this kernel',

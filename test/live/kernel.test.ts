@@ -98,7 +98,7 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       const r = await runKpAsync(['list'], {prefix: ns.prefix})
       expect(r.exitCode).toBe(3)
       expect(r.stderr).toContain('no kube-proxy rules found on this node: ')
-      expect(r.stderr).toContain('nft list tables has no kube-proxy table')
+      expect(r.stderr).toContain('nft has no table ip kube-proxy or ip6 kube-proxy')
       expect(r.stderr).toContain('iptables-nft-save has no KUBE-* chains')
       expect(r.stderr).toContain('ip6tables-nft-save has no KUBE-* chains')
     } finally {
@@ -121,7 +121,7 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       const r = await runKpAsync(['list', '--json', '--verbose'], {prefix: ns.prefix})
       expect(r.exitCode).toBe(0)
       const live = JSON.parse(r.stdout) as ProxyState
-      for (const ran of ['nft list tables', 'iptables-nft-save', 'ip6tables-nft-save']) expect(r.stderr).toContain(`kp: ran ${ran}\n`)
+      for (const ran of ['nft -j list table ip kube-proxy', 'nft -j list table ip6 kube-proxy', 'iptables-nft-save', 'ip6tables-nft-save']) expect(r.stderr).toContain(`kp: ran ${ran}\n`)
       expect(fromFile.services.length).toBeGreaterThan(0)
       expect(comparable(live)).toEqual(comparable(fromFile))
       // Where it came from: the nf_tables backend's iptables-save, with its version.
