@@ -12,6 +12,8 @@ export type FailureCode = 'LIVE_MISSING_PROGRAM' | 'LIVE_NEEDS_ROOT' | 'LIVE_TIM
 export interface CommandFailure {
   code: FailureCode
   message: string
+  /** Advice for this failure in particular, shown before the code's general hints. */
+  hint?: string
 }
 
 export interface CommandResult {
@@ -94,6 +96,14 @@ export async function runCommand(argv: readonly string[], opts: RunOptions = {})
     result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} printed more than ${MAX_OUTPUT_BYTES} bytes`}
   } else if (NEEDS_ROOT.test(stderr)) {
     result.failure = {code: 'LIVE_NEEDS_ROOT', message: `${commandLine} needs root: ${firstLine(stderr)}`}
+  } else if (r.signal === 'SIGSEGV' && file.endsWith('-save')) {
+    // iptables-nft-save 1.8.9 recurses per chain: with the default 8 MB stack it crashed on a
+    // 10,000-service node (110,000 chains) and finished with an unlimited one.
+    result.failure = {
+      code: 'LIVE_COMMAND_FAILED',
+      message: `${commandLine} crashed (SIGSEGV)`,
+      hint: `${file} can run out of stack on very large rulesets: run \`ulimit -s unlimited\` in the shell that runs kp, then try again`,
+    }
   } else if (r.signal) {
     result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} was killed by ${r.signal}`}
   } else {
@@ -106,14 +116,15 @@ export async function runCommand(argv: readonly string[], opts: RunOptions = {})
 const HINTS: Record<FailureCode, string[]> = {
   LIVE_MISSING_PROGRAM: ['install it (Debian: iptables, nftables, ipset, ipvsadm, iproute2), or read a saved dump with -f FILE'],
   LIVE_NEEDS_ROOT: ['run kp as root (for example with sudo), or read a saved dump with -f FILE'],
-  LIVE_TIMEOUT: ['the node may be under heavy load; save the dump by hand and read it with -f FILE'],
+  LIVE_TIMEOUT: ['the node may be under heavy load, or its rules very many: save the dumps with `kp collect --out DIR --timeout SECONDS` (or by hand) and read them with -f DIR'],
   LIVE_COMMAND_FAILED: ['run the command by hand to see its full error output'],
 }
 
 /** The exit-4 error for a failed run, carrying the command line and its stderr. */
 export function environmentError(r: CommandResult): EnvironmentError {
   const failure = r.failure ?? {code: 'LIVE_COMMAND_FAILED' as const, message: `${r.commandLine} failed`}
-  return new EnvironmentError(failure.message, failure.code, r.commandLine, r.stderr.trim() || null, HINTS[failure.code])
+  const hints = failure.hint !== undefined ? [failure.hint, ...HINTS[failure.code]] : HINTS[failure.code]
+  return new EnvironmentError(failure.message, failure.code, r.commandLine, r.stderr.trim() || null, hints)
 }
 
 /** Runs a command and throws EnvironmentError (exit 4) when it fails. */

@@ -2,6 +2,9 @@
  * The command wrapper's failure shapes, each produced by running a real program that fails
  * that way (no mocks): a missing program, a non-zero exit, a timeout, and no root.
  */
+import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {EnvironmentError} from '../../src/errors.js'
 import {commandLineOf, environmentError, runChecked, runCommand} from '../../src/live/exec.js'
@@ -30,6 +33,26 @@ describe('runCommand', () => {
     const ls = await runCommand(['ls', '/kp-no-such-dir'])
     expect(ls.exitCode).toBe(2)
     expect(ls.failure?.message).toMatch(/^ls \/kp-no-such-dir exited with status 2: ls: cannot access/)
+  })
+
+  it('says a dump program crashed (SIGSEGV) and how to give it more stack, and only for a -save program', async () => {
+    // A real crash: the script sends itself SIGSEGV, as iptables-nft-save 1.8.9 dies on a
+    // ruleset of 110,000 chains with the default 8 MB stack.
+    const dir = mkdtempSync(join(tmpdir(), 'kp-exec-'))
+    try {
+      for (const name of ['crashing-save', 'crashing-tool']) {
+        writeFileSync(join(dir, name), '#!/bin/sh\nkill -SEGV $$\n')
+        chmodSync(join(dir, name), 0o755)
+      }
+      const save = await runCommand([join(dir, 'crashing-save')])
+      expect(save.failure).toMatchObject({code: 'LIVE_COMMAND_FAILED', message: `${join(dir, 'crashing-save')} crashed (SIGSEGV)`})
+      expect(environmentError(save).hints[0]).toContain('`ulimit -s unlimited`')
+      const other = await runCommand([join(dir, 'crashing-tool')])
+      expect(other.failure).toEqual({code: 'LIVE_COMMAND_FAILED', message: `${join(dir, 'crashing-tool')} was killed by SIGSEGV`})
+      expect(environmentError(other).hints).toEqual(['run the command by hand to see its full error output'])
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('stops a command at its timeout and says so (LIVE_TIMEOUT)', async () => {
