@@ -97,7 +97,7 @@ const NFT_FAMILIES: readonly IpFamily[] = ['ip', 'ip6']
 const nftTableArgv = (family: IpFamily): string[] => ['nft', '-j', 'list', 'table', family, 'kube-proxy']
 
 /** The capture file of a family's kube-proxy table (as in bundles written before). */
-export const nftTableFile = (family: IpFamily): string => `nft-${family}-kube-proxy.json`
+const nftTableFile = (family: IpFamily): string => `nft-${family}-kube-proxy.json`
 
 /** nft's answer for a table that does not exist (exit 1, LC_ALL=C): ENOENT from the kernel. */
 const NO_SUCH_TABLE = /^Error: No such file or directory/m
@@ -163,9 +163,8 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
   const everything = Boolean(opts.everything)
 
   // Phase 1: everything that tells the mode, in parallel.
-  const [nftIp, nftIp6, nftVersion, iptablesVersion, uname, procIpVs, kubeIpvs0, ...backendCaptures] = await Promise.all([
-    run(nftTableArgv('ip')),
-    run(nftTableArgv('ip6')),
+  const [nftListings, nftVersion, iptablesVersion, uname, procIpVs, kubeIpvs0, ...backendCaptures] = await Promise.all([
+    Promise.all(NFT_FAMILIES.map((family) => run(nftTableArgv(family)))),
     run(['nft', '--version']),
     run(['iptables', '--version']),
     run(['uname', '-r']),
@@ -179,7 +178,7 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
         : runIptablesProgram(p, root, opts),
     ),
   ])
-  const nftTables = [nftTableCapture('ip', nftIp), nftTableCapture('ip6', nftIp6)]
+  const nftTables = NFT_FAMILIES.map((family, i) => nftTableCapture(family, nftListings[i]!))
   const versionCapture = capture('nft-version.txt', nftVersion.argv, null, nftVersion)
   const unameCapture = capture('uname-r.txt', uname.argv, null, uname)
   const captures: Capture[] = [...nftTables, versionCapture, capture('iptables-version.txt', iptablesVersion.argv, null, iptablesVersion), unameCapture]
