@@ -7,6 +7,7 @@ import * as Flags from '@oclif/core/flags'
 import type {InferredFlags} from '@oclif/core/interfaces'
 import type {EncodedState} from '../core/port-codec.js'
 import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
+import {DEFAULT_TIMEOUT_SECONDS} from '../live/timeout.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 import type {BundleFacts} from '../readers/bundle.js'
@@ -29,6 +30,7 @@ export interface LoadFlags {
   mode?: string
   cluster?: string[]
   node?: string
+  timeout?: number
   verbose?: boolean
 }
 
@@ -71,6 +73,12 @@ export abstract class KpCommand extends Command {
       helpGroup: 'INPUT',
       description: "The node whose point of view cluster objects are read from (default: this host's name).",
     }),
+    timeout: Flags.integer({
+      min: 1,
+      default: DEFAULT_TIMEOUT_SECONDS,
+      helpGroup: 'INPUT',
+      description: 'Seconds each command kp runs to read this node live may take before kp stops it.',
+    }),
     'no-color': Flags.boolean({helpGroup: 'OUTPUT', description: 'Never colour the output (NO_COLOR is honoured too).'}),
     verbose: Flags.boolean({helpGroup: 'OUTPUT', description: 'Also show info-level diagnostics on stderr.'}),
   }
@@ -93,7 +101,7 @@ export abstract class KpCommand extends Command {
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
     const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, ...wants}
     const {collectLive} = await import('../live/collect-live.js')
-    const live = await collectLive({mode: opts.mode})
+    const live = await collectLive({mode: opts.mode, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000})
     for (const w of live.warnings) this.warnLine(w)
     // DESIGN §3: live reading says which commands it ran.
     if (flags.verbose) for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)

@@ -31,7 +31,6 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
   static override flags = {
     out: Flags.string({required: true, description: 'The folder to write (created if missing; must be empty unless --force).'}),
     force: Flags.boolean({description: 'Write into a folder that already holds files (kp overwrites its own file names only).'}),
-    timeout: Flags.integer({default: 60, min: 1, description: 'Seconds each command may run before kp stops it.'}),
   }
 
   async run(): Promise<BundleManifest> {

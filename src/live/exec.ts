@@ -6,6 +6,7 @@
  */
 import {execa} from 'execa'
 import {EnvironmentError} from '../errors.js'
+import {DEFAULT_TIMEOUT_SECONDS} from './timeout.js'
 
 export type FailureCode = 'LIVE_MISSING_PROGRAM' | 'LIVE_NEEDS_ROOT' | 'LIVE_TIMEOUT' | 'LIVE_COMMAND_FAILED'
 
@@ -33,7 +34,7 @@ export interface RunOptions {
   timeoutMs?: number
 }
 
-export const DEFAULT_TIMEOUT_MS = 60_000
+const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000
 
 // A 10,000-service node's iptables-save is about 50 MB; leave room for much larger ones.
 const MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
@@ -116,7 +117,7 @@ export async function runCommand(argv: readonly string[], opts: RunOptions = {})
 const HINTS: Record<FailureCode, string[]> = {
   LIVE_MISSING_PROGRAM: ['install it (Debian: iptables, nftables, ipset, ipvsadm, iproute2), or read a saved dump with -f FILE'],
   LIVE_NEEDS_ROOT: ['run kp as root (for example with sudo), or read a saved dump with -f FILE'],
-  LIVE_TIMEOUT: ['the node may be under heavy load, or its rules very many: save the dumps with `kp collect --out DIR --timeout SECONDS` (or by hand) and read them with -f DIR'],
+  LIVE_TIMEOUT: ['the node may be under heavy load, or its rules very many: give each command more time with --timeout SECONDS, or save the dumps once with `kp collect --out DIR --timeout SECONDS` and read them with -f DIR'],
   LIVE_COMMAND_FAILED: ['run the command by hand to see its full error output'],
 }
 

@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 // @ts-expect-error: a plain .mjs script without type declarations
-import {chainHash} from '../../scripts/bench/gen-iptables.mjs'
+import {chainHash, generateIptablesSave} from '../../scripts/bench/gen-iptables.mjs'
 import type {BundleManifest} from '../../src/readers/bundle.js'
 import type {ProxyState} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
@@ -105,6 +105,22 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       ns.delete()
     }
   })
+
+  it('stops a live command after --timeout seconds and says how to give it more time (exit 4)', async () => {
+    // 3,000 services × 10 endpoints (33,000 chains): iptables-nft-save 1.8.9 took 11.7 s here.
+    const ns = new Netns()
+    try {
+      const dump = join(tmp, 'ipt-3000.txt')
+      await generateIptablesSave(dump, {services: 3000, endpointsPerService: 10})
+      ns.run(['iptables-restore'], readFileSync(dump, 'utf8'))
+      const r = await runKpAsync(['list', '--timeout', '1'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(4)
+      expect(r.stderr).toMatch(/^kp: iptables-nft-save did not finish within 1 s and was stopped$/m)
+      expect(r.stderr).toContain('give each command more time with --timeout SECONDS')
+    } finally {
+      ns.delete()
+    }
+  }, 60_000)
 
   describe('iptables mode (upstream-overall loaded with iptables-restore)', () => {
     let ns: Netns
