@@ -30,6 +30,7 @@ import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
 import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
 import {normaliseAddress} from './parse.js'
+import {countRuleCopy, reportRuleCopies, type RuleCopies} from './repeated-rules.js'
 import {BUILTIN_CHAINS, findMatch, findMatchValue, findTargetOption, findTargetValue, type IptablesChain, type IptablesRule, type IptablesRuleset, type IptablesTable} from './ruleset.js'
 import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
 
@@ -1001,10 +1002,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     // Exact copies of one rule are checked for in every chain but the per-service ones (~95 % of a
     // dump's rules, which kube-proxy rewrites whole on each sync): thousands of copies of one jump
     // or DROP are how a node with two iptables versions or backends shows (test/readers/iptables/repeated-rules.test.ts).
-    const copies = chain.ruleCount > 1 && !chain.name.startsWith(SEP_PREFIX) && !isPerServiceChain(chain.name) ? new Map<string, RepeatedRule>() : null
+    const copies: RuleCopies | null = chain.ruleCount > 1 && !chain.name.startsWith(SEP_PREFIX) && !isPerServiceChain(chain.name) ? new Map() : null
     for (let i = 0, n = chain.ruleCount; i < n; i++) {
       const rule = chain.ruleAt(i)
-      if (copies !== null) noteCopy(copies, rule)
+      if (copies !== null) countRuleCopy(copies, rule)
       const target = rule.target
       if (!ownChain) {
         if (target && isKubeProxyChain(target)) {
@@ -1024,31 +1025,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`, source: at(rule.line)})
       }
     }
-    if (copies !== null) {
-      for (const r of copies.values()) {
-        if (r.copies < 2) continue
-        warn('IPT_REPEATED_RULE', `the rule on line ${r.line} of ${table.name} ${chain.name} is there ${r.copies.toLocaleString('en')} times (again on line ${r.again}): two iptables versions or backends writing one table, or a sync that appends instead of replacing; the copies after the first change nothing but are walked by every packet`, r.again)
-      }
-    }
+    if (copies !== null) reportRuleCopies(copies, table, chain, warn)
   }
   if (!focused && !servicesOnly) ruleset.tables.forEach((table) => table.chains.forEach((chain) => noteForeign(table, chain)))
   return {services, foreign, diagnostics, node}
-}
-
-/** One rule text of a chain: where it is first, how many times it is there, and where its first copy is. */
-interface RepeatedRule {
-  line: number
-  copies: number
-  again: number
-}
-
-/** Counts `rule` among its chain's rules by its text; counters (`[p:b]` of a `-c` save) are not part of it. */
-function noteCopy(copies: Map<string, RepeatedRule>, rule: IptablesRule): void {
-  let text = rule.text
-  if (text.startsWith('[')) text = text.slice(text.indexOf(']') + 1).trimStart()
-  const seen = copies.get(text)
-  if (seen === undefined) copies.set(text, {line: rule.line, copies: 1, again: 0})
-  else if (seen.copies++ === 1) seen.again = rule.line
 }
 
 /** Chains kubelet writes whatever kube-proxy's mode is (or kube-proxy's canary): they do not show kube-proxy's iptables mode. */

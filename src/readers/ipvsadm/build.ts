@@ -34,10 +34,11 @@ import type {
 } from '../../model/types.js'
 import type {IpAddrDump} from '../ip-addr/parse.js'
 import type {IpsetDump, IpsetMember} from '../ipset/parse.js'
+import {countRuleCopy, reportRuleCopies, type RuleCopies} from '../iptables/repeated-rules.js'
 import type {IptablesRuleset} from '../iptables/ruleset.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
 import {endpointKey, formatHostPort} from './address.js'
-import {readIpvsIptablesFacts} from './iptables-facts.js'
+import {iptablesModeChain, readIpvsIptablesFacts} from './iptables-facts.js'
 import type {IpvsadmListing, IpvsVirtualServer} from './parse.js'
 
 /** kube-proxy's scheduler probe (a.1): added and deleted at start-up; one left behind is not a service. */
@@ -786,5 +787,18 @@ function applyIptablesFacts(state: ProxyState, p: ParsedSource<IptablesRuleset>,
   }
   for (const chain of facts.iptablesModeChains) {
     state.foreign.push({kind: 'leftover', name: `${chain.table} ${chain.name}`, reason: 'an iptables-mode chain on an IPVS-mode node: left over from a mode switch, or kube-proxy runs in iptables mode', source: {path: p.source.path, line: chain.line}})
+  }
+  // Copies of one rule show a node with two iptables versions or backends as in iptables mode;
+  // the leftover iptables-mode chains above are left out, as that reader leaves out its own.
+  const warn = (code: string, message: string, line: number): void => {
+    diagnostics.push(diag('warning', code, message, {path: p.source.path, line}))
+  }
+  for (const table of p.data.tables.values()) {
+    for (const chain of table.chains.values()) {
+      if (chain.ruleCount < 2 || chain.deletedLine !== null || iptablesModeChain(chain.name)) continue
+      const copies: RuleCopies = new Map()
+      for (let i = 0; i < chain.ruleCount; i++) countRuleCopy(copies, chain.ruleAt(i))
+      reportRuleCopies(copies, table, chain, warn)
+    }
   }
 }

@@ -33,7 +33,7 @@ export interface IpvsIptablesFacts {
   ipvsMode: boolean
 }
 
-function iptablesModeChain(name: string): boolean {
+export function iptablesModeChain(name: string): boolean {
   return IPTABLES_MODE_PREFIXES.some((p) => name.startsWith(p))
 }
 

@@ -82,6 +82,21 @@ describe('IPVS builder: each corpus file alone', () => {
     expect(s.node).toMatchObject({masqueradeMark: '0x4000', randomFully: true, masqueradeAll: false, localDetector: 'cidr', podCIDRs: ['10.244.0.0/16']})
   })
 
+  it('a rule written more than once in the IPVS-mode iptables dump is one IPT_REPEATED_RULE warning (it was read as one rule, silently)', async () => {
+    const text = readFileSync(`${ROOT}${IPTABLES}`, 'utf8')
+    const rule = '-A KUBE-IPVS-FILTER -m set --match-set KUBE-CLUSTER-IP dst,dst -j RETURN'
+    expect(text).toContain(rule)
+    const tripled = text.replace(rule, `${rule}\n${rule}\n${rule}`)
+    const s = await readState({sources: [{path: 'ipvs.rules', text: tripled}]})
+    const first = text.slice(0, text.indexOf(rule)).split('\n').length
+    expect(s.diagnostics.filter((d) => d.code === 'IPT_REPEATED_RULE')).toEqual([
+      expect.objectContaining({severity: 'warning', source: {path: 'ipvs.rules', line: first + 1}, message: expect.stringContaining(`the rule on line ${first} of filter KUBE-IPVS-FILTER is there 3 times (again on line ${first + 1})`)}),
+    ])
+    // The unchanged dump has none, and the copies change no node setting.
+    expect(codes(await read([IPTABLES]))).not.toContain('IPT_REPEATED_RULE')
+    expect(s.node).toEqual((await read([IPTABLES])).node)
+  })
+
   it("kube-proxy's own restore input reads the same node settings (mark written 0x004000)", async () => {
     const s = await read([`${G}iptables-restore-input.as-written-by-kube-proxy.txt`], {mode: 'ipvs'})
     expect(s.node).toMatchObject({masqueradeMark: '0x4000', localDetector: 'cidr', podCIDRs: ['10.244.0.0/16']})
