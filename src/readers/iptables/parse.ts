@@ -850,17 +850,21 @@ const IN_TEXT = Object.freeze({inText: true})
 const OPTIONS_SPAN = 8
 
 /** A new rule in a new row of `store`: every field but these is null (or 0, or false). */
-function newRule(store: RuleStore, line: number, table: string, chain: string, dump: string, start: number, end: number, optionsFrom: number): LazyRule {
-  return new LazyRule(store, newRow(store, line, table, chain, dump, start, end, optionsFrom))
+function newRule(store: RuleStore, line: number, table: string, chain: string, dumpIndex: number, start: number, end: number, optionsFrom: number): LazyRule {
+  return new LazyRule(store, newRow(store, line, table, chain, dumpIndex, start, end, optionsFrom))
 }
 
-/** newRule's row, without the view. */
-function newRow(store: RuleStore, line: number, table: string, chain: string, dump: string, start: number, end: number, optionsFrom: number): number {
+/**
+ * newRule's row, without the view. `dumpIndex`: the piece of text the line is in, as stored once
+ * with RuleStore.addValue (not setValue: its check against the last piece compared two alike
+ * 256 KiB pieces whole, for every row: 44 s for 150,000 copies of one rule).
+ */
+function newRow(store: RuleStore, line: number, table: string, chain: string, dumpIndex: number, start: number, end: number, optionsFrom: number): number {
   const row = store.add()
   store.setInt(row, LINE, line)
   store.setValue(row, TABLE, table)
   store.setValue(row, CHAIN, chain)
-  store.setValue(row, DUMP, dump)
+  store.setInt(row, DUMP, dumpIndex)
   store.setInt(row, START, start)
   store.setInt(row, END, end)
   store.setInt(row, OPTIONS, optionsFrom)
@@ -1234,6 +1238,9 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   let lastRuleChain: ParsedChain | null = null
   /** The text (or piece of it) the line being read is in: what its rule keeps offsets into. */
   let dump = typeof text === 'string' ? text : ''
+  /** `dump` in the store (RuleStore.addValue), once a rule is in it; -1 until then. */
+  let dumpIndex = -1
+  const storedDump = (): number => (dumpIndex >= 0 ? dumpIndex : (dumpIndex = store.addValue(dump)))
   let endsWithNewline = focus ? focus.endsWithNewline : typeof text === 'string' && text.endsWith('\n')
   /**
    * Reads line `idx` (0-based). `unterminated`: the last line, with no newline after it.
@@ -1389,7 +1396,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       const existed = known !== undefined
       const chain = known ?? newChain(chains, chainName, lineNo, false)
       // chain.name, not the word: one string per chain for all its rules.
-      const rule = newRule(store, lineNo, chain.table, chain.name, dump, trimmedAt, trimmedAt + trimmed.length, start)
+      const rule = newRule(store, lineNo, chain.table, chain.name, storedDump(), trimmedAt, trimmedAt + trimmed.length, start)
       shared.chains = chains
       const error = readRuleWords(buf, start, rule, shared, null)
       if (error !== null) {
@@ -1492,7 +1499,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     if (chain === undefined || chain.deletedLine !== null) return false
     // Made before the words are read, and dropped if they are found wrong: nothing refers to it
     // yet. Written through the one cursor, not a view per rule (430,000 on a large dump).
-    const row = newRow(store, idx + 1, chain.table, chain.name, piece, pos, nl, 2)
+    const row = newRow(store, idx + 1, chain.table, chain.name, storedDump(), pos, nl, 2)
     const rule = plainCursor
     rule.moveTo(row)
     let afterTarget = false
@@ -1621,6 +1628,7 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     let pos = 0
     for (const piece of typeof text === 'string' ? [text] : text) {
       dump = piece
+      dumpIndex = -1
       pos = 0
       quoteAt = -1
       bangAt = -1

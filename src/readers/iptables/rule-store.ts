@@ -61,6 +61,17 @@ export class RuleStore {
     this.setInt(row, field, this.indexOf(field, value))
   }
 
+  /**
+   * Stores `value` once, without looking for it among the recent ones, and returns its index
+   * for setInt. For a value many rows share and that changes seldom, whose equality with the
+   * last one would cost a comparison of its whole content: a piece of the dump (256 KiB) is
+   * compared by content when two pieces are the same length, all of it when they are alike
+   * (fixtures: test/readers/iptables/rule-store.test.ts).
+   */
+  addValue(value: unknown): number {
+    return this.values.push(value) - 1
+  }
+
   /** The index `value` is stored under for `field`: one of the field's last two, or a new one. */
   private indexOf(field: number, value: unknown): number {
     if (value === null) return 0
