@@ -186,7 +186,7 @@ function suggest(services: ServicePort[], q: ServiceQuery): string[] {
       q.by === 'name'
         ? [name, `${sp.namespace ?? ''}/${sp.name ?? ''}`, sp.name ?? '', sp.namespace ?? '']
         : sp.frontends.flatMap((fe) => [frontendAddress(fe), fe.ip ?? ''])
-    const distance = Math.min(...words.map((w) => editDistance(asked, w.toLowerCase())))
+    const distance = words.reduce((d, w) => Math.min(d, editDistance(asked, w.toLowerCase())), Number.POSITIVE_INFINITY)
     scored.push({name, distance})
   }
   scored.sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

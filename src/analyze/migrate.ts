@@ -9,6 +9,7 @@
  * answers ICMP unreachable, behaviour is kept) and control-plane features that depend on the
  * kube-proxy version rather than the mode (caveat 17).
  */
+import {pushAll} from '../core/arrays.js'
 import {type Finding, sortFindings} from './findings.js'
 import type {ProxyState, Severity} from '../model/types.js'
 import {conntrackChecks} from './migrate/conntrack.js'
@@ -90,6 +91,6 @@ export function planMigration(state: ProxyState, to: ProxyMode, opts: MigrationO
     target: opts.target ?? {},
   }
   const findings: Finding[] = []
-  for (const check of [unknownSource, incompleteInput, ...CHECKS]) findings.push(...check(ctx))
+  for (const check of [unknownSource, incompleteInput, ...CHECKS]) pushAll(findings, check(ctx))
   return sortFindings(findings)
 }

@@ -2,6 +2,7 @@
  * Turns `-f` arguments into SourceTexts: files, `-` (stdin) and bundle folders.
  * Problems reading them are InputErrors (exit 3), never stack traces.
  */
+import {pushAll} from '../core/arrays.js'
 import {readFileSync, statSync} from 'node:fs'
 import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
@@ -155,7 +156,7 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
     }
     if (isDir) {
       const b = await loadBundle(p)
-      out.sources.push(...b.sources)
+      pushAll(out.sources, b.sources)
       out.facts ??= b.facts
       continue
     }

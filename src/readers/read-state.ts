@@ -3,6 +3,7 @@
  * ProxyState for the node. Never throws on bad input: problems are diagnostics in the state,
  * and the command layer turns error-severity ones into exit 3.
  */
+import {pushAll} from '../core/arrays.js'
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import {isBlank, withoutByteOrderMark} from '../core/text.js'
@@ -108,14 +109,14 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     else if (r.format === 'kp-json' && r.data) {
       // The reader's warnings (members the model does not have) go with the saved state.
       const state = r.data as ProxyState
-      state.diagnostics.push(...r.diagnostics)
+      pushAll(state.diagnostics, r.diagnostics)
       saved.push(state)
       savedPaths.push(src.path)
     }
     else if (r.format === 'kp-json') {
       const s = emptyState('iptables')
       s.sources.push(r.source)
-      s.diagnostics.push(...r.diagnostics)
+      pushAll(s.diagnostics, r.diagnostics)
       failed.push(s)
     }
     else parsed.push(r)
@@ -141,8 +142,8 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     state = emptyState(opts.mode ?? 'iptables')
   }
   for (const f of failed) {
-    state.sources.push(...f.sources)
-    state.diagnostics.push(...f.diagnostics)
+    pushAll(state.sources, f.sources)
+    pushAll(state.diagnostics, f.diagnostics)
   }
   // Facts come from a bundle's manifest.json, written by hand as often as by kp collect.
   const facts = input.facts ? bundleFactsOf(input.facts) : null

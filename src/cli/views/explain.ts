@@ -93,7 +93,7 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
     else {
       out.push(`  Rules (${sp.rules.length}), in source order:`)
       const places = sp.rules.map((ref) => escapeControl(`${ref.path}:${ref.line}`))
-      const width = Math.max(...places.map((p) => p.length))
+      const width = places.reduce((w, p) => Math.max(w, p.length), 0)
       sp.rules.forEach((ref, i) => {
         const text = opts.ruleText(ref)
         const place = places[i]!

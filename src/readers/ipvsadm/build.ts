@@ -18,6 +18,7 @@
  * 5. turns each group into a ServicePort (scheduler, persistence, weights; share null because a
  *    scheduler decides, 0 for a draining weight-0 real server).
  */
+import {pushAll} from '../../core/arrays.js'
 import {diag, emptyState, uniqueSourceRefs} from '../../core/state.js'
 import type {
   Diagnostic,
@@ -528,7 +529,7 @@ function groupVirtualServers(classified: Classified[], diagnostics: Diagnostic[]
     if (matches.length === 0 && first.local !== false) matches = anchors.superset(first.vs, active).filter(portFits)
     const what = first.type === 'NodePort' ? `NodePort ${first.vs.port}/${first.vs.protocol}` : `${first.type} ${first.vs.key}`
     if (matches.length === 1) {
-      matches[0]!.members.push(...unit)
+      pushAll(matches[0]!.members, unit)
       continue
     }
     const why =
@@ -584,9 +585,10 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
   const endpoints = new Map<string, Endpoint>()
   const rules: SourceRef[] = []
   for (const m of [primary, ...members.filter((x) => x !== primary)]) {
-    rules.push(...m.vs.refs, ...m.evidenceRefs)
+    pushAll(rules, m.vs.refs)
+    pushAll(rules, m.evidenceRefs)
     for (const [key, rs] of m.vs.realServers) {
-      rules.push(...rs.refs)
+      pushAll(rules, rs.refs)
       if (endpoints.has(key)) continue
       const fromCluster = clusterEndpoints.get(key)
       // KUBE-LOOP-BACK holds every node-local endpoint as ip,proto:port,ip (a.4).
@@ -654,7 +656,7 @@ export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions):
   if (opts.cluster && opts.cluster.length > 0) {
     const kube = await import('../kube/build.js')
     const expected = kube.readClusterSources(opts.cluster, {mode: 'ipvs', node: opts.node})
-    diagnostics.push(...expected.diagnostics)
+    pushAll(diagnostics, expected.diagnostics)
     cluster = {byKey: kube.indexFrontends(expected.services), key: kube.frontendKey}
   }
 

@@ -15,6 +15,7 @@
  * one endpoint list: every endpoint some frontend can reach, with `share` over the cluster
  * path (or over the local endpoints when the service only ever uses those).
  */
+import {pushAll} from '../../core/arrays.js'
 import {hostname} from 'node:os'
 import {diag, emptyState, sortState} from '../../core/state.js'
 import type {Diagnostic, Endpoint, Family, Frontend, FrontendAction, Mode, Protocol, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
@@ -113,9 +114,9 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
   for (const p of parsed) {
     const data = p.format === 'kube' ? (p.data as KubeObjects | null) : null
     if (!data) continue
-    all.services.push(...data.services)
-    all.slices.push(...data.slices)
-    all.legacyEndpoints.push(...data.legacyEndpoints)
+    pushAll(all.services, data.services)
+    pushAll(all.slices, data.slices)
+    pushAll(all.legacyEndpoints, data.legacyEndpoints)
   }
 
   // Services by namespace/name. A second copy of the same Service replaces the first, with a warning.
@@ -177,7 +178,7 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
     diagnostics.push(
       diag('warning', 'KUBE_LEGACY_ENDPOINTS', `Service ${key} has no EndpointSlice in the input; its endpoints are taken from the legacy v1 Endpoints object (kube-proxy reads only EndpointSlices; include them with kubectl get endpointslices)`, ep.ref),
     )
-    work.slices.push(...slicesFromLegacy(ep))
+    pushAll(work.slices, slicesFromLegacy(ep))
   }
   if (all.services.length > 0 && all.slices.length === 0 && all.legacyEndpoints.length === 0) {
     diagnostics.push(

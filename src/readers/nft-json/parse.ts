@@ -12,6 +12,7 @@
  * in the `nftables` array (so `path:5` means the fifth object), which is stable and searchable
  * with `jq '.nftables[4]'`.
  */
+import {pushAll} from '../../core/arrays.js'
 import type {Diagnostic} from '../../model/types.js'
 import {NftChain, emptyDocument, getOrAddTable, type CompactRules, type NftDocument, type NftElement, type NftRule, type NftSet, type NftTable} from '../nft/ir.js'
 import {jsonSyntaxError} from '../json-lines.js'
@@ -221,7 +222,7 @@ function statement(s: Json, out: string[]): void {
       if (!isObject(v)) return
       const left: string[] = []
       expr(v.left, left)
-      out.push(...left)
+      pushAll(out, left)
       const op = word(v.op)
       // nft leaves out an implicit `==`, but prints it after a bitwise operation:
       // `meta mark & 0x00004000 == 0x00000000` (fixtures/nft/upstream-overall/list.nft).
@@ -235,7 +236,8 @@ function statement(s: Json, out: string[]): void {
       if (isObject(v)) {
         const left: string[] = []
         expr(v.key, left)
-        out.push(...left, 'set')
+        pushAll(out, left)
+        out.push('set')
         expr(v.value, out, left.includes('mark'))
       }
       return

@@ -9,6 +9,7 @@
  * * Other tables: `foreign` when they touch kube-proxy's mark 0x4000 or are iptables-mode
  *   leftovers; otherwise counted in one info diagnostic.
  */
+import {pushAll} from '../../core/arrays.js'
 import {emptyState} from '../../core/state.js'
 import type {ForeignObject, ProxyState} from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
@@ -87,7 +88,7 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
   }
 
   if (mode === 'nftables') {
-    for (const {table, path} of kubeProxy) state.services.push(...new KubeProxyTableReader(table, path, facts, reporter).read())
+    for (const {table, path} of kubeProxy) pushAll(state.services, new KubeProxyTableReader(table, path, facts, reporter).read())
     // nft mode never accepts NodePorts on localhost (reference §3, DESIGN: localhostNodePorts).
     if (kubeProxy.length > 0) facts.applyTo(state.node)
     if (kubeProxy.length > 0) state.node.localhostNodePorts = false
@@ -97,7 +98,7 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
       const filter = all.find((t) => t.table.family === family && t.table.name === 'filter')
       if (!nat && !filter) continue
       const path = (nat ?? filter)!.path
-      state.services.push(...new IptablesNftReader(nat?.table, filter?.table, family, path, facts, reporter).read())
+      pushAll(state.services, new IptablesNftReader(nat?.table, filter?.table, family, path, facts, reporter).read())
     }
     facts.applyTo(state.node)
     state.node.iptablesBackends = ['nf_tables']

@@ -20,6 +20,7 @@
  *   the service chain and `update @affinity-X { ip saddr }` in the endpoint chain, the timeout
  *   on the affinity set (`timeout 10800s` in transactions, `timeout 3h` in nft list).
  */
+import {pushAll} from '../../core/arrays.js'
 import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
 import {FrontendIndex} from './frontends.js'
 import {nftNameHash, nftNameHashIs} from './hash.js'
@@ -455,7 +456,7 @@ export class KubeProxyTableReader {
     const lbIps = new Set<string>()
     for (const fe of a.frontends.values()) if (fe.type === 'LoadBalancer' && fe.ip) lbIps.add(fe.ip)
     const ranges: string[] = []
-    for (const fw of a.firewallChains) ranges.push(...this.readFirewallChain(fw, lbIps))
+    for (const fw of a.firewallChains) pushAll(ranges, this.readFirewallChain(fw, lbIps))
     for (const fe of a.frontends.values()) if (fe.type === 'LoadBalancer') fe.sourceRanges = [...new Set(ranges)]
 
     const cluster = a.clusterChain ? this.readSelectionChain(a, a.clusterChain) : null
@@ -575,7 +576,7 @@ export class KubeProxyTableReader {
         taken += e.share
       }
       remaining = Math.max(0, remaining - taken)
-      out.push(...list)
+      pushAll(out, list)
     }
     for (const rule of chain.rules()) {
       const w = rule.tokens

@@ -13,6 +13,7 @@
  * request (see NftablesLayout). Per-service objects follow
  * pkg/proxy/nftables/proxier.go syncProxyRules; chain names use the hashes of §3.6.
  */
+import {pushAll} from '../../core/arrays.js'
 import type {Family, ProxyState} from '../../model/types.js'
 import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../readers/nft/hash.js'
 import {sortFindings} from '../../analyze/findings.js'
@@ -316,7 +317,7 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
         }),
       )
     }
-    if (plan.sourceRanges.some((r) => familyNodeIPs.some((ip) => cidrContains(r, ip)))) sources.push(...plan.loadBalancerIPs.map((lb) => lb.ip))
+    if (plan.sourceRanges.some((r) => familyNodeIPs.some((ip) => cidrContains(r, ip)))) pushAll(sources, plan.loadBalancerIPs.map((lb) => lb.ip))
     s.rule(fwChain, `${w.ipX} saddr != { ${sources.join(' , ')} } drop`)
   }
 
