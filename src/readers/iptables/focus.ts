@@ -33,6 +33,29 @@ import {readRange, type ByteReader, type ByteSource} from '../bytes.js'
 import {parseServiceComment} from './comments.js'
 import {tokenizeLine} from './tokenize.js'
 
+/** Ranges no further apart than this are read with one read (the bytes between are read and dropped). */
+const READ_GAP_BYTES = 16 * 1024
+/** The most one such read takes. */
+const READ_GROUP_BYTES = 4 * 1024 * 1024
+
+/**
+ * Reads the byte ranges [starts[i], ends[i]) of `reader`, given in file order, and hands each to
+ * `use`: ranges close together are read with one read. One read per range made a focused read
+ * of a service with 200,000 endpoints 1.2 million reads (11 s); the few scattered ranges of an
+ * ordinary service are still read one by one.
+ */
+export function readRanges(reader: ByteReader, starts: ArrayLike<number>, ends: ArrayLike<number>, use: (i: number, bytes: Buffer) => void): void {
+  for (let i = 0; i < starts.length; ) {
+    const groupStart = starts[i]!
+    let groupEnd = ends[i]!
+    let j = i + 1
+    while (j < starts.length && starts[j]! >= groupEnd && starts[j]! - groupEnd <= READ_GAP_BYTES && ends[j]! - groupStart <= READ_GROUP_BYTES) groupEnd = ends[j++]!
+    const bytes = readRange(reader, groupStart, groupEnd)
+    for (let k = i; k < j; k++) use(k, bytes.subarray(starts[k]! - groupStart, ends[k]! - groupStart))
+    i = j
+  }
+}
+
 export interface FocusedLines {
   /** The chosen lines in source order, each with its own line ending (the source's last line may have none). */
   text: string
@@ -483,17 +506,20 @@ function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: 
   const pick = (list: LateLines, keys: ReadonlySet<number>, decide: (line: string) => boolean): void => {
     if (keys.size === 0) return
     const d = list.data
-    for (let at = 0; at < list.length * 4; at += 4) {
-      if (!keys.has(d[at + 3]!)) continue
-      const runStart = d[at + 1]!
-      const run = readRange(reader, runStart, d[at + 2]!)
+    const chosen: number[] = []
+    for (let at = 0; at < list.length * 4; at += 4) if (keys.has(d[at + 3]!)) chosen.push(at)
+    const starts = chosen.map((at) => d[at + 1]!)
+    const ends = chosen.map((at) => d[at + 2]!)
+    readRanges(reader, starts, ends, (i, run) => {
+      const at = chosen[i]!
+      const runStart = starts[i]!
       for (let idx = d[at]!, from = 0; from < run.length; idx++) {
         let to = run.indexOf(10, from)
         to = to < 0 ? run.length : to + 1
         if (decide(run.toString('utf8', from, to))) late.push({idx, start: runStart + from, end: runStart + to})
         from = to
       }
-    }
+    })
   }
   // Per-service chains of a chosen hash: their jumps to SEP chains, and so which SEP chains are chosen.
   const chosenSeps = new Set<string>()
@@ -594,6 +620,11 @@ function joinChosenLines(
   late.sort((a, b) => a.idx - b.idx)
   let total = now.bytes.length
   for (const l of late) total += l.end - l.start
+  // The late lines' bytes, in file order, read with as few reads as they allow (readRanges).
+  const lateBytes: Buffer[] = new Array<Buffer>(late.length)
+  readRanges(reader, late.map((l) => l.start), late.map((l) => l.end), (i, bytes) => {
+    lateBytes[i] = bytes
+  })
   const out = Buffer.allocUnsafe(total)
   const lineIndex = new Int32Array(now.idx.length + late.length)
   let at = 0
@@ -606,9 +637,8 @@ function joinChosenLines(
     while (k < now.idx.length && now.idx.data[k]! < until) lineIndex[lines++] = now.idx.data[k++]!
     if (k > from) at += now.bytes.data.copy(out, at, now.at.data[from]!, k < now.idx.length ? now.at.data[k]! : now.bytes.length)
     if (j === late.length) break
-    const l = late[j]!
-    lineIndex[lines++] = l.idx
-    at += readRange(reader, l.start, l.end).copy(out, at)
+    lineIndex[lines++] = late[j]!.idx
+    at += lateBytes[j]!.copy(out, at)
   }
   return {text: decodeText(out.subarray(0, at)), lineIndex, lineCount, endsWithNewline}
 }

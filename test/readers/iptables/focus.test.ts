@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState, ServicePort} from '../../../src/model/types.js'
 import {memoryBytes} from '../../../src/readers/bytes.js'
-import {evidenceSignature, selectFocusedLines} from '../../../src/readers/iptables/focus.js'
+import {evidenceSignature, readRanges, selectFocusedLines} from '../../../src/readers/iptables/focus.js'
 import {loadInputs} from '../../../src/readers/load.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
@@ -182,5 +182,24 @@ describe('node evidence from the services not asked about', () => {
     expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -i cbr0'))).not.toBe(a)
     expect(evidenceSignature(rule('KUBE-SVL-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'))).not.toBe(a)
     expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'masquerade traffic for other/b:https external destinations', '! -s 10.0.0.0/8'))).not.toBe(a)
+  })
+})
+
+describe('readRanges', () => {
+  it('reads ranges that lie close together with one read, far ones apart, and hands each its own bytes', () => {
+    // 64 KiB of text; a counting reader over it.
+    const text = Buffer.from(Array.from({length: 4096}, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join(''))
+    const inner = memoryBytes(text).open()
+    let reads = 0
+    const reader = {...inner, readInto: (into: Uint8Array, at: number, position: number, length: number) => (reads++, inner.readInto(into, at, position, length))}
+    // Three ranges a few bytes apart, then one 40 KiB further on.
+    const starts = [0, 24, 48, 48 + 40 * 1024]
+    const ends = [12, 36, 60, 48 + 40 * 1024 + 12]
+    const got: string[] = []
+    readRanges(reader, starts, ends, (i, bytes) => {
+      got[i] = bytes.toString()
+    })
+    expect(got).toEqual(starts.map((from, i) => text.toString('utf8', from, ends[i])))
+    expect(reads).toBe(2)
   })
 })
