@@ -98,8 +98,8 @@ export async function runCommand(argv: readonly string[], opts: RunOptions = {})
   } else if (NEEDS_ROOT.test(stderr)) {
     result.failure = {code: 'LIVE_NEEDS_ROOT', message: `${commandLine} needs root: ${firstLine(stderr)}`}
   } else if (r.signal === 'SIGSEGV' && file.endsWith('-save')) {
-    // iptables-nft-save 1.8.9 recurses per chain: with the default 8 MB stack it crashed on a
-    // 10,000-service node (110,000 chains) and finished with an unlimited one.
+    // iptables-nft-save 1.8.9 with the default 8 MB stack crashed on a 10,000-service node
+    // (110,000 chains; the fault address was in the stack) and finished with an unlimited one.
     result.failure = {
       code: 'LIVE_COMMAND_FAILED',
       message: `${commandLine} crashed (SIGSEGV)`,

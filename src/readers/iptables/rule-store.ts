@@ -64,9 +64,9 @@ export class RuleStore {
   /**
    * Stores `value` once, without looking for it among the recent ones, and returns its index
    * for setInt. For a value many rows share and that changes seldom, whose equality with the
-   * last one would cost a comparison of its whole content: a piece of the dump (256 KiB) is
+   * last one would cost a comparison of its whole content: a piece of the dump (1 MiB) is
    * compared by content when two pieces are the same length, all of it when they are alike
-   * (fixtures: test/readers/iptables/rule-store.test.ts).
+   * (test/readers/iptables/rule-store.test.ts).
    */
   addValue(value: unknown): number {
     return this.values.push(value) - 1
