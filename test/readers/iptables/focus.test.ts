@@ -10,6 +10,8 @@ import {describe, expect, it} from 'vitest'
 import type {ProxyState, ServicePort} from '../../../src/model/types.js'
 import {memoryBytes} from '../../../src/readers/bytes.js'
 import {evidenceSignature, readRanges, selectFocusedLines} from '../../../src/readers/iptables/focus.js'
+import {parseIptablesText} from '../../../src/readers/iptables/parse.js'
+import type {IptablesRule} from '../../../src/readers/iptables/ruleset.js'
 import {loadInputs} from '../../../src/readers/load.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
@@ -93,6 +95,22 @@ describe('what a focused read leaves out', () => {
     const focused = await read(src, ['no-such-ns/no-such-svc'])
     expect(focused.services).toEqual([])
     expect(focused.node).toEqual(full.node)
+  })
+})
+
+describe('how the chosen lines are parsed', () => {
+  it('reads them the full read\'s way, plain lines in place, and to the same rules', () => {
+    // All through readLine, explain of a service with 200,000 endpoints took 16 s (6 s now).
+    const {text} = load('upstream-overall')
+    const lines = selectFocusedLines(memoryBytes(Buffer.from(text, 'utf8')), ['ns1/svc1'])!
+    const focused = parseIptablesText(lines.text, 't', {...lines, needles: ['ns1/svc1']})
+    const rules = focused.ruleset.rules
+    expect(rules.length).toBeGreaterThan(10)
+    expect(focused.plainLinesRead).toBeGreaterThan(rules.length / 2)
+    // The same rules, line for line, as the full read has on those lines.
+    const full = new Map(parseIptablesText(text, 't').ruleset.rules.map((r) => [r.line, r]))
+    const shape = (r: IptablesRule) => ({line: r.line, chain: r.chain, target: r.target, comment: r.comment, matches: r.matches, targetOptions: r.targetOptions, source: r.source, destination: r.destination, dport: r.dport})
+    for (const r of rules) expect(shape(r), `line ${r.line}`).toEqual(shape(full.get(r.line)!))
   })
 })
 
