@@ -14,7 +14,9 @@
  *   the localhost NodePort copies) is node evidence and is read;
  * * per-service chains (KUBE-SVC/SVL/EXT/FW/XLB-<hash>) of a chosen hash are read whole, and
  *   the KUBE-SEP chains they jump to with them (large-cluster SEP rules have no comment, so
- *   they are reached by jump, not by needle);
+ *   they are reached by jump, not by needle). A hash is chosen by a chosen dispatch rule that
+ *   jumps to it, or by a rule of its own chains that holds a needle (a chain no dispatch rule
+ *   reaches is still the service's to the full read);
  * * of the other per-service chains, of the rules that do not jump to a KUBE-SEP chain
  *   (masquerade and short-circuit rules: where the node's pod CIDR and local-traffic detector
  *   show) the first of each shape is read (evidenceSignature), and of the other SEP chains
@@ -331,9 +333,18 @@ class LineSorter {
   firstInternalChain: string | null = null
   /** SEP chains with a 2015-era `-j MARK` rule (the masquerade mark, node evidence): that rule is read, and so is their declaration. */
   readonly markSeps = new Set<string>()
+  /**
+   * Hashes of per-service chains with a rule that holds a needle: chosen like the hashes the
+   * dispatch rules name. A chain whose name was mistyped or edited (fixtures: none; found by
+   * mutating upstream-multipleservices-older) is reached from no dispatch rule, and the full read
+   * reads it as a service port of its own, with warnings: the focused read must see it too.
+   */
+  readonly needleHashes = new Set<string>()
+  private readonly needleBytes: Uint8Array[]
 
   /** `size`: the source's, for how many runs to expect (at most one per line of 24 bytes or more). */
-  constructor(size: number) {
+  constructor(size: number, needles: readonly string[]) {
+    this.needleBytes = needles.filter((n) => n.length > 0).map((n) => Buffer.from(n, 'utf8'))
     const expected = Math.min(Math.ceil(size / 24), MAX_EXPECTED_RUNS)
     this.perServiceRules = new LateLines(expected)
     this.perServiceDeclarations = new LateLines(expected)
@@ -373,6 +384,7 @@ class LineSorter {
     if (kind === ChainKind.Dispatch) return this.sortDispatchRule(bytes, base, idx, pos, nl, next)
     const target = targetStart(piece, pos, nl)
     if (kind === ChainKind.PerService) {
+      if (this.holdsNeedle(piece, nameEnd, nl)) this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
       // A per-service rule that does not jump to a SEP chain (a masquerade or short-circuit rule) is
       // node evidence: the first of each shape is read (see evidenceSignature); the rest, and the
       // jumps to SEP chains, only for a chosen service.
@@ -392,6 +404,21 @@ class LineSorter {
       return true
     }
     this.sepRules.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
+    return false
+  }
+
+  /** Whether piece[from..to) holds one of the needles' bytes. */
+  private holdsNeedle(piece: Uint8Array, from: number, to: number): boolean {
+    for (const needle of this.needleBytes) {
+      const first = needle[0]!
+      const last = to - needle.length
+      for (let i = from; i <= last; i++) {
+        if (piece[i] !== first) continue
+        let k = 1
+        while (k < needle.length && piece[i + k] === needle[k]) k++
+        if (k === needle.length) return true
+      }
+    }
     return false
   }
 
@@ -474,7 +501,7 @@ function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): 
 }
 
 function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: number): FocusedLines | null {
-  const sorter = new LineSorter(reader.size)
+  const sorter = new LineSorter(reader.size, needles)
   const {lineCount, endsWithNewline} = sortLines(reader, sorter, pieceBytes)
   if (!sorter.sawTableHeader) return null
   const {readNow, readNowIdx, readNowAt, pending, perServiceRules, perServiceDeclarations, sepRules, sepDeclarations, markSeps, evidenceChains, firstInternalChain} = sorter
@@ -521,6 +548,7 @@ function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: 
       }
     })
   }
+  for (const hash of sorter.needleHashes) chosenHashes.add(hash)
   // Per-service chains of a chosen hash: their jumps to SEP chains, and so which SEP chains are chosen.
   const chosenSeps = new Set<string>()
   pick(perServiceRules, new Set([...chosenHashes].map(stringKey)), (line) => {

@@ -98,6 +98,26 @@ describe('what a focused read leaves out', () => {
   })
 })
 
+describe('a per-service chain no dispatch rule reaches', () => {
+  it('is read when its rules name the service, as the full read reads it, warnings included', async () => {
+    // A mistyped chain name (found by mutating the fixture): the rule now appends to a chain the
+    // dump never declares, whose hash is not the service's. The full read makes it a service port
+    // of its own and warns twice; the focused read chose chains only by the hashes dispatch rules
+    // jump to, missed it, and answered without a warning.
+    const {path, text} = load('realsave-multipleservices-older')
+    const edited = text.replace('-A KUBE-SVC-GNZBNJ2PO5MGZ6GT ! -s', '-A KUBE-SVC-GNZBNJ00PO5MGZ6GT ! -s')
+    expect(edited).not.toBe(text)
+    const src = {path, text: edited}
+    const full = await read(src)
+    const focused = await read(src, ['ns2/svc2'])
+    expect(named(full, 'ns2', 'svc2').length).toBe(2)
+    expect(named(focused, 'ns2', 'svc2')).toEqual(named(full, 'ns2', 'svc2'))
+    const codes = (state: ProxyState) => state.diagnostics.filter((d) => d.message.includes('GNZBNJ00')).map((d) => d.code)
+    expect(codes(full)).toEqual(['IPT_UNDECLARED_CHAIN', 'IPT_HASH_MISMATCH'])
+    expect(codes(focused)).toEqual(codes(full))
+  })
+})
+
 describe('how the chosen lines are parsed', () => {
   it('reads them the full read\'s way, plain lines in place, and to the same rules', () => {
     // All through readLine, explain of a service with 200,000 endpoints took 16 s (6 s now).
