@@ -4,7 +4,8 @@
  * service ports (frontends, endpoints, shares, policies, rule lines), same node settings.
  * The expectation is the full read of the same fixture, not a copy of the output.
  */
-import {readFileSync, readdirSync} from 'node:fs'
+import {mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState, ServicePort} from '../../../src/model/types.js'
@@ -15,6 +16,7 @@ import type {IptablesRule} from '../../../src/readers/iptables/ruleset.js'
 import {loadInputs} from '../../../src/readers/load.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
+import {generateIptablesSave} from '../../../scripts/bench/gen-iptables.mjs'
 
 const FIXTURES = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
   .filter((d) => d.isDirectory())
@@ -115,6 +117,28 @@ describe('a per-service chain no dispatch rule reaches', () => {
     const codes = (state: ProxyState) => state.diagnostics.filter((d) => d.message.includes('GNZBNJ00')).map((d) => d.code)
     expect(codes(full)).toEqual(['IPT_UNDECLARED_CHAIN', 'IPT_HASH_MISMATCH'])
     expect(codes(focused)).toEqual(codes(full))
+  })
+})
+
+describe('a service that is most of the dump', () => {
+  it('is read with the whole dump, not picked out line by line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kp-focus-'))
+    try {
+      // One service of 12,000 endpoints: its SVC chain alone is 1.6 MB of the 4.7 MB dump.
+      const path = join(dir, 'dump.txt')
+      await generateIptablesSave(path, {services: 1, endpointsPerService: 12_000})
+      const big = readFileSync(path)
+      expect(selectFocusedLines(memoryBytes(big), ['ns0/svc-0'])).toBeNull()
+      const [src] = (await loadInputs([path])).sources
+      const state = await readState({sources: [src!]}, {focus: {needles: ['ns0/svc-0']}})
+      expect(state.diagnostics.map((d) => d.code)).not.toContain('IPT_FOCUSED_READ')
+      expect(named(state, 'ns0', 'svc-0')[0]!.endpoints.length).toBe(12_000)
+      // A small service of a dump is still picked out.
+      await generateIptablesSave(path, {services: 20, endpointsPerService: 2})
+      expect(selectFocusedLines(memoryBytes(readFileSync(path)), ['ns3/svc-3'])).not.toBeNull()
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })
 
