@@ -16,6 +16,7 @@ import type {IptablesRule} from '../../../src/readers/iptables/ruleset.js'
 import {loadInputs} from '../../../src/readers/load.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
+// @ts-expect-error: a plain .mjs script without type declarations
 import {generateIptablesSave} from '../../../scripts/bench/gen-iptables.mjs'
 
 const FIXTURES = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
