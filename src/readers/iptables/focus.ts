@@ -83,6 +83,7 @@ const SEP_BYTES = ascii(SEP_PREFIX)
 const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(ascii) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]
 const DISPATCH_BYTES = DISPATCH_CHAINS.map(ascii)
 const MARK_BYTES = ascii('MARK')
+const QUOTE_BYTES = ascii('"')
 
 /** What a chain is to the selection. */
 type ChainKind = 0 | 1 | 2 | 3
@@ -352,10 +353,22 @@ class LineSorter {
    */
   readonly needleHashes = new Set<string>()
   private readonly needleBytes: Uint8Array[]
+  /** nextAt's places, and the piece they are places in. */
+  private readonly places: Int32Array
+  private placesOf: Buffer | null = null
+  private placesBase = -1
+  /**
+   * A KUBE-* line whose chain or target is spelled in a way the byte-level sorting does not
+   * follow, but the parser does: a quote in a chain name (`-A KUB"E-SVC-X"`), a quoted target, or
+   * `--jump` / `--goto` for -j / -g. iptables-save never writes these (hand-edited dumps do): the
+   * whole dump is read then, so explain answers what the full read answers.
+   */
+  oddSpelling = false
 
   /** `size`: the source's, for how many runs to expect (at most one per line of 24 bytes or more). */
   constructor(size: number, needles: readonly string[]) {
     this.needleBytes = needles.filter((n) => n.length > 0).map((n) => Buffer.from(n, 'utf8'))
+    this.places = new Int32Array(1 + this.needleBytes.length)
     const expected = Math.min(Math.ceil(size / 24), MAX_EXPECTED_RUNS)
     this.perServiceRules = new LateLines(expected)
     this.perServiceDeclarations = new LateLines(expected)
@@ -375,6 +388,7 @@ class LineSorter {
     const nameStart = chainNameStart(piece, pos, nl)
     if (nameStart < 0) return true
     const nameEnd = chainNameEnd(piece, nameStart, nl)
+    if (this.nextAt(bytes, base, QUOTE_BYTES, 0, nameStart) < nameEnd) this.oddSpelling = true
     const kind = chainKindAt(piece, nameStart, nameEnd)
     if (kind === ChainKind.Other) return true
     // The hash of a per-service chain is the name after its prefix (KUBE-FW- is one shorter than the others).
@@ -394,8 +408,9 @@ class LineSorter {
     }
     if (kind === ChainKind.Dispatch) return this.sortDispatchRule(bytes, base, idx, pos, nl, next)
     const target = targetStart(piece, pos, nl)
+    if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl)) this.oddSpelling = true
     if (kind === ChainKind.PerService) {
-      if (this.holdsNeedle(piece, nameEnd, nl)) this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
+      if (this.holdsNeedle(bytes, base, nameEnd, nl)) this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
       // A per-service rule that does not jump to a SEP chain (a masquerade or short-circuit rule) is
       // node evidence: the first of each shape is read (see evidenceSignature); the rest, and the
       // jumps to SEP chains, only for a chosen service.
@@ -418,24 +433,38 @@ class LineSorter {
     return false
   }
 
-  /** Whether piece[from..to) holds one of the needles' bytes. */
-  private holdsNeedle(piece: Uint8Array, from: number, to: number): boolean {
-    for (const needle of this.needleBytes) {
-      const first = needle[0]!
-      const last = to - needle.length
-      for (let i = from; i <= last; i++) {
-        if (piece[i] !== first) continue
-        let k = 1
-        while (k < needle.length && piece[i + k] === needle[k]) k++
-        if (k === needle.length) return true
-      }
-    }
+  /** Whether bytes[from..to) (one line) holds one of the needles. */
+  private holdsNeedle(bytes: Buffer, base: number, from: number, to: number): boolean {
+    for (let k = 0; k < this.needleBytes.length; k++) if (this.nextAt(bytes, base, this.needleBytes[k]!, k + 1, from) + this.needleBytes[k]!.length <= to) return true
     return false
+  }
+
+  /**
+   * Where `what` next occurs in the piece at or after `from` (the piece's length when nowhere):
+   * searched for again only once the last place found is behind `from`, so each piece is searched
+   * through once per pattern, natively, however many lines ask (a search per line would run on to
+   * the piece's end each time). Slot 0 is the quote; 1.. the needles. The places are forgotten when
+   * a new piece (another base or buffer) comes.
+   */
+  private nextAt(bytes: Buffer, base: number, what: Uint8Array, slot: number, from: number): number {
+    if (bytes !== this.placesOf || base !== this.placesBase) {
+      this.placesOf = bytes
+      this.placesBase = base
+      this.places.fill(-1)
+    }
+    let at = this.places[slot]!
+    if (at < from) {
+      at = bytes.indexOf(what, from)
+      if (at < 0) at = bytes.length
+      this.places[slot] = at
+    }
+    return at
   }
 
   private sortDispatchRule(bytes: Buffer, base: number, idx: number, pos: number, nl: number, next: number): boolean {
     const line = bytes.toString('utf8', pos, nl)
     const target = targetOf(line)
+    if (target === null ? line.includes(' --jump ') || line.includes(' --goto ') : target.startsWith('"')) this.oddSpelling = true
     const hash = target === null ? null : perServiceHash(target)
     const serviceRule = hash !== null || (target !== null && FILTER_SERVICE_TARGETS.has(target))
     if (!serviceRule || (hash !== null && line.includes(LOCALHOST_V4))) return true
@@ -514,7 +543,7 @@ function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): 
 function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: number): FocusedLines | null {
   const sorter = new LineSorter(reader.size, needles)
   const {lineCount, endsWithNewline} = sortLines(reader, sorter, pieceBytes)
-  if (!sorter.sawTableHeader) return null
+  if (!sorter.sawTableHeader || sorter.oddSpelling) return null
   const {readNow, readNowIdx, readNowAt, pending, perServiceRules, perServiceDeclarations, sepRules, sepDeclarations, markSeps, evidenceChains, firstInternalChain} = sorter
 
   // Dispatch rules: to a fixed point, since a chosen rule brings in its service's name and hash.
@@ -649,6 +678,12 @@ function isWordEnd(bytes: Uint8Array, at: number, nl: number): boolean {
 }
 
 /** Where the `-j`/`-g` target of rule line pos..nl starts, or -1: a search back from its end, making no string. */
+/** Whether line pos..nl has ` --jump ` or ` --goto ` (asked only of the few rules without -j / -g). */
+function longJump(bytes: Buffer, pos: number, nl: number): boolean {
+  const line = bytes.toString('latin1', pos, nl)
+  return line.includes(' --jump ') || line.includes(' --goto ')
+}
+
 function targetStart(bytes: Uint8Array, pos: number, nl: number): number {
   for (let i = nl - 4; i >= pos; i--) {
     if (bytes[i] !== 32 || bytes[i + 1] !== 45 /* - */ || bytes[i + 3] !== 32) continue

@@ -121,6 +121,43 @@ describe('a per-service chain no dispatch rule reaches', () => {
   })
 })
 
+describe('chain names and targets spelled as iptables-save never spells them', () => {
+  // The parser reads these as the plain spelling (quotes removed, --jump as -j); the byte-level
+  // choice of lines did not, and a focused read lost an endpoint without a word (found by
+  // mutating handmade-node-with-cni: a quoted chain name).
+  const {path, text} = load('handmade-node-with-cni')
+  const jump = '-A KUBE-SVC-ZROLNW67U6B7G27Z -m statistic --mode random --probability 0.20000000019 -j KUBE-SEP-LLRWB7JUSHQAIA4E'
+  it.each([
+    ['a quote inside a chain name', jump, jump.replace('-A KUBE-SVC-ZROLNW67U6B7G27Z', '-A KUB"E-SVC-ZRO"LNW67U6B7G27Z')],
+    ['a quoted target', jump, jump.replace('-j KUBE-SEP-LLRWB7JUSHQAIA4E', '-j "KUBE-SEP-LLRWB7JUSHQAIA4E"')],
+    ['--jump for -j', jump, jump.replace(' -j ', ' --jump ')],
+  ])('%s: explain reads what the full read reads', async (_, from, to) => {
+    expect(text).toContain(from)
+    const src = {path, text: text.replace(from, to)}
+    const full = await read(src)
+    expect(named(full, 'team', 'api')[0]!.endpoints.length).toBe(5)
+    expect(named(await read(src, ['team/api']), 'team', 'api')).toEqual(named(full, 'team', 'api'))
+  })
+
+  it('--jump in the only dispatch rule of a service whose own chains name it nowhere', async () => {
+    const dump = [
+      '*nat',
+      ':KUBE-SERVICES - [0:0]',
+      ':KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]',
+      ':KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]',
+      '-A KUBE-SERVICES -d 10.0.0.1/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 --jump KUBE-SVC-AAAAAAAAAAAAAAAA',
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-BBBBBBBBBBBBBBBB',
+      '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp -j DNAT --to-destination 10.1.0.1:80',
+      'COMMIT',
+      '',
+    ].join('\n')
+    const src = {path: 'jump.rules', text: dump}
+    const full = await read(src)
+    expect(named(full, 'ns', 'a')[0]!.endpoints.map((e) => e.ip)).toEqual(['10.1.0.1'])
+    expect(named(await read(src, ['ns/a']), 'ns', 'a')).toEqual(named(full, 'ns', 'a'))
+  })
+})
+
 describe('a service that is most of the dump', () => {
   it('is read with the whole dump, not picked out line by line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kp-focus-'))
