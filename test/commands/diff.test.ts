@@ -1,4 +1,6 @@
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runKp} from '../helpers/run-cli.js'
 
@@ -69,5 +71,57 @@ describe('kp diff errors', () => {
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('does/not/exist:1: cannot read')
     expect(runKp(['diff', '-', '-']).exitCode).toBe(2)
+  })
+})
+
+describe('kp diff of cluster objects against the rules kube-proxy makes of them', () => {
+  it('internalTrafficPolicy=Local on a NodePort Service: no difference in iptables or nftables mode', () => {
+    // The cluster-object reader gave shares over all endpoints where the rules' readers give them
+    // over the ClusterIP's local chain: every endpoint of such a service was reported changed.
+    const yaml = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: ns}
+  spec:
+    type: NodePort
+    clusterIP: 10.96.0.10
+    clusterIPs: [10.96.0.10]
+    internalTrafficPolicy: Local
+    externalTrafficPolicy: Cluster
+    ipFamilies: [IPv4]
+    ports:
+    - {name: http, port: 80, protocol: TCP, targetPort: 8080, nodePort: 30080}
+- apiVersion: discovery.k8s.io/v1
+  kind: EndpointSlice
+  metadata:
+    name: web-abc
+    namespace: ns
+    labels: {kubernetes.io/service-name: web}
+  addressType: IPv4
+  ports:
+  - {name: http, port: 8080, protocol: TCP}
+  endpoints:
+  - {addresses: [10.244.1.5], conditions: {ready: true}, nodeName: node-a}
+  - {addresses: [10.244.2.6], conditions: {ready: true}, nodeName: node-b}
+  - {addresses: [10.244.2.7], conditions: {ready: true}, nodeName: node-b}
+`
+    const dir = mkdtempSync(join(tmpdir(), 'kp-diff-itp-'))
+    try {
+      const cluster = join(dir, 'cluster.yaml')
+      writeFileSync(cluster, yaml)
+      for (const [to, file] of [['iptables', 'rules.txt'], ['nftables', 'rules.nft']] as const) {
+        const out = join(dir, file)
+        const m = runKp(['migrate', '--to', to, '-f', cluster, '--node', 'node-a', '--pod-cidr', '10.244.0.0/16', '--out', out])
+        expect(m.exitCode, m.stderr).toBe(0)
+        const d = runKp(['diff', cluster, out, '--node', 'node-a', '--json'])
+        const doc = JSON.parse(d.stdout)
+        expect(doc.services, to).toEqual([])
+        expect(d.exitCode, to).toBe(0)
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })

@@ -12,8 +12,8 @@
  *     falls back to the cluster endpoints; a virtual server without real servers answers with
  *     ICMP port unreachable (the kernel's ip_vs_leave), which is `reject`.
  * Every frontend of a service port therefore has its own action, while the service port keeps
- * one endpoint list: every endpoint some frontend can reach, with `share` over the cluster
- * path (or over the local endpoints when the service only ever uses those).
+ * one endpoint list: every endpoint some frontend can reach, with `share` over the path a
+ * ClusterIP connection takes (the local endpoints under internalTrafficPolicy=Local).
  */
 import {pushAll} from '../../core/arrays.js'
 import {hostname} from 'node:os'
@@ -522,12 +522,17 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   // NodePorts are not subject to loadBalancerSourceRanges (§2.4).
   if (port.nodePort !== 0) frontends.push({type: 'NodePort', ip: null, port: port.nodePort, sourceRanges: [], action: ext})
 
-  // Every endpoint some frontend can reach (allLocallyReachableEndpoints), shares over the
-  // cluster path, or over the local set when the service port never uses the cluster path.
+  // Every endpoint some frontend can reach (allLocallyReachableEndpoints), with shares over the
+  // path a ClusterIP connection takes (a share is for a new connection from inside the cluster):
+  // the local set under internalTrafficPolicy=Local, else the cluster set. Under ITP=Local the
+  // readers of the node's rules see the shares of KUBE-SVL- / the local chain, which takes only
+  // this node's endpoints, even when a NodePort makes the service use the cluster set as well;
+  // shares over the cluster set made `kp diff cluster.yaml node-dump` report every endpoint of
+  // such a service as changed. IPVS falls back to the cluster set when no endpoint is local.
   const reachable = new Map<string, CachedEndpoint>()
   if (usesCluster) for (const e of cluster) reachable.set(`${e.ip}|${e.port}`, e)
   if (usesLocal) for (const e of local) reachable.set(`${e.ip}|${e.port}`, e)
-  const sharePath = usesCluster && cluster.length > 0 ? cluster : local
+  const sharePath = input.internalPolicyLocal && (ctx.target !== 'ipvs' || local.length > 0) ? local : cluster
   const inSharePath = new Set(sharePath.map((e) => `${e.ip}|${e.port}`))
   const endpoints: Endpoint[] = [...reachable.entries()].map(([id, e]) => ({
     ip: e.ip,
@@ -585,11 +590,16 @@ export function frontendKey(ip: string | null, port: number | null, protocol: Pr
  * targets. Under a Local policy (ITP for the ClusterIP, ETP for the others) these are the local
  * endpoints; without any, IPVS falls back to the cluster path and the other modes have none
  * (the frontend's action says drop or reject). Otherwise the cluster path: the endpoints with
- * a share (buildClusterState gives every other endpoint share 0).
+ * a share (buildClusterState gives every other endpoint share 0), or, under ITP=Local, where the
+ * shares are the local set's, the ready endpoints (the serving-terminating ones when none is).
  */
 export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): Endpoint[] {
   const policyLocal = fe.type === 'ClusterIP' ? sp.internalTrafficPolicy === 'Local' : sp.externalTrafficPolicy === 'Local'
-  const clusterPath = sp.endpoints.filter((e) => (e.share ?? 0) > 0)
+  // Shares are over the ClusterIP's path: under ITP=Local (without the IPVS fallback) that is the
+  // local set, and the cluster set is the ready endpoints, or the serving-terminating ones when none is.
+  const sharesLocal = sp.internalTrafficPolicy === 'Local' && !(mode === 'ipvs' && !sp.endpoints.some((e) => e.local === true))
+  const ready = sp.endpoints.filter((e) => e.state === 'ready')
+  const clusterPath = sharesLocal ? (ready.length > 0 ? ready : sp.endpoints.filter((e) => e.state === 'serving-terminating')) : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
   if (!policyLocal) return clusterPath
   const local = sp.endpoints.filter((e) => e.local === true)
   if (local.length > 0) return local

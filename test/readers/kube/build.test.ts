@@ -220,6 +220,23 @@ describe('traffic policies and the modes (§2.4, §3.4, a.3)', () => {
     expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.0.1:80 forward'])
   })
 
+  it('ITP=Local on a NodePort Service: shares over the local endpoints, as the node\'s rules show them', async () => {
+    // The ClusterIP goes to KUBE-SVL- / the local chain, and the iptables and nftables readers give
+    // shares over it; over the cluster set, `kp diff cluster.yaml node-dump` called every endpoint changed.
+    const eps = slice('s-1', 's', [{ip: '10.0.0.1', node: 'me'}, {ip: '10.0.0.2', node: 'other'}, {ip: '10.0.0.3', node: 'other'}])
+    for (const mode of ['iptables', 'nftables'] as const) {
+      const sp = portOf(await build(mode, itpLocal('NodePort'), eps), 'ns', 's', 'p')
+      expect(sp.endpoints.map((e) => `${e.ip} ${e.local} ${e.share}`), mode).toEqual(['10.0.0.1 true 1', '10.0.0.2 false 0', '10.0.0.3 false 0'])
+      // The NodePort (ETP=Cluster) still takes all three.
+      expect(sp.frontends.map((f) => `${f.type} ${frontendEndpoints(sp, f, mode).map((e) => e.ip)}`), mode).toEqual(['ClusterIP 10.0.0.1', 'NodePort 10.0.0.1,10.0.0.2,10.0.0.3'])
+    }
+    // IPVS: the ClusterIP's virtual server has the local endpoint; without one it falls back to all.
+    const ipvs = portOf(await build('ipvs', itpLocal('NodePort'), eps), 'ns', 's', 'p')
+    expect(ipvs.endpoints.map((e) => e.share)).toEqual([1, 0, 0])
+    const fallback = portOf(await build('ipvs', itpLocal('NodePort'), remoteOnly), 'ns', 's', 'p')
+    expect(fallback.endpoints.map((e) => e.share)).toEqual([1])
+  })
+
   it('ETP=Local counts only for externally accessible Services (ExternalPolicyLocal)', async () => {
     const sp = portOf(await build(undefined, service('s', {clusterIP: '10.96.0.1', externalTrafficPolicy: 'Local'}), remoteOnly), 'ns', 's', 'p')
     expect(sp.externalTrafficPolicy).toBe('Cluster')
