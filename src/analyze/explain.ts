@@ -229,8 +229,16 @@ function affinityText(affinity: SessionAffinity): string {
  * The endpoints a policy lets a frontend use, with each share renormalised over them. Under a
  * Local policy an endpoint of unknown locality may be one of them, and then no share is certain.
  */
-function reachable(endpoints: Endpoint[], policy: TrafficPolicy | null): ReachedEndpoint[] {
+function reachable(endpoints: Endpoint[], policy: TrafficPolicy | null, sharesOfOtherPath: boolean): ReachedEndpoint[] {
   const chosen = policy === 'Local' ? endpoints.filter((ep) => ep.local !== false) : endpoints
+  if (sharesOfOtherPath) {
+    // The shares are the local path's (the ClusterIP under internalTrafficPolicy=Local); this
+    // frontend takes kube-proxy's cluster path, which picks each of its endpoints alike.
+    // Cluster objects tell ready endpoints from serving-terminating ones: only the ready are on the cluster path then.
+    const ready = chosen.filter((ep) => ep.state === 'ready')
+    const path = ready.length > 0 ? ready : chosen
+    return path.map((ep) => ({ip: ep.ip, port: ep.port, share: 1 / path.length}))
+  }
   const known = chosen.every((ep) => ep.share !== null && (policy !== 'Local' || ep.local === true))
   const total = known ? chosen.reduce((sum, ep) => sum + (ep.share ?? 0), 0) : 0
   return chosen.map((ep) => ({ip: ep.ip, port: ep.port, share: known && total > 0 ? (ep.share ?? 0) / total : null}))
@@ -254,7 +262,13 @@ function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNod
   const external = fe.type !== 'ClusterIP'
   const policyName = external ? 'externalTrafficPolicy' : 'internalTrafficPolicy'
   const policy = external ? sp.externalTrafficPolicy : sp.internalTrafficPolicy
-  const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy) : []
+  // Shares are over the ClusterIP's path (a new connection from inside the cluster): under
+  // internalTrafficPolicy=Local that is the local endpoints, and an external frontend with the
+  // Cluster policy uses all of them instead (KUBE-SVC- / the cluster chain). Renormalising the
+  // local shares over all endpoints gave a NodePort of such a service 100 % to the local
+  // endpoint and 0 % to the others.
+  const otherPath = external && policy !== 'Local' && sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((ep) => ep.share !== null && ep.share > 0) && sp.scheduler === null && (mode === 'iptables' || mode === 'nftables' || mode === 'cluster')
+  const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
   const notes: string[] = []
   if (onNodeAddress !== null) notes.push(`${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`)
 

@@ -208,6 +208,26 @@ describe('explainService: what a new connection gets', () => {
     expect(found(s, 'ns/itp').matches[0]!.frontends[0]!.verdict).toContain('internalTrafficPolicy=Local')
   })
 
+  it('ITP=Local with a NodePort (ETP=Cluster): the NodePort picks every endpoint alike, not by the ClusterIP\'s local shares', () => {
+    // The shares are the ClusterIP's path (the local endpoint, 100 %); renormalised over all
+    // endpoints they gave the NodePort 100 % / 0 % / 0 %.
+    const s = state([
+      svc('ns', 'itp', {
+        frontends: [fe('ClusterIP', '172.30.0.9', 80), fe('NodePort', null, 30080)],
+        internalTrafficPolicy: 'Local',
+        externalTrafficPolicy: 'Cluster',
+        endpoints: [ep('10.1.0.1', 1, true), ep('10.1.0.2', 0, false), ep('10.1.0.3', 0, false)],
+      }),
+    ])
+    const [clusterIP, nodePort] = found(s, 'ns/itp').matches[0]!.frontends
+    expect(clusterIP!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.1 1'])
+    expect(nodePort!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.1 0.3333333333333333', '10.1.0.2 0.3333333333333333', '10.1.0.3 0.3333333333333333'])
+    // Cluster objects: only the ready endpoints are on the cluster path.
+    const c = state(s.services.map((sp) => ({...sp, endpoints: [{...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const}, {...ep('10.1.0.2', 0, false), state: 'ready' as const}]})))
+    c.mode = 'cluster'
+    expect(found(c, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.2 1'])
+  })
+
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {
     const one = [svc('ns', 's', {frontends: [fe('ClusterIP', '172.30.0.9', 80)], endpoints: [ep('10.1.0.1', 1)]})]
     const when = (node: Partial<NodeInfo>) => found(state(one, node), 'ns/s').matches[0]!.frontends[0]!.masquerade.when
