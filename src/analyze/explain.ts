@@ -267,7 +267,7 @@ function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNod
   // Cluster policy uses all of them instead (KUBE-SVC- / the cluster chain). Renormalising the
   // local shares over all endpoints gave a NodePort of such a service 100 % to the local
   // endpoint and 0 % to the others.
-  const otherPath = external && policy !== 'Local' && sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((ep) => ep.share !== null && ep.share > 0) && sp.scheduler === null && (mode === 'iptables' || mode === 'nftables' || mode === 'cluster')
+  const otherPath = external && policy !== 'Local' && sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((ep) => ep.local === true && ep.share !== null) && sp.scheduler === null && (mode === 'iptables' || mode === 'nftables' || mode === 'cluster')
   const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
   const notes: string[] = []
   if (onNodeAddress !== null) notes.push(`${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`)

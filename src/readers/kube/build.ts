@@ -528,11 +528,12 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   // readers of the node's rules see the shares of KUBE-SVL- / the local chain, which takes only
   // this node's endpoints, even when a NodePort makes the service use the cluster set as well;
   // shares over the cluster set made `kp diff cluster.yaml node-dump` report every endpoint of
-  // such a service as changed. IPVS falls back to the cluster set when no endpoint is local.
+  // such a service as changed. Without a local endpoint the ClusterIP has no local chain (it
+  // drops, or IPVS falls back to the cluster set), and the readers give the cluster chain's shares.
   const reachable = new Map<string, CachedEndpoint>()
   if (usesCluster) for (const e of cluster) reachable.set(`${e.ip}|${e.port}`, e)
   if (usesLocal) for (const e of local) reachable.set(`${e.ip}|${e.port}`, e)
-  const sharePath = input.internalPolicyLocal && (ctx.target !== 'ipvs' || local.length > 0) ? local : cluster
+  const sharePath = input.internalPolicyLocal && local.length > 0 ? local : cluster
   const inSharePath = new Set(sharePath.map((e) => `${e.ip}|${e.port}`))
   const endpoints: Endpoint[] = [...reachable.entries()].map(([id, e]) => ({
     ip: e.ip,
@@ -597,7 +598,7 @@ export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): En
   const policyLocal = fe.type === 'ClusterIP' ? sp.internalTrafficPolicy === 'Local' : sp.externalTrafficPolicy === 'Local'
   // Shares are over the ClusterIP's path: under ITP=Local (without the IPVS fallback) that is the
   // local set, and the cluster set is the ready endpoints, or the serving-terminating ones when none is.
-  const sharesLocal = sp.internalTrafficPolicy === 'Local' && !(mode === 'ipvs' && !sp.endpoints.some((e) => e.local === true))
+  const sharesLocal = sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((e) => e.local === true)
   const ready = sp.endpoints.filter((e) => e.state === 'ready')
   const clusterPath = sharesLocal ? (ready.length > 0 ? ready : sp.endpoints.filter((e) => e.state === 'serving-terminating')) : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
   if (!policyLocal) return clusterPath

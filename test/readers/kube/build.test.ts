@@ -230,6 +230,11 @@ describe('traffic policies and the modes (§2.4, §3.4, a.3)', () => {
       // The NodePort (ETP=Cluster) still takes all three.
       expect(sp.frontends.map((f) => `${f.type} ${frontendEndpoints(sp, f, mode).map((e) => e.ip)}`), mode).toEqual(['ClusterIP 10.0.0.1', 'NodePort 10.0.0.1,10.0.0.2,10.0.0.3'])
     }
+    // Without a local endpoint the ClusterIP has no local chain (it drops): the readers of the
+    // rules give the cluster chain's shares then.
+    for (const mode of ['iptables', 'nftables'] as const) {
+      expect(portOf(await build(mode, itpLocal('NodePort'), remoteOnly), 'ns', 's', 'p').endpoints.map((e) => e.share), mode).toEqual([1])
+    }
     // IPVS: the ClusterIP's virtual server has the local endpoint; without one it falls back to all.
     const ipvs = portOf(await build('ipvs', itpLocal('NodePort'), eps), 'ns', 's', 'p')
     expect(ipvs.endpoints.map((e) => e.share)).toEqual([1, 0, 0])
