@@ -167,11 +167,15 @@ function sameSet(x: string[], y: string[]): boolean {
 }
 
 function compareMatchedFrontends(x: Frontend, y: Frontend, out: FieldDifference[]): void {
-  if (x.action === y.action && sameSet(x.sourceRanges, y.sourceRanges)) return
+  // A frontend both sides reject rejects every client, whatever its source ranges; and kube-proxy's
+  // iptables layout writes no KUBE-FW chain for a service without endpoints, so its rules cannot
+  // show the ranges (a Service with ranges and no endpoint, against its own iptables rendering).
+  const sameRanges = (x.action === 'reject' && y.action === 'reject') || sameSet(x.sourceRanges, y.sourceRanges)
+  if (x.action === y.action && sameRanges) return
   // Named after the more specific side, so the field reads the same whichever side is vaguer.
   const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
   if (x.action !== y.action) out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
-  if (!sameSet(x.sourceRanges, y.sourceRanges)) out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
+  if (!sameRanges) out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
 }
 
 /**
@@ -312,10 +316,14 @@ export function compareServicePorts(x: ServicePort, y: ServicePort): FieldDiffer
   compareEndpoints(x.endpoints, y.endpoints, out)
   knownDiffers('internalTrafficPolicy', x.internalTrafficPolicy, y.internalTrafficPolicy, out)
   knownDiffers('externalTrafficPolicy', x.externalTrafficPolicy, y.externalTrafficPolicy, out)
-  // Affinity: None vs ClientIP always counts; the timeout only where both sides show it.
+  // Affinity: None vs ClientIP counts, the timeout where both sides show it; and only where some
+  // side has endpoints. iptables and nftables keep affinity on the endpoints' chains (`recent`,
+  // the affinity sets), so their rules for a service port without endpoints show none; and with
+  // no endpoint to stick to, it makes no difference.
   const ta = x.sessionAffinity?.timeoutSeconds ?? null
   const tb = y.sessionAffinity?.timeoutSeconds ?? null
-  if (Boolean(x.sessionAffinity) !== Boolean(y.sessionAffinity) || (ta !== null && tb !== null && ta !== tb)) {
+  const affinityMatters = x.endpoints.length > 0 || y.endpoints.length > 0
+  if (affinityMatters && (Boolean(x.sessionAffinity) !== Boolean(y.sessionAffinity) || (ta !== null && tb !== null && ta !== tb))) {
     out.push({field: 'sessionAffinity', a: describeAffinity(x), b: describeAffinity(y)})
   }
   knownDiffers('healthCheckNodePort', x.healthCheckNodePort, y.healthCheckNodePort, out)

@@ -162,6 +162,14 @@ describe('diffStates: compared fields', () => {
     ])
   })
 
+  it('not the source ranges of a frontend both sides reject (no KUBE-FW chain without endpoints)', () => {
+    // A LoadBalancer Service with ranges and no endpoint, against its own iptables rendering.
+    const lb = (action: Frontend['action'], sourceRanges: string[]) => sp({frontends: [fe('LoadBalancer', '5.6.0.1', 80, {action, sourceRanges})], endpoints: []})
+    expect(one(lb('reject', ['203.0.113.0/24']), lb('reject', [])).equal).toBe(true)
+    expect(one(lb('forward', ['203.0.113.0/24']), lb('forward', [])).services[0]!.differences).toEqual([{field: 'frontends[LoadBalancer 5.6.0.1:80].sourceRanges', a: ['203.0.113.0/24'], b: []}])
+    expect(one(lb('reject', ['203.0.113.0/24']), lb('drop', [])).services[0]!.differences.map((d) => d.field)).toEqual(['frontends[LoadBalancer 5.6.0.1:80].action', 'frontends[LoadBalancer 5.6.0.1:80].sourceRanges'])
+  })
+
   it('frontend differences are the same whether the two lists line up or not (the lined-up case skips the matching)', () => {
     const a = sp({frontends: [fe('ClusterIP', '10.96.0.10', 80), fe('ExternalIP', '1.2.3.4', 80, {action: 'drop'}), fe('LoadBalancer', '5.6.7.8', 443, {sourceRanges: ['10.0.0.0/8']}), fe('NodePort', null, 30080)]})
     const lined = sp({frontends: [fe('ClusterIP', '10.96.0.10', 80, {action: 'reject'}), fe('ExternalIP', '1.2.3.4', 80), fe('LoadBalancer', '5.6.7.8', 443, {sourceRanges: ['10.0.0.0/16']}), fe('NodePort', null, 30080)]})
@@ -236,6 +244,13 @@ describe('diffStates: compared fields', () => {
     expect(one(sticky(10800), sticky(null)).equal).toBe(true)
     expect(one(sticky(10800), sticky(60)).services[0]!.differences).toEqual([{field: 'sessionAffinity', a: 'ClientIP 10800s', b: 'ClientIP 60s'}])
     expect(one(sp(), sticky(null)).services[0]!.differences).toEqual([{field: 'sessionAffinity', a: 'None', b: 'ClientIP'}])
+    // Without endpoints on either side the rules cannot show it (a ClusterIP dropped under
+    // internalTrafficPolicy=Local with no local endpoint, against its own rendering), nor would it matter.
+    expect(one({...sticky(10), endpoints: []}, {...sp(), endpoints: []}).equal).toBe(true)
+    expect(one({...sticky(10), endpoints: []}, sp()).services[0]!.differences).toEqual([
+      {field: 'endpoint', a: null, b: '10.244.1.5:8080'},
+      {field: 'sessionAffinity', a: 'ClientIP 10s', b: 'None'},
+    ])
   })
 
   it('healthCheckNodePort and scheduler where both know them', () => {
