@@ -531,8 +531,18 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   // such a service as changed. Without a local endpoint the ClusterIP has no local chain (it
   // drops, or IPVS falls back to the cluster set), and the readers give the cluster chain's shares.
   const reachable = new Map<string, CachedEndpoint>()
-  if (usesCluster) for (const e of cluster) reachable.set(`${e.ip}|${e.port}`, e)
-  if (usesLocal) for (const e of local) reachable.set(`${e.ip}|${e.port}`, e)
+  const reach = (list: readonly CachedEndpoint[]): void => {
+    for (const e of list) reachable.set(`${e.ip}|${e.port}`, e)
+  }
+  if (ctx.target === 'ipvs') {
+    // IPVS has no short-circuit of pod traffic to the cluster set under ETP=Local: an endpoint is
+    // reachable only as a real server of some virtual server (the readers of ipvsadm see no other).
+    reach(input.internalPolicyLocal && local.length > 0 ? local : cluster)
+    if (portExternallyAccessible) reach(input.externalPolicyLocal && local.length > 0 ? local : cluster)
+  } else {
+    if (usesCluster) reach(cluster)
+    if (usesLocal) reach(local)
+  }
   const sharePath = input.internalPolicyLocal && local.length > 0 ? local : cluster
   const inSharePath = new Set(sharePath.map((e) => `${e.ip}|${e.port}`))
   const endpoints: Endpoint[] = [...reachable.entries()].map(([id, e]) => ({

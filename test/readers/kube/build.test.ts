@@ -242,6 +242,19 @@ describe('traffic policies and the modes (§2.4, §3.4, a.3)', () => {
     expect(fallback.endpoints.map((e) => e.share)).toEqual([1])
   })
 
+  it('IPVS lists only the endpoints some virtual server has: none of the cluster set when every policy is Local', async () => {
+    // IPVS has no short-circuit of pod traffic under ETP=Local; listing the remote endpoints made
+    // \`kp diff cluster.yaml\` against the node's (or kp's own) ipvsadm listing call them removed.
+    const both = service('s', {clusterIP: '10.96.0.1', type: 'NodePort', internalTrafficPolicy: 'Local', externalTrafficPolicy: 'Local', ports: [{name: 'p', port: 80, nodePort: 30001}]})
+    const eps = slice('s-1', 's', [{ip: '10.0.0.1', node: 'me'}, {ip: '10.0.0.2', node: 'other'}])
+    expect(portOf(await build('ipvs', both, eps), 'ns', 's', 'p').endpoints.map((e) => e.ip)).toEqual(['10.0.0.1'])
+    // iptables and nftables keep the remote one: the ETP=Local short-circuit sends pod traffic to it.
+    expect(portOf(await build('nftables', both, eps), 'ns', 's', 'p').endpoints.map((e) => e.ip)).toEqual(['10.0.0.1', '10.0.0.2'])
+    // A Cluster policy on either path takes the cluster set into IPVS as well.
+    const etpOnly = service('s', {clusterIP: '10.96.0.1', type: 'NodePort', externalTrafficPolicy: 'Local', ports: [{name: 'p', port: 80, nodePort: 30001}]})
+    expect(portOf(await build('ipvs', etpOnly, eps), 'ns', 's', 'p').endpoints.map((e) => e.ip)).toEqual(['10.0.0.1', '10.0.0.2'])
+  })
+
   it('ETP=Local counts only for externally accessible Services (ExternalPolicyLocal)', async () => {
     const sp = portOf(await build(undefined, service('s', {clusterIP: '10.96.0.1', externalTrafficPolicy: 'Local'}), remoteOnly), 'ns', 's', 'p')
     expect(sp.externalTrafficPolicy).toBe('Cluster')
