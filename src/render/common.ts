@@ -473,6 +473,13 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
 
   const allEndpoints: PlannedEndpoint[] = []
   const seenEndpoints = new Set<string>()
+  // Shares over the cluster path (internalTrafficPolicy Cluster): an endpoint of unknown state with
+  // share 0 is not on it in the source, only on the local path (a serving-terminating fallback
+  // there: the rules of a node do not say which endpoints are terminating). Taken as ready, it
+  // went into the target's cluster cascade: an iptables node whose only local endpoint was
+  // terminating under ETP=Local migrated to nftables rules that sent it a third of the cluster's
+  // connections.
+  const sharesOnClusterPath = sp.internalTrafficPolicy !== 'Local' && sp.endpoints.some((ep) => ep.share !== null && ep.share > 0)
   let draining = 0
   let unequalWeights = false
   let unknownLocality = false
@@ -494,12 +501,13 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     const es = endpointString(ep.ip, ep.port)
     if (seenEndpoints.has(es)) continue
     seenEndpoints.add(es)
+    const offClusterPath = sharesOnClusterPath && ep.state === null && ep.share === 0
     allEndpoints.push({
       ip: ep.ip,
       port: ep.port,
       local: ep.local === true,
-      ready: ep.state !== 'serving-terminating',
-      servingTerminating: ep.state === 'serving-terminating',
+      ready: ep.state !== 'serving-terminating' && !offClusterPath,
+      servingTerminating: ep.state === 'serving-terminating' || offClusterPath,
       endpointString: es,
     })
   }
