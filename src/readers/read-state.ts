@@ -4,6 +4,7 @@
  * and the command layer turns error-severity ones into exit 3.
  */
 import {pushAll} from '../core/arrays.js'
+import {dropInvalidAddresses, locateIn} from './valid-addresses.js'
 import type {Mode, ProxyState} from '../model/types.js'
 import {diag, emptyState, sortState} from '../core/state.js'
 import {isBlank, withoutByteOrderMark} from '../core/text.js'
@@ -132,8 +133,8 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
     const onlyCluster = parsed.every((p) => p.format === 'kube')
     const mode = opts.mode && !onlyCluster ? opts.mode : detectMode(parsed)
     state = await (await builderFor(mode, parsed))(parsed, opts)
-    // Parse diagnostics come first, in source order; the builder's follow.
-    state.diagnostics = [...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics]
+    // Parse diagnostics come first, in source order; the builder's follow, then the last check's.
+    state.diagnostics = [...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics, ...dropInvalidAddresses(state, locateIn(input.sources))]
     state.sources = parsed.map((p) => p.source)
     if (saved.length > 0) {
       state.diagnostics.push(diag('warning', 'INPUT_MIXED', 'a saved ProxyState was given with other inputs; it was ignored', null))

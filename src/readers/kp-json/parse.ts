@@ -6,7 +6,7 @@
  * one JSON.parse and one walk; lines are worked out (../json-lines.ts) only when there is a
  * problem to report.
  */
-import {isIP} from 'node:net'
+import {isCidrText, isIpAddress} from '../../core/address-text.js'
 import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
@@ -137,20 +137,11 @@ function object<T>(shape: Shape<T>): Reader<T> {
   }
 }
 
-const ip: Reader<string> = (v, at, ctx) => (typeof v === 'string' && isIP(v) !== 0 ? v : bad(ctx, at, 'an IP address', v))
+const ip: Reader<string> = (v, at, ctx) => (typeof v === 'string' && isIpAddress(v) ? v : bad(ctx, at, 'an IP address', v))
 
 /** `10.0.0.0/8`, `fd00::/64`; with `bare` also a plain address (nodePortAddresses holds both). */
 function cidr(bare: boolean): Reader<string> {
-  return (v, at, ctx) => {
-    if (typeof v === 'string') {
-      const slash = v.indexOf('/')
-      const version = isIP(slash < 0 ? v : v.slice(0, slash))
-      if (slash < 0 && bare && version !== 0) return v
-      const prefix = v.slice(slash + 1)
-      if (slash > 0 && version !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128)) return v
-    }
-    return bad(ctx, at, bare ? 'an IP address or CIDR' : 'a CIDR', v)
-  }
+  return (v, at, ctx) => (typeof v === 'string' && isCidrText(v, bare) ? v : bad(ctx, at, bare ? 'an IP address or CIDR' : 'a CIDR', v))
 }
 
 const port = int(0, 65535)

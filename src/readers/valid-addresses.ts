@@ -1,0 +1,144 @@
+/**
+ * The last check of a state a reader built from dumps: every address, CIDR and port in it is one
+ * a saved state (kp-json) accepts, so `kp list --json` output can always be read back, and no
+ * renderer writes a corrupt value into rules. A reader that took a word of a damaged line for an
+ * address (`--to-destination 10.180.0.3::80`, `-s COMMIT`, an nft element cut in the middle:
+ * found by mutating the fixtures) leaves it here, as an error with the service's first rule:
+ * the value is left out and the rest of the state stands.
+ */
+import {isCidrText, isIpAddress} from '../core/address-text.js'
+import {diag, displayName} from '../core/state.js'
+import type {Diagnostic, ProxyState, ServicePort, SourceRef} from '../model/types.js'
+import type {SourceText} from './types.js'
+
+const CODE = 'INPUT_BAD_ADDRESS'
+/** How much of a bad value a message quotes. */
+const QUOTE_CHARS = 80
+
+/**
+ * Where a value a reader took for an address is: the first of the `near` lines (the service
+ * port's rules) that holds it, else the first line of the sources that does.
+ */
+export type Locate = (value: string, near?: readonly SourceRef[]) => SourceRef | null
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > QUOTE_CHARS ? `${value.slice(0, QUOTE_CHARS)}...` : value)
+}
+
+/**
+ * Locate over these sources. A value not found as it is may be one a reader made from a word
+ * (`x/32` of `-s x`): the part before its slash is looked for then. Found nowhere: the first
+ * source's first line. Only the few bad values are looked for, so the sources' lines are indexed
+ * only then.
+ */
+export function locateIn(sources: readonly SourceText[]): Locate {
+  const starts = new Map<string, number[]>()
+  const lineStarts = (src: SourceText): number[] => {
+    let list = starts.get(src.path)
+    if (!list) {
+      list = [0]
+      const text = src.text
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) list.push(i + 1)
+      starts.set(src.path, list)
+    }
+    return list
+  }
+  const lineHolds = (src: SourceText, line: number, needle: string): boolean => {
+    const list = lineStarts(src)
+    const from = list[line - 1]
+    if (from === undefined) return false
+    const to = list[line] ?? src.text.length
+    const at = src.text.indexOf(needle, from)
+    return at >= 0 && at + needle.length <= to
+  }
+  return (value, near = []) => {
+    const slash = value.indexOf('/')
+    const needles = slash > 0 ? [value, value.slice(0, slash)] : [value]
+    for (const needle of needles) {
+      for (const ref of near) {
+        const src = sources.find((s) => s.path === ref.path)
+        if (src && lineHolds(src, ref.line, needle)) return ref
+      }
+    }
+    for (const needle of needles) {
+      for (const src of sources) {
+        const at = src.text.indexOf(needle)
+        if (at < 0) continue
+        const list = lineStarts(src)
+        let lo = 0
+        let hi = list.length - 1
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1
+          if (list[mid]! <= at) lo = mid
+          else hi = mid - 1
+        }
+        return {path: src.path, line: lo + 1}
+      }
+    }
+    return sources[0] ? {path: sources[0].path, line: 1} : null
+  }
+}
+
+function isPortOrNull(port: number | null): boolean {
+  return port === null || (Number.isInteger(port) && port >= 0 && port <= 65535)
+}
+
+/** Removes what is not an address, CIDR or port where the model wants one; says so for each. */
+export function dropInvalidAddresses(state: ProxyState, locate: Locate): Diagnostic[] {
+  const out: Diagnostic[] = []
+  const {node} = state
+  const badCidrs = node.podCIDRs.filter((c) => !isCidrText(c, false))
+  if (badCidrs.length > 0) {
+    for (const c of badCidrs) out.push(diag('error', CODE, `pod CIDR ${quote(c)} is not a CIDR; left out`, locate(c)))
+    node.podCIDRs = node.podCIDRs.filter((c) => isCidrText(c, false))
+  }
+  if (node.nodePortAddresses !== null && node.nodePortAddresses.some((c) => !isCidrText(c, true))) {
+    for (const c of node.nodePortAddresses) if (!isCidrText(c, true)) out.push(diag('error', CODE, `nodePortAddresses entry ${quote(c)} is not an address or CIDR; left out`, locate(c)))
+    node.nodePortAddresses = node.nodePortAddresses.filter((c) => isCidrText(c, true))
+  }
+  for (const sp of state.services) checkServicePort(sp, out, locate)
+  return out
+}
+
+function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): void {
+  /** The line of the value where it can be found, else the service port's first rule. */
+  const say = (what: string, value: string): void => {
+    out.push(diag('error', CODE, `${displayName(sp)}: ${what}; left out`, locate(value, sp.rules) ?? sp.rules[0] ?? null))
+  }
+  let frontendsOk = true
+  for (const f of sp.frontends) {
+    if ((f.ip !== null && !isIpAddress(f.ip)) || !isPortOrNull(f.port) || f.sourceRanges.some((r) => !isCidrText(r, false))) frontendsOk = false
+  }
+  if (!frontendsOk) {
+    sp.frontends = sp.frontends.filter((f) => {
+      if (f.ip !== null && !isIpAddress(f.ip)) {
+        say(`${f.type} address ${quote(f.ip)} is not an IP address`, f.ip)
+        return false
+      }
+      if (!isPortOrNull(f.port)) {
+        say(`${f.type} port ${f.port} is not a port`, String(f.port))
+        return false
+      }
+      const bad = f.sourceRanges.filter((r) => !isCidrText(r, false))
+      // A range left out would let more clients in: the frontend goes with it.
+      if (bad.length > 0) {
+        say(`${f.type} ${f.ip ?? '*'}:${f.port ?? '?'} source range ${quote(bad[0]!)} is not a CIDR, so who may connect is not known`, bad[0]!)
+        return false
+      }
+      return true
+    })
+  }
+  if (sp.healthCheckNodePort !== null && !isPortOrNull(sp.healthCheckNodePort)) {
+    say(`health check NodePort ${sp.healthCheckNodePort} is not a port`, String(sp.healthCheckNodePort))
+    sp.healthCheckNodePort = null
+  }
+  let endpointsOk = true
+  for (const ep of sp.endpoints) if (!isIpAddress(ep.ip) || !isPortOrNull(ep.port)) endpointsOk = false
+  if (!endpointsOk) {
+    sp.endpoints = sp.endpoints.filter((ep) => {
+      if (isIpAddress(ep.ip) && isPortOrNull(ep.port)) return true
+      say(`endpoint ${quote(ep.ip)}${ep.port === null ? '' : ` port ${ep.port}`} is not an IP address and port`, ep.ip)
+      return false
+    })
+  }
+}
