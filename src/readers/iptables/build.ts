@@ -570,7 +570,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   const readDispatchChain = (g: Group, chain: IptablesChain, kind: 'svc' | 'svl' | 'xlb'): void => {
     const local = kind !== 'svc'
     if (kind === 'xlb') g.etp = 'Local'
-    else node.sawInternalChain = true
+    // Only the ClusterIP's own chain says something about the detector: kube-proxy writes the
+    // "! -s podCIDR" masquerade rule into it. A KUBE-SVC chain reached only from KUBE-EXT (ITP=Local
+    // without local endpoints, and an externalIP or NodePort) has none whatever the detector, and
+    // taking it for evidence read a node's dump of such services as localDetector "none".
+    else if (g.frontends.some((f) => f.type === 'ClusterIP' && f.via === kind)) node.sawInternalChain = true
     let cascade: Cascade | null = null
     for (let i = 0, n = chain.ruleCount; i < n; i++) {
       const rule = chain.ruleAt(i)
