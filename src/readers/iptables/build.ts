@@ -903,6 +903,9 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     /** The ip:port of each endpoint, made once an address comes twice (endpointString is one-to-one: one ip:port is one ip and one port). */
     let seenEndpoints: Set<string> | null = null
+    // A local endpoint on the local chain but not on a cluster chain that has endpoints is the
+    // serving-terminating fallback (see markTerminatingFallbacks in ../nft/kube-proxy-table.ts).
+    const clusterMembers = g.localCascade !== null && g.cascade !== null && g.cascade.endpoints.length > 0 ? new Set(g.cascade.endpoints) : null
     for (const ep of g.endpoints) {
       if (ep.written === null) continue // the SEP chain is missing or has no DNAT (reported above)
       if (g.spn !== null) {
@@ -930,7 +933,7 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         // An endpoint that is not on the cluster path (only in SVL) gets no new connection from it.
         share: shares !== null ? shares[ep.index]! : null,
         weight: null,
-        state: null,
+        state: clusterMembers !== null && ep.inLocal && !clusterMembers.has(ep) ? 'serving-terminating' : null,
       })
     }
     if (g.localDrop) {

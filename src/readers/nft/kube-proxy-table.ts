@@ -482,6 +482,7 @@ export class KubeProxyTableReader {
     add(primary, true, primary === local)
     if (cluster && cluster !== primary) add(cluster, false, false)
     if (local && local !== primary) add(local, false, true)
+    markTerminatingFallbacks(endpoints, cluster, local)
 
     const hasExternal = [...a.frontends.values()].some((f) => f.type !== 'ClusterIP')
     // An external chain without the Local short-circuits: ETP=Cluster. No external chain and no
@@ -708,6 +709,23 @@ export class KubeProxyTableReader {
       if (this.used.has(objName) || this.chain(objName)) continue
       if (parsePerServiceName(objName)?.prefix === 'affinity') this.reporter.report('info', 'NFT_STALE_SET', `affinity set ${objName} is not used by any rule`, this.ref(set.line))
     }
+  }
+}
+
+/**
+ * A local endpoint on the local chain but not on a cluster chain that has endpoints: kube-proxy
+ * leaves a local endpoint out of the cluster set only when it is not ready, and uses it on the
+ * local path only as the serving-terminating fallback (or when topology hints leave it out, which
+ * renders alike). Said, so that a target mode keeps it off its cluster path: taken as ready, a
+ * migration sent it a share of the cluster's connections (test/render/terminating-local.test.ts).
+ */
+function markTerminatingFallbacks(endpoints: Map<string, Endpoint>, cluster: readonly SelectedEndpoint[] | null, local: readonly SelectedEndpoint[] | null): void {
+  if (!cluster || cluster.length === 0 || !local || local.length === 0) return
+  const inCluster = new Set(cluster.map((e) => `${e.ip}|${e.port}`))
+  for (const e of local) {
+    const k = `${e.ip}|${e.port}`
+    const ep = endpoints.get(k)
+    if (ep && !inCluster.has(k)) ep.state = 'serving-terminating'
   }
 }
 
