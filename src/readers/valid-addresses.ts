@@ -3,8 +3,8 @@
  * a saved state (kp-json) accepts, so `kp list --json` output can always be read back, and no
  * renderer writes a corrupt value into rules. A reader that took a word of a damaged line for an
  * address (`--to-destination 10.180.0.3::80`, `-s COMMIT`, an nft element cut in the middle:
- * found by mutating the fixtures) leaves it here, as an error with the service's first rule:
- * the value is left out and the rest of the state stands.
+ * found by mutating the fixtures) leaves it here, as an error at the line that holds it (looked
+ * for among the service port's rules first): the value is left out and the rest of the state stands.
  */
 import {isCidrText, isIpAddress} from '../core/address-text.js'
 import {diag, displayName} from '../core/state.js'

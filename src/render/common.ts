@@ -475,10 +475,10 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   const seenEndpoints = new Set<string>()
   // Shares over the cluster path (internalTrafficPolicy Cluster): an endpoint of unknown state with
   // share 0 is not on it in the source, only on the local path (a serving-terminating fallback
-  // there: the rules of a node do not say which endpoints are terminating). Taken as ready, it
-  // went into the target's cluster cascade: an iptables node whose only local endpoint was
-  // terminating under ETP=Local migrated to nftables rules that sent it a third of the cluster's
-  // connections.
+  // there; the readers of rules say so themselves now, a state made elsewhere may not). Taken as
+  // ready, it went into the target's cluster cascade: an iptables node whose only local endpoint
+  // was terminating under ETP=Local migrated to nftables rules that sent it a third of the
+  // cluster's connections.
   const sharesOnClusterPath = sp.internalTrafficPolicy !== 'Local' && sp.endpoints.some((ep) => ep.share !== null && ep.share > 0)
   let draining = 0
   let unequalWeights = false

@@ -677,13 +677,13 @@ function isWordEnd(bytes: Uint8Array, at: number, nl: number): boolean {
   return at >= nl || bytes[at] === 32 || bytes[at] === 13 /* \r */
 }
 
-/** Where the `-j`/`-g` target of rule line pos..nl starts, or -1: a search back from its end, making no string. */
 /** Whether line pos..nl has ` --jump ` or ` --goto ` (asked only of the few rules without -j / -g). */
 function longJump(bytes: Buffer, pos: number, nl: number): boolean {
   const line = bytes.toString('latin1', pos, nl)
   return line.includes(' --jump ') || line.includes(' --goto ')
 }
 
+/** Where the `-j`/`-g` target of rule line pos..nl starts, or -1: a search back from its end, making no string. */
 function targetStart(bytes: Uint8Array, pos: number, nl: number): number {
   for (let i = nl - 4; i >= pos; i--) {
     if (bytes[i] !== 32 || bytes[i + 1] !== 45 /* - */ || bytes[i + 3] !== 32) continue
