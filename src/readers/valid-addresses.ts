@@ -8,6 +8,7 @@
  */
 import {isCidrText, isIpAddress} from '../core/address-text.js'
 import {diag, displayName} from '../core/state.js'
+import {indexAtOrBefore} from '../core/text.js'
 import type {Diagnostic, ProxyState, ServicePort, SourceRef} from '../model/types.js'
 import type {SourceText} from './types.js'
 
@@ -64,15 +65,7 @@ export function locateIn(sources: readonly SourceText[]): Locate {
       for (const src of sources) {
         const at = src.text.indexOf(needle)
         if (at < 0) continue
-        const list = lineStarts(src)
-        let lo = 0
-        let hi = list.length - 1
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1
-          if (list[mid]! <= at) lo = mid
-          else hi = mid - 1
-        }
-        return {path: src.path, line: lo + 1}
+        return {path: src.path, line: indexAtOrBefore(lineStarts(src), at) + 1}
       }
     }
     return sources[0] ? {path: sources[0].path, line: 1} : null
