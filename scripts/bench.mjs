@@ -28,7 +28,10 @@ const DOC = join(ROOT, 'docs/benchmarks.md')
 const START = '<!-- bench:start -->'
 const END = '<!-- bench:end -->'
 
-const {values: opts} = parseArgs({
+const USAGE = `usage: node scripts/bench.mjs [--sizes 1000,10000] [--endpoints 10] [--runs 3] [--comments auto|always]
+                          [--formats iptables-save,iptables-save-comments,nft-text,nft-json,ipvsadm]
+                          [--startup-runs 10] [--single-run-above 60] [--no-migrate] [--no-write]`
+const {values: opts} = parseBenchArgs({
   options: {
     sizes: {type: 'string', default: '1000,10000'},
     endpoints: {type: 'string', default: '10'},
@@ -44,6 +47,21 @@ const {values: opts} = parseArgs({
     'no-write': {type: 'boolean', default: false},
   },
 })
+
+/** parseArgs, with a usage line instead of a stack trace for --help or an option it does not know. */
+function parseBenchArgs(config) {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`)
+    process.exit(0)
+  }
+  try {
+    return parseArgs(config)
+  } catch (error) {
+    process.stderr.write(`bench: ${error.message}\n${USAGE}\n`)
+    process.exit(2)
+  }
+}
+
 const sizes = opts.sizes.split(',').map(Number)
 const endpointsPerService = Number(opts.endpoints)
 const runs = Number(opts.runs)

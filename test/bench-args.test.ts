@@ -1,0 +1,24 @@
+/**
+ * `npm run bench` (scripts/bench.mjs) with --help or an option it does not know: a usage line and
+ * exit 2, not node's stack trace from parseArgs. Both exit before anything is generated or run.
+ */
+import {spawnSync} from 'node:child_process'
+import {describe, expect, it} from 'vitest'
+import {ROOT} from './helpers/run-cli.js'
+
+const bench = (...args: string[]) => spawnSync(process.execPath, ['scripts/bench.mjs', ...args], {cwd: ROOT, encoding: 'utf8', timeout: 30_000})
+
+describe('scripts/bench.mjs arguments', () => {
+  it('--help prints the usage and exits 0', () => {
+    const r = bench('--help')
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/^usage: node scripts\/bench\.mjs /)
+  })
+
+  it('an unknown option is one line and the usage, exit 2', () => {
+    const r = bench('--bogus')
+    expect(r.status).toBe(2)
+    expect(r.stderr.split('\n')[0]).toBe("bench: Unknown option '--bogus'")
+    expect(r.stderr).not.toMatch(/\bat .*\(|node:internal/)
+  })
+})
