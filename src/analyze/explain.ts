@@ -7,7 +7,7 @@
  * ../shared/reference/kube-proxy-iptables-nftables.md §1 and §2.4: which endpoints a traffic
  * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
  */
-import {displayName} from '../core/state.js'
+import {clusterSet, displayName, sharesOnLocalPath} from '../core/state.js'
 import type {
   Endpoint,
   EndpointState,
@@ -234,9 +234,7 @@ function reachable(endpoints: Endpoint[], policy: TrafficPolicy | null, sharesOf
   if (sharesOfOtherPath) {
     // The shares are the local path's (the ClusterIP under internalTrafficPolicy=Local); this
     // frontend takes kube-proxy's cluster path, which picks each of its endpoints alike.
-    // Cluster objects tell ready endpoints from serving-terminating ones: only the ready are on the cluster path then.
-    const ready = chosen.filter((ep) => ep.state === 'ready')
-    const path = ready.length > 0 ? ready : chosen
+    const path = clusterSet(chosen)
     return path.map((ep) => ({ip: ep.ip, port: ep.port, share: 1 / path.length}))
   }
   const known = chosen.every((ep) => ep.share !== null && (policy !== 'Local' || ep.local === true))
@@ -267,7 +265,8 @@ function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNod
   // Cluster policy uses all of them instead (KUBE-SVC- / the cluster chain). Renormalising the
   // local shares over all endpoints gave a NodePort of such a service 100 % to the local
   // endpoint and 0 % to the others.
-  const otherPath = external && policy !== 'Local' && sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((ep) => ep.local === true && ep.share !== null) && sp.scheduler === null && (mode === 'iptables' || mode === 'nftables' || mode === 'cluster')
+  // (Not where a scheduler decides: IPVS keeps share 0 for draining real servers only.)
+  const otherPath = external && policy !== 'Local' && mode !== 'ipvs' && sp.scheduler === null && sharesOnLocalPath(sp) && sp.endpoints.some((ep) => ep.share !== null)
   const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
   const notes: string[] = []
   if (onNodeAddress !== null) notes.push(`${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`)

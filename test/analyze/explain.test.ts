@@ -226,6 +226,9 @@ describe('explainService: what a new connection gets', () => {
     const c = state(s.services.map((sp) => ({...sp, endpoints: [{...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const}, {...ep('10.1.0.2', 0, false), state: 'ready' as const}]})))
     c.mode = 'cluster'
     expect(found(c, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.2 1'])
+    // Read from rules: the terminating fallback is said, the others have no state (not "ready").
+    const r = state(s.services.map((sp) => ({...sp, endpoints: [{...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const}, ep('10.1.0.2', 0, false), ep('10.1.0.3', 0, false)]})))
+    expect(found(r, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((x) => `${x.ip} ${x.share}`)).toEqual(['10.1.0.2 0.5', '10.1.0.3 0.5'])
   })
 
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {

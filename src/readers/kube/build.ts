@@ -17,7 +17,7 @@
  */
 import {pushAll} from '../../core/arrays.js'
 import {hostname} from 'node:os'
-import {diag, emptyState, sortState} from '../../core/state.js'
+import {clusterSet, diag, emptyState, sharesOnLocalPath, sortState} from '../../core/state.js'
 import type {Diagnostic, Endpoint, Family, Frontend, FrontendAction, Mode, Protocol, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {binaryDataProblem, SNIFF_BYTES} from '../bytes.js'
@@ -601,16 +601,12 @@ export function frontendKey(ip: string | null, port: number | null, protocol: Pr
  * targets. Under a Local policy (ITP for the ClusterIP, ETP for the others) these are the local
  * endpoints; without any, IPVS falls back to the cluster path and the other modes have none
  * (the frontend's action says drop or reject). Otherwise the cluster path: the endpoints with
- * a share (buildClusterState gives every other endpoint share 0), or, under ITP=Local, where the
- * shares are the local set's, the ready endpoints (the serving-terminating ones when none is).
+ * a share (buildClusterState gives every other endpoint share 0), or, where the shares are the
+ * local set's (sharesOnLocalPath), the cluster set by state (clusterSet).
  */
 export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): Endpoint[] {
   const policyLocal = fe.type === 'ClusterIP' ? sp.internalTrafficPolicy === 'Local' : sp.externalTrafficPolicy === 'Local'
-  // Shares are over the ClusterIP's path: under ITP=Local (without the IPVS fallback) that is the
-  // local set, and the cluster set is the ready endpoints, or the serving-terminating ones when none is.
-  const sharesLocal = sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((e) => e.local === true)
-  const ready = sp.endpoints.filter((e) => e.state === 'ready')
-  const clusterPath = sharesLocal ? (ready.length > 0 ? ready : sp.endpoints.filter((e) => e.state === 'serving-terminating')) : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
+  const clusterPath = sharesOnLocalPath(sp) ? clusterSet(sp.endpoints) : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
   if (!policyLocal) return clusterPath
   const local = sp.endpoints.filter((e) => e.local === true)
   if (local.length > 0) return local
