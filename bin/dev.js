@@ -9,4 +9,8 @@ import {execute} from '@oclif/core'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const pjson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 pjson.oclif.commands = './src/commands'
-await execute({development: true, dir: import.meta.url, loadOptions: {root, pjson, ignoreManifest: true}})
+await execute({
+  development: true,
+  dir: import.meta.url,
+  loadOptions: {root, pjson, ignoreManifest: true},
+})

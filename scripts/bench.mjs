@@ -12,7 +12,14 @@
 // The nft rows need root and `ip netns`: the generated transaction is loaded into a network
 // namespace made for it (and always deleted) so that the real nft prints the list and -j forms.
 import {spawn, spawnSync} from 'node:child_process'
-import {createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {cpus, freemem, release, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -39,7 +46,10 @@ const {values: opts} = parseBenchArgs({
     // auto: kube-proxy's large-cluster mode drops SVC→SEP and SEP comments above 1000 endpoints.
     comments: {type: 'string', default: 'auto'},
     'startup-runs': {type: 'string', default: '10'},
-    formats: {type: 'string', default: 'iptables-save,iptables-save-comments,nft-text,nft-json,ipvsadm'},
+    formats: {
+      type: 'string',
+      default: 'iptables-save,iptables-save-comments,nft-text,nft-json,ipvsadm',
+    },
     'no-migrate': {type: 'boolean', default: false},
     // A measurement whose first run takes longer than this many seconds is not repeated (the
     // 10k nft yardstick alone takes minutes of kernel time on this 2-core machine).
@@ -129,45 +139,81 @@ function inputsOf(tmp, services, endpoints, netnsReason) {
     if (!cache.has(key)) cache.set(key, make())
     return cache.get(key)
   }
-  const iptables = () => once('iptables', async () => {
-    const path = `${base}-iptables-save.txt`
-    return {path, ...(await generateIptablesSave(path, {services, endpointsPerService: endpoints, comments: opts.comments}))}
-  })
+  const iptables = () =>
+    once('iptables', async () => {
+      const path = `${base}-iptables-save.txt`
+      return {
+        path,
+        ...(await generateIptablesSave(path, {
+          services,
+          endpointsPerService: endpoints,
+          comments: opts.comments,
+        })),
+      }
+    })
   // The same services with every comment kept, whatever their number: a node below kube-proxy's
   // 1,000-endpoint threshold (or a release before it) scaled up; issue 2 describes this 47 MB form.
-  const iptablesCommented = () => once('iptables-commented', async () => {
-    const path = `${base}-iptables-save-comments.txt`
-    return {path, ...(await generateIptablesSave(path, {services, endpointsPerService: endpoints, comments: 'always'}))}
-  })
-  const transaction = () => once('transaction', async () => {
-    const path = `${base}-nft-transaction.nft`
-    return {path, ...(await generateNftTransaction(path, {services, endpointsPerService: endpoints}))}
-  })
-  const kernelListings = () => once('listings', async () => {
-    if (netnsReason) return {error: netnsReason}
-    const tx = await transaction()
-    const ns = netnsAdd()
-    if (ns.error) return {error: ns.error}
-    try {
-      const started = Date.now()
-      const load = spawnSync('ip', ['netns', 'exec', ns.name, 'nft', '-f', tx.path], {encoding: 'utf8'})
-      if (load.status !== 0) return {error: `nft -f exited ${load.status}: ${load.stderr.trim().split('\n')[0]}`}
-      const text = `${base}-nft-list.nft`
-      const json = `${base}-nft-list.json`
-      for (const [argv, path] of [[['nft', 'list', 'table', 'ip', 'kube-proxy'], text], [['nft', '-j', 'list', 'table', 'ip', 'kube-proxy'], json]]) {
-        const r = await runToFile(['ip', 'netns', 'exec', ns.name, ...argv], path)
-        if (r.exitCode !== 0) return {error: `${argv.join(' ')} exited ${r.exitCode}: ${r.stderr.trim().split('\n')[0]}`}
+  const iptablesCommented = () =>
+    once('iptables-commented', async () => {
+      const path = `${base}-iptables-save-comments.txt`
+      return {
+        path,
+        ...(await generateIptablesSave(path, {
+          services,
+          endpointsPerService: endpoints,
+          comments: 'always',
+        })),
       }
-      process.stderr.write(`bench: loaded and listed ${services}×${endpoints} nft rules in a namespace in ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
-      return {text: {path: text, ...fileStats(text)}, json: {path: json, ...fileStats(json)}}
-    } finally {
-      netnsDel(ns.name)
-    }
-  })
-  const ipvsadm = () => once('ipvsadm', async () => {
-    const path = `${base}-ipvsadm-Ln.txt`
-    return {path, ...(await generateIpvsadmList(path, {services, endpointsPerService: endpoints}))}
-  })
+    })
+  const transaction = () =>
+    once('transaction', async () => {
+      const path = `${base}-nft-transaction.nft`
+      return {
+        path,
+        ...(await generateNftTransaction(path, {services, endpointsPerService: endpoints})),
+      }
+    })
+  const kernelListings = () =>
+    once('listings', async () => {
+      if (netnsReason) return {error: netnsReason}
+      const tx = await transaction()
+      const ns = netnsAdd()
+      if (ns.error) return {error: ns.error}
+      try {
+        const started = Date.now()
+        const load = spawnSync('ip', ['netns', 'exec', ns.name, 'nft', '-f', tx.path], {
+          encoding: 'utf8',
+        })
+        if (load.status !== 0)
+          return {error: `nft -f exited ${load.status}: ${load.stderr.trim().split('\n')[0]}`}
+        const text = `${base}-nft-list.nft`
+        const json = `${base}-nft-list.json`
+        for (const [argv, path] of [
+          [['nft', 'list', 'table', 'ip', 'kube-proxy'], text],
+          [['nft', '-j', 'list', 'table', 'ip', 'kube-proxy'], json],
+        ]) {
+          const r = await runToFile(['ip', 'netns', 'exec', ns.name, ...argv], path)
+          if (r.exitCode !== 0)
+            return {
+              error: `${argv.join(' ')} exited ${r.exitCode}: ${r.stderr.trim().split('\n')[0]}`,
+            }
+        }
+        process.stderr.write(
+          `bench: loaded and listed ${services}×${endpoints} nft rules in a namespace in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+        )
+        return {text: {path: text, ...fileStats(text)}, json: {path: json, ...fileStats(json)}}
+      } finally {
+        netnsDel(ns.name)
+      }
+    })
+  const ipvsadm = () =>
+    once('ipvsadm', async () => {
+      const path = `${base}-ipvsadm-Ln.txt`
+      return {
+        path,
+        ...(await generateIpvsadmList(path, {services, endpointsPerService: endpoints})),
+      }
+    })
   return {iptables, iptablesCommented, transaction, kernelListings, ipvsadm}
 }
 
@@ -194,7 +240,11 @@ const FORMATS = [
     input: (inputs) => inputs.iptables(),
     // A few seconds a run: measured by turns with each kp command (paired()), not once for the row.
     yardstick: {name: 'iptables-restore-translate -f'},
-    pairedYardstick: async (inputs) => ['iptables-restore-translate', '-f', (await inputs.iptables()).path],
+    pairedYardstick: async (inputs) => [
+      'iptables-restore-translate',
+      '-f',
+      (await inputs.iptables()).path,
+    ],
     explainTarget: explainMiddleService,
   },
   {
@@ -202,21 +252,31 @@ const FORMATS = [
     label: 'iptables-save (nf_tables layout, comments kept on every rule)',
     input: (inputs) => inputs.iptablesCommented(),
     yardstick: {name: 'iptables-restore-translate -f'},
-    pairedYardstick: async (inputs) => ['iptables-restore-translate', '-f', (await inputs.iptablesCommented()).path],
+    pairedYardstick: async (inputs) => [
+      'iptables-restore-translate',
+      '-f',
+      (await inputs.iptablesCommented()).path,
+    ],
     explainTarget: explainMiddleService,
   },
   {
     id: 'nft-text',
     label: '`nft list table ip kube-proxy` text',
-    input: async (inputs) => (await inputs.kernelListings()).text ?? {error: (await inputs.kernelListings()).error},
+    input: async (inputs) =>
+      (await inputs.kernelListings()).text ?? {error: (await inputs.kernelListings()).error},
     // kube-proxy's own transaction, checked by nft against an empty namespace (changes nothing).
-    yardstick: {name: 'nft -c -f (kube-proxy transaction, in a namespace)', run: async (inputs, n) => inNetns(['nft', '-c', '-f', (await inputs.transaction()).path], (argv) => median(argv, n))},
+    yardstick: {
+      name: 'nft -c -f (kube-proxy transaction, in a namespace)',
+      run: async (inputs, n) =>
+        inNetns(['nft', '-c', '-f', (await inputs.transaction()).path], (argv) => median(argv, n)),
+    },
     explainTarget: explainMiddleService,
   },
   {
     id: 'nft-json',
     label: '`nft -j list table ip kube-proxy` JSON',
-    input: async (inputs) => (await inputs.kernelListings()).json ?? {error: (await inputs.kernelListings()).error},
+    input: async (inputs) =>
+      (await inputs.kernelListings()).json ?? {error: (await inputs.kernelListings()).error},
     yardstick: {name: 'nft -c -f (kube-proxy transaction, in a namespace)', shared: 'nft-text'},
     explainTarget: explainMiddleService,
   },
@@ -226,12 +286,19 @@ const FORMATS = [
     input: (inputs) => inputs.ipvsadm(),
     // There is no tool here that parses an ipvsadm listing (ipvsadm only reads the kernel), so
     // the row compares with `wc -l`, the floor of reading the file at all; no target applies.
-    yardstick: {name: 'wc -l (a floor, not a parser)', run: async (inputs, n) => median(['wc', '-l', (await inputs.ipvsadm()).path], n), noTarget: true},
+    yardstick: {
+      name: 'wc -l (a floor, not a parser)',
+      run: async (inputs, n) => median(['wc', '-l', (await inputs.ipvsadm()).path], n),
+      noTarget: true,
+    },
     // An ipvsadm listing has no service names: a virtual server is named by its address.
     explainTarget: (services) => `${ipv4(CLUSTER_IP_BASE + Math.floor(services / 2))}:80`,
   },
   // With --comments always the first row already keeps them.
-].filter((f) => selectedFormats.has(f.id) && !(f.id === 'iptables-save-comments' && opts.comments === 'always'))
+].filter(
+  (f) =>
+    selectedFormats.has(f.id) && !(f.id === 'iptables-save-comments' && opts.comments === 'always'),
+)
 
 const hasTime = existsSync(TIME)
 
@@ -240,7 +307,11 @@ function measure(argv) {
   const full = hasTime ? [TIME, '-f', '__kp_bench__ %e %M %U %S', ...argv] : argv
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(full[0], full.slice(1), {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, NO_COLOR: '1'}})
+    const child = spawn(full[0], full.slice(1), {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {...process.env, NO_COLOR: '1'},
+    })
     let stderr = ''
     child.stderr.on('data', (b) => (stderr += b))
     child.on('error', reject)
@@ -248,8 +319,17 @@ function measure(argv) {
       const wall = Number(process.hrtime.bigint() - started) / 1e9
       const m = /__kp_bench__ ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(stderr)
       // time(1) exits with the command's status and adds a line saying so; drop both marker lines.
-      const text = stderr.replace(/^(__kp_bench__ .*|Command exited with non-zero status \d+)\n?/gm, '')
-      resolve({seconds: m ? Number(m[1]) : wall, cpuSeconds: m ? Number(m[3]) + Number(m[4]) : null, maxRssMB: m ? Number(m[2]) / 1024 : null, exitCode: code, stderr: text})
+      const text = stderr.replace(
+        /^(__kp_bench__ .*|Command exited with non-zero status \d+)\n?/gm,
+        '',
+      )
+      resolve({
+        seconds: m ? Number(m[1]) : wall,
+        cpuSeconds: m ? Number(m[3]) + Number(m[4]) : null,
+        maxRssMB: m ? Number(m[2]) / 1024 : null,
+        exitCode: code,
+        stderr: text,
+      })
     })
   })
 }
@@ -259,7 +339,8 @@ async function median(argv, n, okExits = [0]) {
   const results = []
   for (let i = 0; i < n; i++) {
     const r = await measure(argv)
-    if (!okExits.includes(r.exitCode)) return {failed: `exit ${r.exitCode}: ${r.stderr.trim().split('\n')[0] ?? ''}`}
+    if (!okExits.includes(r.exitCode))
+      return {failed: `exit ${r.exitCode}: ${r.stderr.trim().split('\n')[0] ?? ''}`}
     results.push(r)
     if (i === 0 && r.seconds > singleRunAbove) break
   }
@@ -270,8 +351,17 @@ async function median(argv, n, okExits = [0]) {
 function summary(results) {
   const sorted = [...results].sort((a, b) => a.seconds - b.seconds)
   const mid = sorted[Math.floor(sorted.length / 2)]
-  const cpu = results.map((r) => r.cpuSeconds).filter((c) => c !== null).sort((a, b) => a - b)
-  return {seconds: mid.seconds, cpuSeconds: cpu.length ? cpu[Math.floor(cpu.length / 2)] : null, maxRssMB: Math.max(...results.map((r) => r.maxRssMB ?? 0)) || null, runs: results.length, exitCode: results[0].exitCode}
+  const cpu = results
+    .map((r) => r.cpuSeconds)
+    .filter((c) => c !== null)
+    .sort((a, b) => a - b)
+  return {
+    seconds: mid.seconds,
+    cpuSeconds: cpu.length ? cpu[Math.floor(cpu.length / 2)] : null,
+    maxRssMB: Math.max(...results.map((r) => r.maxRssMB ?? 0)) || null,
+    runs: results.length,
+    exitCode: results[0].exitCode,
+  }
 }
 
 const middle = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
@@ -287,18 +377,29 @@ async function paired(kpArgv, yardArgv, n, okExits = [0]) {
   const yard = []
   for (let i = 0; i < n; i++) {
     const k = await measure(kpArgv)
-    if (!okExits.includes(k.exitCode)) return {failed: `exit ${k.exitCode}: ${k.stderr.trim().split('\n')[0] ?? ''}`}
+    if (!okExits.includes(k.exitCode))
+      return {failed: `exit ${k.exitCode}: ${k.stderr.trim().split('\n')[0] ?? ''}`}
     const y = await measure(yardArgv)
-    if (y.exitCode !== 0) return {failed: `yardstick exit ${y.exitCode}: ${y.stderr.trim().split('\n')[0] ?? ''}`}
+    if (y.exitCode !== 0)
+      return {failed: `yardstick exit ${y.exitCode}: ${y.stderr.trim().split('\n')[0] ?? ''}`}
     kp.push(k)
     yard.push(y)
   }
   const cpu = kp.every((k, i) => k.cpuSeconds && yard[i].cpuSeconds)
-  return {kp: summary(kp), yard: summary(yard), yardRuns: yard, ratio: middle(kp.map((k, i) => k.seconds / yard[i].seconds)), cpuRatio: cpu ? middle(kp.map((k, i) => k.cpuSeconds / yard[i].cpuSeconds)) : null}
+  return {
+    kp: summary(kp),
+    yard: summary(yard),
+    yardRuns: yard,
+    ratio: middle(kp.map((k, i) => k.seconds / yard[i].seconds)),
+    cpuRatio: cpu ? middle(kp.map((k, i) => k.cpuSeconds / yard[i].cpuSeconds)) : null,
+  }
 }
 
 /** A paired() result as a percentage: the median of the per-pair ratios. */
-const pairedPct = (p) => (p.failed ? 'n/a' : `${Math.round(100 * p.ratio)} %${p.cpuRatio !== null ? ` (cpu ${Math.round(100 * p.cpuRatio)} %)` : ''}`)
+const pairedPct = (p) =>
+  p.failed
+    ? 'n/a'
+    : `${Math.round(100 * p.ratio)} %${p.cpuRatio !== null ? ` (cpu ${Math.round(100 * p.cpuRatio)} %)` : ''}`
 
 const fmt = (r) =>
   r.failed
@@ -306,7 +407,9 @@ const fmt = (r) =>
     : `${r.seconds.toFixed(2)} s${r.cpuSeconds !== null ? ` (cpu ${r.cpuSeconds.toFixed(2)} s)` : ''}${r.maxRssMB ? `, ${Math.round(r.maxRssMB)} MB` : ''}${r.runs < runs ? ` [${r.runs} run]` : ''}`
 // Wall time, and CPU time (user + sys), which a busy machine disturbs less.
 const pct = (a, b) =>
-  a.failed || b.failed ? 'n/a' : `${Math.round((100 * a.seconds) / b.seconds)} %${a.cpuSeconds && b.cpuSeconds ? ` (cpu ${Math.round((100 * a.cpuSeconds) / b.cpuSeconds)} %)` : ''}`
+  a.failed || b.failed
+    ? 'n/a'
+    : `${Math.round((100 * a.seconds) / b.seconds)} %${a.cpuSeconds && b.cpuSeconds ? ` (cpu ${Math.round((100 * a.cpuSeconds) / b.cpuSeconds)} %)` : ''}`
 
 function machine() {
   const model = cpus()[0]?.model ?? 'unknown CPU'
@@ -321,15 +424,19 @@ function machine() {
 }
 
 async function main() {
-  if (!existsSync(join(ROOT, 'dist/commands/list.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)')
+  if (!existsSync(join(ROOT, 'dist/commands/list.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm run bench does)')
   const tmp = mkdtempSync(join(tmpdir(), 'kp-bench-'))
   const rows = []
   const checks = []
   const issue4Rows = []
   const humanRows = []
-  const netnsReason = FORMATS.some((f) => f.id.startsWith('nft')) || !opts['no-migrate'] ? netnsUnavailable() : null
+  const netnsReason =
+    FORMATS.some((f) => f.id.startsWith('nft')) || !opts['no-migrate'] ? netnsUnavailable() : null
   if (netnsReason) process.stderr.write(`bench: no nft rows from the kernel: ${netnsReason}\n`)
-  const inputsBySize = new Map(sizes.map((n) => [n, inputsOf(tmp, n, endpointsPerService, netnsReason)]))
+  const inputsBySize = new Map(
+    sizes.map((n) => [n, inputsOf(tmp, n, endpointsPerService, netnsReason)]),
+  )
   const yardsticks = new Map() // `${format id}:${services}` -> result, for yardsticks shared between rows
   const progress = (what, r) => process.stderr.write(`bench:   ${what}: ${fmt(r)}\n`)
   try {
@@ -343,7 +450,9 @@ async function main() {
           rows.push(`| ${format.label} | ${size} | - | - | not run: ${gen.error} | | | | |`)
           continue
         }
-        process.stderr.write(`bench: ${format.id} ${services}×${endpointsPerService}: ${gen.lines} lines, ${(gen.bytes / 1e6).toFixed(1)} MB\n`)
+        process.stderr.write(
+          `bench: ${format.id} ${services}×${endpointsPerService}: ${gen.lines} lines, ${(gen.bytes / 1e6).toFixed(1)} MB\n`,
+        )
         const listArgv = [...KP, 'list', '--json', '-f', gen.path]
         const explainArgv = [...KP, 'explain', format.explainTarget(services), '-f', gen.path]
         let list, explain, yard, listPct, explainPct
@@ -364,9 +473,12 @@ async function main() {
           explain = await median(explainArgv, runs)
           progress('kp explain', explain)
           const yardKey = `${format.yardstick.shared ?? format.id}:${services}`
-          if (!yardsticks.has(yardKey)) yardsticks.set(yardKey, await format.yardstick.run(inputs, runs))
+          if (!yardsticks.has(yardKey))
+            yardsticks.set(yardKey, await format.yardstick.run(inputs, runs))
           yard = yardsticks.get(yardKey)
-          ;[listPct, explainPct] = format.yardstick.noTarget ? ['(no yardstick)', '(no yardstick)'] : [pct(list, yard), pct(explain, yard)]
+          ;[listPct, explainPct] = format.yardstick.noTarget
+            ? ['(no yardstick)', '(no yardstick)']
+            : [pct(list, yard), pct(explain, yard)]
         }
         progress(format.yardstick.name, yard)
         perSize.push({services, list})
@@ -376,7 +488,9 @@ async function main() {
             const argv = [...KP, 'list', ...(wide ? ['-o', 'wide'] : []), '-f', gen.path]
             const r = await median(argv, runs)
             progress(`kp list${wide ? ' -o wide' : ''}`, r)
-            humanRows.push(`| \`kp list${wide ? ' -o wide' : ''}\` (a table) | ${format.label} | ${size} | ${fmt(r)} | ${fmt(list)} |`)
+            humanRows.push(
+              `| \`kp list${wide ? ' -o wide' : ''}\` (a table) | ${format.label} | ${size} | ${fmt(r)} | ${fmt(list)} |`,
+            )
           }
         }
         rows.push(
@@ -394,8 +508,13 @@ async function main() {
       if (perSize.length >= 2) {
         const [small, large] = [perSize[0], perSize[perSize.length - 1]]
         if (!small.list.failed && !large.list.failed) {
-          const cpu = small.list.cpuSeconds && large.list.cpuSeconds ? `, cpu ${(large.list.cpuSeconds / small.list.cpuSeconds).toFixed(1)}` : ''
-          checks.push(`- ${format.id} list --json time ratio ${large.services}/${small.services} services: ${(large.list.seconds / small.list.seconds).toFixed(1)}${cpu} (linear: ${(large.services / small.services).toFixed(1)}; start-up is in both)`)
+          const cpu =
+            small.list.cpuSeconds && large.list.cpuSeconds
+              ? `, cpu ${(large.list.cpuSeconds / small.list.cpuSeconds).toFixed(1)}`
+              : ''
+          checks.push(
+            `- ${format.id} list --json time ratio ${large.services}/${small.services} services: ${(large.list.seconds / small.list.seconds).toFixed(1)}${cpu} (linear: ${(large.services / small.services).toFixed(1)}; start-up is in both)`,
+          )
         }
       }
     }
@@ -414,7 +533,11 @@ async function main() {
         process.stderr.write(`bench: migrate/diff ${services}×${endpointsPerService}\n`)
         const out = join(tmp, `${services}x${endpointsPerService}-migrated.nft`)
         const yardArgv = ['iptables-restore-translate', '-f', ipt.path]
-        const migratePair = await paired([...KP, 'migrate', '--to', 'nftables', '-f', ipt.path, '--out', out], yardArgv, runs)
+        const migratePair = await paired(
+          [...KP, 'migrate', '--to', 'nftables', '-f', ipt.path, '--out', out],
+          yardArgv,
+          runs,
+        )
         const migrate = migratePair.failed ? migratePair : migratePair.kp
         progress('kp migrate', migrate)
         const migrated = migrate.failed ? null : fileStats(out)
@@ -429,8 +552,12 @@ async function main() {
         issue4PerSize.push({services, migrate, diff})
         if (services === Math.max(...sizes)) {
           const mb = (r) => (r.maxRssMB ? `${Math.round(r.maxRssMB)} MB` : 'n/a')
-          checks.push(`- migrate ${services} × ${endpointsPerService}: ${pairedPct(migratePair)} of iptables-restore-translate -f, peak memory ${mb(migrate)} (target < 600 MB)`)
-          checks.push(`- diff ${services} × ${endpointsPerService}: ${pairedPct(diffPair)} of iptables-restore-translate -f (which reads one of its two inputs), peak memory ${mb(diff)} (target < 600 MB)`)
+          checks.push(
+            `- migrate ${services} × ${endpointsPerService}: ${pairedPct(migratePair)} of iptables-restore-translate -f, peak memory ${mb(migrate)} (target < 600 MB)`,
+          )
+          checks.push(
+            `- diff ${services} × ${endpointsPerService}: ${pairedPct(diffPair)} of iptables-restore-translate -f (which reads one of its two inputs), peak memory ${mb(diff)} (target < 600 MB)`,
+          )
         }
         issue4Rows.push(
           `| \`kp migrate --to nftables --out FILE\` | ${size} | ${ipt.lines.toLocaleString('en')} iptables-save lines → ${migrated ? `${migrated.lines.toLocaleString('en')} nft lines` : '-'} | ${fmt(migrate)} | ${fmt(yard)} | ${pairedPct(migratePair)} |`,
@@ -441,8 +568,13 @@ async function main() {
         const [small, large] = [issue4PerSize[0], issue4PerSize[issue4PerSize.length - 1]]
         for (const cmd of ['migrate', 'diff']) {
           if (small[cmd].failed || large[cmd].failed) continue
-          const cpu = small[cmd].cpuSeconds && large[cmd].cpuSeconds ? `, cpu ${(large[cmd].cpuSeconds / small[cmd].cpuSeconds).toFixed(1)}` : ''
-          checks.push(`- ${cmd} time ratio ${large.services}/${small.services} services: ${(large[cmd].seconds / small[cmd].seconds).toFixed(1)}${cpu} (linear: ${(large.services / small.services).toFixed(1)})`)
+          const cpu =
+            small[cmd].cpuSeconds && large[cmd].cpuSeconds
+              ? `, cpu ${(large[cmd].cpuSeconds / small[cmd].cpuSeconds).toFixed(1)}`
+              : ''
+          checks.push(
+            `- ${cmd} time ratio ${large.services}/${small.services} services: ${(large[cmd].seconds / small[cmd].seconds).toFixed(1)}${cpu} (linear: ${(large.services / small.services).toFixed(1)})`,
+          )
         }
       }
     }
@@ -473,7 +605,12 @@ async function main() {
         : []),
       '',
       ...(humanRows.length
-        ? ['| human output | input | services × endpoints | kp | kp list --json, same input |', '|---|---|---|---|---|', ...humanRows, '']
+        ? [
+            '| human output | input | services × endpoints | kp | kp list --json, same input |',
+            '|---|---|---|---|---|',
+            ...humanRows,
+            '',
+          ]
         : []),
       `| start-up (median of ${startupRuns}) | time |`,
       '|---|---|',
@@ -496,7 +633,12 @@ async function main() {
 
 /** The last line of kp diff's text report ("Service ports: 0 changed, …"). */
 function summaryOf(argv) {
-  const r = spawnSync(argv[0], argv.slice(1), {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30, env: {...process.env, NO_COLOR: '1'}})
+  const r = spawnSync(argv[0], argv.slice(1), {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: {...process.env, NO_COLOR: '1'},
+  })
   const last = (r.stdout ?? '').trim().split('\n').pop() ?? ''
   return last.replace(/\|/g, '\\|')
 }
@@ -509,7 +651,7 @@ function writeDoc(table) {
     'kp on them, and replaces the section below. Performance is measured here, never by timed tests (DESIGN §6).',
     '',
     'The iptables-save inputs are what `iptables-save` (nf_tables backend) prints for N ClusterIP services with',
-    'E endpoints each: kube-proxy\'s rules and chain hashes, the real layout (`-d IP/32 -p tcp -m comment ... -m tcp',
+    "E endpoints each: kube-proxy's rules and chain hashes, the real layout (`-d IP/32 -p tcp -m comment ... -m tcp",
     '--dport`), and the kernel\'s 11-decimal probabilities. Above 1000 endpoints kube-proxy is in "large cluster',
     'mode" and writes no comments on SVC→SEP and SEP rules, so neither do these dumps. A test loads a small one into',
     'a network namespace and checks that iptables-save prints it back unchanged (test/live/bench-generator.test.ts).',
@@ -520,7 +662,10 @@ function writeDoc(table) {
   let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : intro
   const a = doc.indexOf(START)
   const b = doc.indexOf(END)
-  doc = a >= 0 && b > a ? doc.slice(0, a) + table + doc.slice(b + END.length) : `${doc.trimEnd()}\n\n${table}\n`
+  doc =
+    a >= 0 && b > a
+      ? doc.slice(0, a) + table + doc.slice(b + END.length)
+      : `${doc.trimEnd()}\n\n${table}\n`
   writeFileSync(DOC, doc)
   process.stderr.write(`bench: wrote ${DOC}\n`)
 }

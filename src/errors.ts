@@ -6,11 +6,27 @@ import type {Diagnostic} from './model/types.js'
 
 /** The one table of exit codes. README and help text are checked against it (test/errors.test.ts). */
 export const EXIT = {
-  ok: {code: 0, meaning: 'success; `diff`: no differences; `migrate --check`: nothing at or above `--fail-on`'},
-  found: {code: 1, meaning: 'the answer is "found": `diff` found differences, `migrate --check` found findings at or above `--fail-on`'},
-  usage: {code: 2, meaning: 'usage error (unknown flag, missing argument, a flag value of the wrong kind)'},
-  input: {code: 3, meaning: 'input error: unreadable or malformed input, unknown format, service not found'},
-  environment: {code: 4, meaning: 'environment error: a program kp runs is missing, failed, timed out, or needs root'},
+  ok: {
+    code: 0,
+    meaning: 'success; `diff`: no differences; `migrate --check`: nothing at or above `--fail-on`',
+  },
+  found: {
+    code: 1,
+    meaning:
+      'the answer is "found": `diff` found differences, `migrate --check` found findings at or above `--fail-on`',
+  },
+  usage: {
+    code: 2,
+    meaning: 'usage error (unknown flag, missing argument, a flag value of the wrong kind)',
+  },
+  input: {
+    code: 3,
+    meaning: 'input error: unreadable or malformed input, unknown format, service not found',
+  },
+  environment: {
+    code: 4,
+    meaning: 'environment error: a program kp runs is missing, failed, timed out, or needs root',
+  },
   internal: {code: 70, meaning: 'internal error (a bug); a stack trace only with DEBUG'},
 } as const
 
@@ -32,7 +48,12 @@ export class KpError extends Error {
 
 /** Unreadable or malformed input, unknown format, a service that is not there (exit 3). */
 export class InputError extends KpError {
-  constructor(message: string, code = 'INPUT_INVALID', hints: string[] = [], readonly diagnostics: Diagnostic[] = []) {
+  constructor(
+    message: string,
+    code = 'INPUT_INVALID',
+    hints: string[] = [],
+    readonly diagnostics: Diagnostic[] = [],
+  ) {
     super(message, code, 'input', hints)
   }
 }

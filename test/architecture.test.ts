@@ -18,8 +18,12 @@ function sourceFiles(dir: string): string[] {
   return out
 }
 
-const files = sourceFiles(join(ROOT, 'src')).map((p) => ({path: relative(ROOT, p), text: readFileSync(p, 'utf8')}))
-const importRe = /(?:^|\n)\s*(?:import|export)[^'"`;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+const files = sourceFiles(join(ROOT, 'src')).map((p) => ({
+  path: relative(ROOT, p),
+  text: readFileSync(p, 'utf8'),
+}))
+const importRe =
+  /(?:^|\n)\s*(?:import|export)[^'"`;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
 function importsOf(text: string): string[] {
   const out: string[] = []
@@ -28,7 +32,9 @@ function importsOf(text: string): string[] {
 }
 
 function offenders(allowed: (path: string) => boolean, pkg: RegExp): string[] {
-  return files.filter((f) => !allowed(f.path) && importsOf(f.text).some((i) => pkg.test(i))).map((f) => f.path)
+  return files
+    .filter((f) => !allowed(f.path) && importsOf(f.text).some((i) => pkg.test(i)))
+    .map((f) => f.path)
 }
 
 describe('layer rules', () => {
@@ -36,24 +42,37 @@ describe('layer rules', () => {
     expect(files.length).toBeGreaterThan(10)
   })
   it('the model imports nothing', () => {
-    const bad = files.filter((f) => f.path.startsWith('src/model/') && importsOf(f.text).length > 0).map((f) => f.path)
+    const bad = files
+      .filter((f) => f.path.startsWith('src/model/') && importsOf(f.text).length > 0)
+      .map((f) => f.path)
     expect(bad).toEqual([])
   })
   it('only src/live imports execa or child_process', () => {
-    expect(offenders((p) => p.startsWith('src/live/'), /^(execa|node:child_process|child_process)$/)).toEqual([])
+    expect(
+      offenders((p) => p.startsWith('src/live/'), /^(execa|node:child_process|child_process)$/),
+    ).toEqual([])
   })
   it('only the kube reader imports yaml', () => {
     expect(offenders((p) => p.startsWith('src/readers/kube/'), /^yaml$/)).toEqual([])
   })
   it('only the CLI layer imports oclif and chalk', () => {
-    expect(offenders((p) => p.startsWith('src/cli/') || p.startsWith('src/commands/'), /^(@oclif\/|chalk$)/)).toEqual([])
+    expect(
+      offenders(
+        (p) => p.startsWith('src/cli/') || p.startsWith('src/commands/'),
+        /^(@oclif\/|chalk$)/,
+      ),
+    ).toEqual([])
   })
   it('readers, renderers and analyses do not import commands or the CLI layer', () => {
     const core = files.filter((f) => /^src\/(readers|render|analyze|core|model)\//.test(f.path))
-    const bad = core.filter((f) => importsOf(f.text).some((i) => /\/(commands|cli)\//.test(i))).map((f) => f.path)
+    const bad = core
+      .filter((f) => importsOf(f.text).some((i) => /\/(commands|cli)\//.test(i)))
+      .map((f) => f.path)
     expect(bad).toEqual([])
   })
   it('nothing in src writes with console.*', () => {
-    expect(files.filter((f) => /\bconsole\.(log|error|warn|info)\(/.test(f.text)).map((f) => f.path)).toEqual([])
+    expect(
+      files.filter((f) => /\bconsole\.(log|error|warn|info)\(/.test(f.text)).map((f) => f.path),
+    ).toEqual([])
   })
 })

@@ -6,7 +6,12 @@ import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {ROOT} from './helpers/run-cli.js'
 
-const bench = (...args: string[]) => spawnSync(process.execPath, ['scripts/bench.mjs', ...args], {cwd: ROOT, encoding: 'utf8', timeout: 30_000})
+const bench = (...args: string[]) =>
+  spawnSync(process.execPath, ['scripts/bench.mjs', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
 
 describe('scripts/bench.mjs arguments', () => {
   it('--help prints the usage and exits 0', () => {

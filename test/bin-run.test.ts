@@ -8,7 +8,6 @@ import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-// @ts-expect-error: a plain .mjs script without type declarations
 import {generateIptablesSave} from '../scripts/bench/gen-iptables.mjs'
 import {ROOT} from './helpers/run-cli.js'
 
@@ -16,14 +15,22 @@ const tmp = mkdtempSync(join(tmpdir(), 'kp-bin-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 /** Runs the built kp with stdout into a pipe that is only read after `delayMs`; resolves with all of it. */
-function runSlowReader(args: string[], delayMs: number): Promise<{stdout: string; exitCode: number}> {
+function runSlowReader(
+  args: string[],
+  delayMs: number,
+): Promise<{stdout: string; exitCode: number}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}})
+    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1'},
+    })
     const chunks: Buffer[] = []
     child.stdout.pause()
     setTimeout(() => child.stdout.on('data', (d: Buffer) => chunks.push(d)).resume(), delayMs)
     child.on('error', reject)
-    child.on('close', (code) => resolve({stdout: Buffer.concat(chunks).toString('utf8'), exitCode: code ?? -1}))
+    child.on('close', (code) =>
+      resolve({stdout: Buffer.concat(chunks).toString('utf8'), exitCode: code ?? -1}),
+    )
   })
 }
 

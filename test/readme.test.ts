@@ -22,14 +22,20 @@ function block(name: string): string {
 
 describe('README', () => {
   it('has the exit-code table of src/errors.ts', () => {
-    const expected = ['| code | meaning |', '|---|---|', ...Object.values(EXIT).map((e) => `| ${e.code} | ${e.meaning} |`)].join('\n')
+    const expected = [
+      '| code | meaning |',
+      '|---|---|',
+      ...Object.values(EXIT).map((e) => `| ${e.code} | ${e.meaning} |`),
+    ].join('\n')
     expect(block('exit-codes')).toBe(expected)
   })
   it('lists the formats of src/readers/registry.ts', () => {
     expect(block('formats')).toBe(FORMATS.map((f) => `- \`${f.id}\`: ${f.description}`).join('\n'))
   })
   it('runs the example that package.json ships', () => {
-    const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {scripts: Record<string, string>}
+    const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+      scripts: Record<string, string>
+    }
     const example = pkg.scripts.example!.replace(/^npm run build && \.\/bin\/run\.js /, 'kp ')
     expect(readme).toContain(`\`${example}\``)
     expect(readme).toContain('npm ci && npm run example')

@@ -19,7 +19,9 @@ export function generateIpvsadmList(path, {services, endpointsPerService}) {
   for (let i = 0; i < services; i++) {
     w.emit(`TCP  ${ipv4(CLUSTER_IP_BASE + i)}:80 rr`)
     for (let j = 0; j < endpointsPerService; j++) {
-      w.emit(realServerLine(`${ipv4(POD_IP_BASE + i * endpointsPerService + j)}:8080`, 'Masq', 1, 0, 0))
+      w.emit(
+        realServerLine(`${ipv4(POD_IP_BASE + i * endpointsPerService + j)}:8080`, 'Masq', 1, 0, 0),
+      )
     }
   }
   return w.close()

@@ -60,12 +60,24 @@ export function generateNftTransaction(path, {services, endpointsPerService}) {
   // Top-level objects, as in fixtures/nft/upstream-overall/input.nft.
   emit(`add table ${T} { comment "rules for kube-proxy" ; }`)
   emit(`add set ${T} cluster-ips { type ipv4_addr ; comment "Active ClusterIPs" ; }`)
-  emit(`add set ${T} nodeport-ips { type ipv4_addr ; comment "IPs that accept NodePort traffic" ; }`)
-  emit(`add map ${T} firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`)
-  emit(`add map ${T} no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }`)
-  emit(`add map ${T} no-endpoint-services { type ipv4_addr . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`)
-  emit(`add map ${T} service-ips { type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`)
-  emit(`add map ${T} service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`)
+  emit(
+    `add set ${T} nodeport-ips { type ipv4_addr ; comment "IPs that accept NodePort traffic" ; }`,
+  )
+  emit(
+    `add map ${T} firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`,
+  )
+  emit(
+    `add map ${T} no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }`,
+  )
+  emit(
+    `add map ${T} no-endpoint-services { type ipv4_addr . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`,
+  )
+  emit(
+    `add map ${T} service-ips { type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`,
+  )
+  emit(
+    `add map ${T} service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`,
+  )
   for (const c of [
     'cluster-ips-check',
     'filter-prerouting-pre-dnat { type filter hook prerouting priority -110 ; }',
@@ -123,14 +135,21 @@ export function generateNftTransaction(path, {services, endpointsPerService}) {
     const eps = []
     for (let j = 0; j < endpointsPerService; j++) {
       const ip = ipv4(POD_IP_BASE + i * endpointsPerService + j)
-      eps.push({ip, chain: `endpoint-${nftChainBase(`${namespace}/${name}/tcp/${portName}__${ip}/8080`)}`})
+      eps.push({
+        ip,
+        chain: `endpoint-${nftChainBase(`${namespace}/${name}/tcp/${portName}__${ip}/8080`)}`,
+      })
     }
     emit('')
     emit(`# ${namespace}/${name}:${portName}`)
     emit(`add chain ${T} service-${base}`)
     for (const e of eps) emit(`add chain ${T} ${e.chain}`)
-    emit(`add rule ${T} service-${base} ip daddr ${clusterIP} ip saddr != ${POD_CIDR} jump mark-for-masquerade`)
-    emit(`add rule ${T} service-${base} numgen random mod ${eps.length} vmap { ${eps.map((e, k) => `${k} : goto ${e.chain}`).join(' , ')} }`)
+    emit(
+      `add rule ${T} service-${base} ip daddr ${clusterIP} ip saddr != ${POD_CIDR} jump mark-for-masquerade`,
+    )
+    emit(
+      `add rule ${T} service-${base} numgen random mod ${eps.length} vmap { ${eps.map((e, k) => `${k} : goto ${e.chain}`).join(' , ')} }`,
+    )
     for (const e of eps) {
       emit(`add rule ${T} ${e.chain} ip saddr ${e.ip} jump mark-for-masquerade`)
       emit(`add rule ${T} ${e.chain} meta l4proto tcp dnat to ${e.ip}:8080`)

@@ -9,7 +9,15 @@
  */
 import {decodePort, PortEncoder, type EncodedState} from '../core/port-codec.js'
 import {displayName, serviceKey} from '../core/state.js'
-import type {Endpoint, Frontend, Mode, NodeInfo, ProxyState, ServicePort, SourceInfo} from '../model/types.js'
+import type {
+  Endpoint,
+  Frontend,
+  Mode,
+  NodeInfo,
+  ProxyState,
+  ServicePort,
+  SourceInfo,
+} from '../model/types.js'
 
 /** One field that differs. `a`/`b` are null when the thing is absent on that side. */
 export interface FieldDifference {
@@ -49,7 +57,9 @@ const SHARE_TOLERANCE = 1e-6
 
 /** `family ip:port/PROTO` for each ClusterIP frontend: how a nameless service port (IPVS without cluster objects) is found. */
 function clusterIpKeys(sp: ServicePort): string[] {
-  return sp.frontends.filter((f) => f.type === 'ClusterIP' && f.ip !== null).map((f) => `${sp.family} ${f.ip}:${f.port ?? '?'}/${sp.protocol}`)
+  return sp.frontends
+    .filter((f) => f.type === 'ClusterIP' && f.ip !== null)
+    .map((f) => `${sp.family} ${f.ip}:${f.port ?? '?'}/${sp.protocol}`)
 }
 
 const hasNames = (sp: ServicePort): boolean => sp.namespace !== null && sp.name !== null
@@ -86,15 +96,22 @@ export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
   const matchedLate = new Set<ServicePort>()
   const byClusterIp = (list: ServicePort[], named: boolean): Map<string, ServicePort> => {
     const m = new Map<string, ServicePort>()
-    for (const sp of list) if (hasNames(sp) === named) for (const k of clusterIpKeys(sp)) if (!m.has(k)) m.set(k, sp)
+    for (const sp of list)
+      if (hasNames(sp) === named) for (const k of clusterIpKeys(sp)) if (!m.has(k)) m.set(k, sp)
     return m
   }
   // Each index is built only when the other side has a nameless port to look up in it.
-  const namedB = restA.some((sp) => !hasNames(sp)) ? byClusterIp(restB, true) : new Map<string, ServicePort>()
-  const namedA = restB.some((sp) => !hasNames(sp)) ? byClusterIp(restA, true) : new Map<string, ServicePort>()
+  const namedB = restA.some((sp) => !hasNames(sp))
+    ? byClusterIp(restB, true)
+    : new Map<string, ServicePort>()
+  const namedA = restB.some((sp) => !hasNames(sp))
+    ? byClusterIp(restA, true)
+    : new Map<string, ServicePort>()
   for (const sp of restA) {
     if (hasNames(sp)) continue
-    const other = clusterIpKeys(sp).map((k) => namedB.get(k)).find((x) => x !== undefined && !matchedLate.has(x))
+    const other = clusterIpKeys(sp)
+      .map((k) => namedB.get(k))
+      .find((x) => x !== undefined && !matchedLate.has(x))
     if (other) {
       matchedLate.add(sp).add(other)
       pairs.push({a: sp, b: other})
@@ -102,7 +119,9 @@ export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
   }
   for (const sp of restB) {
     if (hasNames(sp) || matchedLate.has(sp)) continue
-    const other = clusterIpKeys(sp).map((k) => namedA.get(k)).find((x) => x !== undefined && !matchedLate.has(x))
+    const other = clusterIpKeys(sp)
+      .map((k) => namedA.get(k))
+      .find((x) => x !== undefined && !matchedLate.has(x))
     if (other) {
       matchedLate.add(sp).add(other)
       pairs.push({a: other, b: sp})
@@ -139,7 +158,9 @@ function serviceLabel(sp: ServicePort): string {
 
 function describeAffinity(sp: ServicePort): string {
   if (!sp.sessionAffinity) return 'None'
-  return sp.sessionAffinity.timeoutSeconds === null ? 'ClientIP' : `ClientIP ${sp.sessionAffinity.timeoutSeconds}s`
+  return sp.sessionAffinity.timeoutSeconds === null
+    ? 'ClientIP'
+    : `ClientIP ${sp.sessionAffinity.timeoutSeconds}s`
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,12 +191,15 @@ function compareMatchedFrontends(x: Frontend, y: Frontend, out: FieldDifference[
   // A frontend both sides reject rejects every client, whatever its source ranges; and kube-proxy's
   // iptables layout writes no KUBE-FW chain for a service without endpoints, so its rules cannot
   // show the ranges (a Service with ranges and no endpoint, against its own iptables rendering).
-  const sameRanges = (x.action === 'reject' && y.action === 'reject') || sameSet(x.sourceRanges, y.sourceRanges)
+  const sameRanges =
+    (x.action === 'reject' && y.action === 'reject') || sameSet(x.sourceRanges, y.sourceRanges)
   if (x.action === y.action && sameRanges) return
   // Named after the more specific side, so the field reads the same whichever side is vaguer.
   const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
-  if (x.action !== y.action) out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
-  if (!sameRanges) out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
+  if (x.action !== y.action)
+    out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
+  if (!sameRanges)
+    out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
 }
 
 /**
@@ -207,7 +231,9 @@ function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]
       if (matchedA.has(x)) continue
       for (const y of fb) {
         if (matchedB.has(y)) continue
-        const ok = exact ? x.type === y.type && x.ip === y.ip && x.port === y.port : frontendsMatch(x, y)
+        const ok = exact
+          ? x.type === y.type && x.ip === y.ip && x.port === y.port
+          : frontendsMatch(x, y)
         if (!ok) continue
         matchedA.add(x)
         matchedB.add(y)
@@ -218,11 +244,21 @@ function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]
   }
   // A NodePort on every address (ip null) covers the per-address NodePorts of the other side
   // (IPVS has one virtual server per node IP): those are the same frontend, not extra ones.
-  const absorb = (wild: Frontend[], others: Frontend[], othersMatched: Set<Frontend>, wildIsA: boolean): void => {
+  const absorb = (
+    wild: Frontend[],
+    others: Frontend[],
+    othersMatched: Set<Frontend>,
+    wildIsA: boolean,
+  ): void => {
     for (const w of wild) {
       if (w.type !== 'NodePort' || w.ip !== null) continue
       for (const o of others) {
-        if (othersMatched.has(o) || o.type !== 'NodePort' || (w.port !== null && o.port !== null && w.port !== o.port)) continue
+        if (
+          othersMatched.has(o) ||
+          o.type !== 'NodePort' ||
+          (w.port !== null && o.port !== null && w.port !== o.port)
+        )
+          continue
         othersMatched.add(o)
         if (wildIsA) compareMatched(w, o)
         else compareMatched(o, w)
@@ -231,8 +267,10 @@ function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]
   }
   absorb(fa, fb, matchedB, true)
   absorb(fb, fa, matchedA, false)
-  for (const x of fa) if (!matchedA.has(x)) out.push({field: 'frontend', a: describeFrontend(x), b: null})
-  for (const y of fb) if (!matchedB.has(y)) out.push({field: 'frontend', a: null, b: describeFrontend(y)})
+  for (const x of fa)
+    if (!matchedA.has(x)) out.push({field: 'frontend', a: describeFrontend(x), b: null})
+  for (const y of fb)
+    if (!matchedB.has(y)) out.push({field: 'frontend', a: null, b: describeFrontend(y)})
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,11 +286,20 @@ function endpointIndex(eps: Endpoint[]): Map<string, Endpoint> {
   return m
 }
 
-function compareEndpoint(key: () => string, x: Endpoint, y: Endpoint, out: FieldDifference[]): void {
-  if (x.local !== null && y.local !== null && x.local !== y.local) out.push({field: `endpoints[${key()}].local`, a: x.local, b: y.local})
-  if (x.share !== null && y.share !== null && Math.abs(x.share - y.share) > SHARE_TOLERANCE) out.push({field: `endpoints[${key()}].share`, a: x.share, b: y.share})
-  if (x.weight !== null && y.weight !== null && x.weight !== y.weight) out.push({field: `endpoints[${key()}].weight`, a: x.weight, b: y.weight})
-  if (x.state !== null && y.state !== null && x.state !== y.state) out.push({field: `endpoints[${key()}].state`, a: x.state, b: y.state})
+function compareEndpoint(
+  key: () => string,
+  x: Endpoint,
+  y: Endpoint,
+  out: FieldDifference[],
+): void {
+  if (x.local !== null && y.local !== null && x.local !== y.local)
+    out.push({field: `endpoints[${key()}].local`, a: x.local, b: y.local})
+  if (x.share !== null && y.share !== null && Math.abs(x.share - y.share) > SHARE_TOLERANCE)
+    out.push({field: `endpoints[${key()}].share`, a: x.share, b: y.share})
+  if (x.weight !== null && y.weight !== null && x.weight !== y.weight)
+    out.push({field: `endpoints[${key()}].weight`, a: x.weight, b: y.weight})
+  if (x.state !== null && y.state !== null && x.state !== y.state)
+    out.push({field: `endpoints[${key()}].state`, a: x.state, b: y.state})
 }
 
 function compareKey(x: string | number | null, y: string | number | null): number {
@@ -272,7 +319,8 @@ function sameEndpointList(ea: Endpoint[], eb: Endpoint[]): boolean {
   for (let i = 0; i < ea.length; i++) {
     const x = ea[i]!
     const y = eb[i]!
-    if (x.ip !== y.ip || x.port !== y.port || x.state === 'draining' || y.state === 'draining') return false
+    if (x.ip !== y.ip || x.port !== y.port || x.state === 'draining' || y.state === 'draining')
+      return false
     if (i > 0) {
       const prev = ea[i - 1]!
       const order = compareKey(prev.ip, x.ip) || compareKey(prev.port, x.port)
@@ -323,7 +371,11 @@ export function compareServicePorts(x: ServicePort, y: ServicePort): FieldDiffer
   const ta = x.sessionAffinity?.timeoutSeconds ?? null
   const tb = y.sessionAffinity?.timeoutSeconds ?? null
   const affinityMatters = x.endpoints.length > 0 || y.endpoints.length > 0
-  if (affinityMatters && (Boolean(x.sessionAffinity) !== Boolean(y.sessionAffinity) || (ta !== null && tb !== null && ta !== tb))) {
+  if (
+    affinityMatters &&
+    (Boolean(x.sessionAffinity) !== Boolean(y.sessionAffinity) ||
+      (ta !== null && tb !== null && ta !== tb))
+  ) {
     out.push({field: 'sessionAffinity', a: describeAffinity(x), b: describeAffinity(y)})
   }
   knownDiffers('healthCheckNodePort', x.healthCheckNodePort, y.healthCheckNodePort, out)
@@ -333,7 +385,8 @@ export function compareServicePorts(x: ServicePort, y: ServicePort): FieldDiffer
 
 /** What an added or removed service port has, so the reader sees more than its name. */
 function presentFields(sp: ServicePort, side: 'a' | 'b'): FieldDifference[] {
-  const put = (field: string, v: string): FieldDifference => (side === 'a' ? {field, a: v, b: null} : {field, a: null, b: v})
+  const put = (field: string, v: string): FieldDifference =>
+    side === 'a' ? {field, a: v, b: null} : {field, a: null, b: v}
   const fields: FieldDifference[] = []
   for (const f of sp.frontends) fields.push(put('frontend', describeFrontend(f)))
   for (const k of endpointIndex(sp.endpoints).keys()) fields.push(put('endpoint', k))
@@ -357,12 +410,17 @@ function compareNodes(x: NodeInfo, y: NodeInfo): FieldDifference[] {
   knownDiffers('localInterface', x.localInterface, y.localInterface, out)
   const ma = markValue(x.masqueradeMark)
   const mb = markValue(y.masqueradeMark)
-  if (ma !== null && mb !== null && ma !== mb) out.push({field: 'masqueradeMark', a: x.masqueradeMark, b: y.masqueradeMark})
+  if (ma !== null && mb !== null && ma !== mb)
+    out.push({field: 'masqueradeMark', a: x.masqueradeMark, b: y.masqueradeMark})
   knownDiffers('masqueradeAll', x.masqueradeAll, y.masqueradeAll, out)
   knownDiffers('randomFully', x.randomFully, y.randomFully, out)
   knownDiffers('localhostNodePorts', x.localhostNodePorts, y.localhostNodePorts, out)
   knownDiffers('conntrackInvalidDrop', x.conntrackInvalidDrop, y.conntrackInvalidDrop, out)
-  if (x.nodePortAddresses !== null && y.nodePortAddresses !== null && !sameSet(x.nodePortAddresses, y.nodePortAddresses)) {
+  if (
+    x.nodePortAddresses !== null &&
+    y.nodePortAddresses !== null &&
+    !sameSet(x.nodePortAddresses, y.nodePortAddresses)
+  ) {
     out.push({field: 'nodePortAddresses', a: x.nodePortAddresses, b: y.nodePortAddresses})
   }
   // An empty list is what a source that does not show pod CIDRs gives: only compare two known lists.
@@ -383,8 +441,18 @@ export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
       if (differences.length === 0) continue
       const named = hasNames(pair.a) || !hasNames(pair.b) ? pair.a : pair.b
       services.push({service: serviceLabel(named), change: 'changed', differences})
-    } else if (pair.a) services.push({service: serviceLabel(pair.a), change: 'removed', differences: presentFields(pair.a, 'a')})
-    else if (pair.b) services.push({service: serviceLabel(pair.b), change: 'added', differences: presentFields(pair.b, 'b')})
+    } else if (pair.a)
+      services.push({
+        service: serviceLabel(pair.a),
+        change: 'removed',
+        differences: presentFields(pair.a, 'a'),
+      })
+    else if (pair.b)
+      services.push({
+        service: serviceLabel(pair.b),
+        change: 'added',
+        differences: presentFields(pair.b, 'b'),
+      })
   }
   services.sort((p, q) => (p.service < q.service ? -1 : p.service > q.service ? 1 : 0))
   const node = compareNodes(a.node, b.node)

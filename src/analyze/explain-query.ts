@@ -43,12 +43,18 @@ function parsePort(text: string): number | null {
   return n >= 1 && n <= 65535 ? n : null
 }
 
-function splitProtocol(text: string): {rest: string; protocol: Protocol | null; bad: string | null} {
+function splitProtocol(text: string): {
+  rest: string
+  protocol: Protocol | null
+  bad: string | null
+} {
   const slash = text.lastIndexOf('/')
   if (slash < 0) return {rest: text, protocol: null, bad: null}
   const suffix = text.slice(slash + 1).toLowerCase()
   const protocol = PROTOCOLS[suffix]
-  return protocol ? {rest: text.slice(0, slash), protocol, bad: null} : {rest: text, protocol: null, bad: suffix}
+  return protocol
+    ? {rest: text.slice(0, slash), protocol, bad: null}
+    : {rest: text, protocol: null, bad: suffix}
 }
 
 function parseAddress(text: string): ServiceQuery | InvalidQuery | null {
@@ -58,10 +64,14 @@ function parseAddress(text: string): ServiceQuery | InvalidQuery | null {
     const before = text.slice(0, text.lastIndexOf('/'))
     if (parseAddress(before) === null) return null
     // `10.0.0.0/8`: a prefix length after a bare address is a CIDR, which names no one service port.
-    if (/^\d{1,3}$/.test(bad) && canonicalIp(before) !== null) return {invalid: `${text} is a CIDR; give one address (IP, IP:PORT or IP:PORT/PROTO)`}
+    if (/^\d{1,3}$/.test(bad) && canonicalIp(before) !== null)
+      return {invalid: `${text} is a CIDR; give one address (IP, IP:PORT or IP:PORT/PROTO)`}
     return {invalid: `unknown protocol "${bad}" (expected tcp, udp or sctp)`}
   }
-  const address = (ipText: string | null, portText: string | undefined): ServiceQuery | InvalidQuery => {
+  const address = (
+    ipText: string | null,
+    portText: string | undefined,
+  ): ServiceQuery | InvalidQuery => {
     const ip = ipText === null ? null : canonicalIp(ipText)
     if (ipText !== null && ip === null) return {invalid: `"${ipText}" is not an IP address`}
     let port: number | null = null
@@ -88,12 +98,16 @@ function parseAddress(text: string): ServiceQuery | InvalidQuery | null {
  * Reads a SERVICE argument (and `-n`). Returns `{invalid}` with a reason for text that is
  * neither a service name nor an address.
  */
-export function parseServiceQuery(input: string, namespaceFlag?: string): ServiceQuery | InvalidQuery {
+export function parseServiceQuery(
+  input: string,
+  namespaceFlag?: string,
+): ServiceQuery | InvalidQuery {
   const text = input.trim()
   if (text === '') return {invalid: 'the service is empty'}
   const asAddress = parseAddress(text)
   if (asAddress) {
-    if (namespaceFlag !== undefined && 'by' in asAddress) return {invalid: '-n/--namespace applies to a service name, not to an address'}
+    if (namespaceFlag !== undefined && 'by' in asAddress)
+      return {invalid: '-n/--namespace applies to a service name, not to an address'}
     return asAddress
   }
 
@@ -104,9 +118,14 @@ export function parseServiceQuery(input: string, namespaceFlag?: string): Servic
   let protocol: Protocol | null = null
   const split = splitProtocol(text)
   if (slashes === 2) {
-    if (split.bad !== null) return {invalid: `unknown protocol "${split.bad}" (expected tcp, udp or sctp)`}
+    if (split.bad !== null)
+      return {invalid: `unknown protocol "${split.bad}" (expected tcp, udp or sctp)`}
     ;({rest, protocol} = split)
-  } else if (slashes === 1 && split.protocol !== null && (namespaceFlag !== undefined || split.rest.includes(':'))) {
+  } else if (
+    slashes === 1 &&
+    split.protocol !== null &&
+    (namespaceFlag !== undefined || split.rest.includes(':'))
+  ) {
     // `name/tcp -n ns` or `name:port/tcp`: a namespace never holds a colon.
     ;({rest, protocol} = split)
   }

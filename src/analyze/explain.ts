@@ -90,7 +90,10 @@ export interface ServiceExplanation {
   frontends: FrontendExplanation[]
   endpoints: ExplainedEndpoint[]
   affinity: (SessionAffinity & {text: string}) | null
-  policies: {internalTrafficPolicy: TrafficPolicy | null; externalTrafficPolicy: TrafficPolicy | null}
+  policies: {
+    internalTrafficPolicy: TrafficPolicy | null
+    externalTrafficPolicy: TrafficPolicy | null
+  }
   healthCheckNodePort: number | null
   scheduler: string | null
   /** Service-wide facts: hairpin masquerade, endpoint locality, scheduler. */
@@ -118,9 +121,14 @@ export interface ExplainNotFound {
 const SUGGESTIONS = 3
 
 /** Answers `kp explain` for one query: every matching service port, or the closest names. */
-export function explainService(state: ProxyState, query: ServiceQuery): ExplainResult | ExplainNotFound {
-  const matches = query.by === 'name' ? matchByName(state.services, query) : matchByAddress(state.services, query)
-  if (matches.length === 0) return {kind: 'NotFound', query, suggestions: suggest(state.services, query)}
+export function explainService(
+  state: ProxyState,
+  query: ServiceQuery,
+): ExplainResult | ExplainNotFound {
+  const matches =
+    query.by === 'name' ? matchByName(state.services, query) : matchByAddress(state.services, query)
+  if (matches.length === 0)
+    return {kind: 'NotFound', query, suggestions: suggest(state.services, query)}
   return {
     schemaVersion: 1,
     kind: 'ExplainResult',
@@ -146,29 +154,50 @@ function matchByName(services: ServicePort[], q: Extract<ServiceQuery, {by: 'nam
         sp.name === q.name &&
         (q.namespace === null || sp.namespace === q.namespace) &&
         (q.protocol === null || sp.protocol === q.protocol) &&
-        (q.port === null || (portNumber !== null ? sp.frontends.some((fe) => fe.port === portNumber) : sp.portName === q.port)),
+        (q.port === null ||
+          (portNumber !== null
+            ? sp.frontends.some((fe) => fe.port === portNumber)
+            : sp.portName === q.port)),
     )
     .map((sp) => ({sp, frontends: sp.frontends, onNodeAddress: null}))
 }
 
-function matchByAddress(services: ServicePort[], q: Extract<ServiceQuery, {by: 'address'}>): Match[] {
+function matchByAddress(
+  services: ServicePort[],
+  q: Extract<ServiceQuery, {by: 'address'}>,
+): Match[] {
   const candidates = services.filter((sp) => q.protocol === null || sp.protocol === q.protocol)
   const portMatches = (fe: Frontend) => q.port === null || fe.port === q.port
   if (q.ip !== null) {
     const ip = q.ip
     const byVip = candidates
-      .map((sp) => ({sp, frontends: sp.frontends.filter((fe) => fe.ip !== null && canonicalIp(fe.ip) === ip && portMatches(fe)), onNodeAddress: null}))
+      .map((sp) => ({
+        sp,
+        frontends: sp.frontends.filter(
+          (fe) => fe.ip !== null && canonicalIp(fe.ip) === ip && portMatches(fe),
+        ),
+        onNodeAddress: null,
+      }))
       .filter((m) => m.frontends.length > 0)
     if (byVip.length > 0 || q.port === null) return byVip
     // A ClusterIP is never a node address; an externalIP may well be one, so it is not excluded.
-    const isClusterIp = services.some((sp) => sp.frontends.some((fe) => fe.type === 'ClusterIP' && fe.ip !== null && canonicalIp(fe.ip) === ip))
+    const isClusterIp = services.some((sp) =>
+      sp.frontends.some(
+        (fe) => fe.type === 'ClusterIP' && fe.ip !== null && canonicalIp(fe.ip) === ip,
+      ),
+    )
     if (isClusterIp) return []
   }
   // Not a service IP: with a port it may be a NodePort on one of this node's addresses.
   return candidates
     .map((sp) => ({
       sp,
-      frontends: sp.frontends.filter((fe) => fe.type === 'NodePort' && fe.port === q.port && (fe.ip === null || (q.ip !== null && canonicalIp(fe.ip) === q.ip))),
+      frontends: sp.frontends.filter(
+        (fe) =>
+          fe.type === 'NodePort' &&
+          fe.port === q.port &&
+          (fe.ip === null || (q.ip !== null && canonicalIp(fe.ip) === q.ip)),
+      ),
       onNodeAddress: q.ip,
     }))
     .filter((m) => m.frontends.length > 0)
@@ -186,7 +215,10 @@ function suggest(services: ServicePort[], q: ServiceQuery): string[] {
       q.by === 'name'
         ? [name, `${sp.namespace ?? ''}/${sp.name ?? ''}`, sp.name ?? '', sp.namespace ?? '']
         : sp.frontends.flatMap((fe) => [frontendAddress(fe), fe.ip ?? ''])
-    const distance = words.reduce((d, w) => Math.min(d, editDistance(asked, w.toLowerCase())), Number.POSITIVE_INFINITY)
+    const distance = words.reduce(
+      (d, w) => Math.min(d, editDistance(asked, w.toLowerCase())),
+      Number.POSITIVE_INFINITY,
+    )
     scored.push({name, distance})
   }
   scored.sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -197,31 +229,66 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
-function explainServicePort(sp: ServicePort, frontends: Frontend[], onNodeAddress: string | null, state: ProxyState): ServiceExplanation {
+function explainServicePort(
+  sp: ServicePort,
+  frontends: Frontend[],
+  onNodeAddress: string | null,
+  state: ProxyState,
+): ServiceExplanation {
   const notes: string[] = []
   if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
-    notes.push('Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).')
+    notes.push(
+      'Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).',
+    )
   }
-  if (sp.scheduler !== null) notes.push(`IPVS picks the endpoint with the "${sp.scheduler}" scheduler, so there are no fixed shares.`)
+  if (sp.scheduler !== null)
+    notes.push(
+      `IPVS picks the endpoint with the "${sp.scheduler}" scheduler, so there are no fixed shares.`,
+    )
   if (sp.frontends.some((fe) => fe.action === 'forward') && sp.endpoints.length > 0) {
-    notes.push('An endpoint that connects to its own service is always masqueraded (hairpin), so the reply comes back through the node.')
+    notes.push(
+      'An endpoint that connects to its own service is always masqueraded (hairpin), so the reply comes back through the node.',
+    )
   }
   const affinity = sp.sessionAffinity
   return {
-    service: {namespace: sp.namespace, name: sp.name, portName: sp.portName, protocol: sp.protocol, family: sp.family, displayName: displayName(sp)},
+    service: {
+      namespace: sp.namespace,
+      name: sp.name,
+      portName: sp.portName,
+      protocol: sp.protocol,
+      family: sp.family,
+      displayName: displayName(sp),
+    },
     frontends: frontends.map((fe) => explainFrontend(sp, fe, state, onNodeAddress)),
-    endpoints: sp.endpoints.map((ep) => ({ip: ep.ip, port: ep.port, address: endpointAddress(ep), share: ep.share, local: ep.local, weight: ep.weight, state: ep.state})),
+    endpoints: sp.endpoints.map((ep) => ({
+      ip: ep.ip,
+      port: ep.port,
+      address: endpointAddress(ep),
+      share: ep.share,
+      local: ep.local,
+      weight: ep.weight,
+      state: ep.state,
+    })),
     affinity: affinity === null ? null : {...affinity, text: affinityText(affinity)},
-    policies: {internalTrafficPolicy: sp.internalTrafficPolicy, externalTrafficPolicy: sp.externalTrafficPolicy},
+    policies: {
+      internalTrafficPolicy: sp.internalTrafficPolicy,
+      externalTrafficPolicy: sp.externalTrafficPolicy,
+    },
     healthCheckNodePort: sp.healthCheckNodePort,
     scheduler: sp.scheduler,
     notes,
-    rules: [...sp.rules].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line)),
+    rules: [...sp.rules].sort((a, b) =>
+      a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line,
+    ),
   }
 }
 
 function affinityText(affinity: SessionAffinity): string {
-  const timeout = affinity.timeoutSeconds === null ? 'for a time the source does not show' : `for ${affinity.timeoutSeconds} s after its last new connection`
+  const timeout =
+    affinity.timeoutSeconds === null
+      ? 'for a time the source does not show'
+      : `for ${affinity.timeoutSeconds} s after its last new connection`
   return `ClientIP: a client keeps the endpoint it got first ${timeout}`
 }
 
@@ -229,7 +296,11 @@ function affinityText(affinity: SessionAffinity): string {
  * The endpoints a policy lets a frontend use, with each share renormalised over them. Under a
  * Local policy an endpoint of unknown locality may be one of them, and then no share is certain.
  */
-function reachable(endpoints: Endpoint[], policy: TrafficPolicy | null, sharesOfOtherPath: boolean): ReachedEndpoint[] {
+function reachable(
+  endpoints: Endpoint[],
+  policy: TrafficPolicy | null,
+  sharesOfOtherPath: boolean,
+): ReachedEndpoint[] {
   const chosen = policy === 'Local' ? endpoints.filter((ep) => ep.local !== false) : endpoints
   if (sharesOfOtherPath) {
     // The shares are the local path's (the ClusterIP under internalTrafficPolicy=Local); this
@@ -239,7 +310,11 @@ function reachable(endpoints: Endpoint[], policy: TrafficPolicy | null, sharesOf
   }
   const known = chosen.every((ep) => ep.share !== null && (policy !== 'Local' || ep.local === true))
   const total = known ? chosen.reduce((sum, ep) => sum + (ep.share ?? 0), 0) : 0
-  return chosen.map((ep) => ({ip: ep.ip, port: ep.port, share: known && total > 0 ? (ep.share ?? 0) / total : null}))
+  return chosen.map((ep) => ({
+    ip: ep.ip,
+    port: ep.port,
+    share: known && total > 0 ? (ep.share ?? 0) / total : null,
+  }))
 }
 
 /**
@@ -252,10 +327,17 @@ function hasShortCircuit(mode: Mode): boolean {
 
 /** Who the ETP=Local short-circuit applies to: pod traffic needs a local-traffic detector (reference §2.4, KUBE-EXT rule 1). */
 function shortCircuited(node: NodeInfo): string {
-  return node.localDetector === 'none' ? 'from this node itself' : 'from pods and from this node itself'
+  return node.localDetector === 'none'
+    ? 'from this node itself'
+    : 'from pods and from this node itself'
 }
 
-function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNodeAddress: string | null): FrontendExplanation {
+function explainFrontend(
+  sp: ServicePort,
+  fe: Frontend,
+  state: ProxyState,
+  onNodeAddress: string | null,
+): FrontendExplanation {
   const {node, mode} = state
   const external = fe.type !== 'ClusterIP'
   const policyName = external ? 'externalTrafficPolicy' : 'internalTrafficPolicy'
@@ -266,41 +348,71 @@ function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNod
   // local shares over all endpoints gave a NodePort of such a service 100 % to the local
   // endpoint and 0 % to the others.
   // (Not where a scheduler decides: IPVS keeps share 0 for draining real servers only.)
-  const otherPath = external && policy !== 'Local' && mode !== 'ipvs' && sp.scheduler === null && sharesOnLocalPath(sp) && sp.endpoints.some((ep) => ep.share !== null)
+  const otherPath =
+    external &&
+    policy !== 'Local' &&
+    mode !== 'ipvs' &&
+    sp.scheduler === null &&
+    sharesOnLocalPath(sp) &&
+    sp.endpoints.some((ep) => ep.share !== null)
   const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
   const notes: string[] = []
-  if (onNodeAddress !== null) notes.push(`${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`)
+  if (onNodeAddress !== null)
+    notes.push(
+      `${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`,
+    )
 
   let verdict: string
   if (fe.action === 'reject') {
-    verdict = 'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
+    verdict =
+      'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
   } else if (fe.action === 'drop') {
     verdict =
       policy === 'Local'
         ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
         : 'Dropped: the client gets no answer and times out.'
     if (external && policy === 'Local' && sp.endpoints.length > 0 && hasShortCircuit(mode)) {
-      notes.push(`Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`)
+      notes.push(
+        `Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`,
+      )
     }
   } else if (reaches.length === 0) {
     verdict =
       policy === 'Local'
         ? `Accepted, but no endpoint of this service runs on this node (${policyName}=Local), so new connections fail.`
         : 'Accepted, but no endpoint is programmed for it, so new connections fail.'
-  } else if (policy === 'Local' && reaches.some((r) => r.share === null) && sp.endpoints.some((ep) => ep.local === null)) {
+  } else if (
+    policy === 'Local' &&
+    reaches.some((r) => r.share === null) &&
+    sp.endpoints.some((ep) => ep.local === null)
+  ) {
     verdict = `Forwarded (DNAT) only to endpoints on this node (${policyName}=Local); this source does not show which of the ${plural(sp.endpoints.length, 'endpoint')} run here.`
   } else {
     const scope = policy === 'Local' ? ` on this node (${policyName}=Local)` : ''
     const one = reaches.length === 1 ? ' the only endpoint' : ` one of ${reaches.length} endpoints`
     verdict = `Forwarded (DNAT) to${one}${scope}.`
-    if (external && policy === 'Local' && reaches.length < sp.endpoints.length && hasShortCircuit(mode)) {
-      notes.push(`Connections ${shortCircuited(node)} are short-circuited to all ${plural(sp.endpoints.length, 'endpoint')}, not only the local ones.`)
+    if (
+      external &&
+      policy === 'Local' &&
+      reaches.length < sp.endpoints.length &&
+      hasShortCircuit(mode)
+    ) {
+      notes.push(
+        `Connections ${shortCircuited(node)} are short-circuited to all ${plural(sp.endpoints.length, 'endpoint')}, not only the local ones.`,
+      )
     }
   }
   if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
-    notes.push(`Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`)
+    notes.push(
+      `Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`,
+    )
   }
-  if (fe.type === 'NodePort' && fe.ip === null && node.nodePortAddresses !== null && node.nodePortAddresses.length === 0) {
+  if (
+    fe.type === 'NodePort' &&
+    fe.ip === null &&
+    node.nodePortAddresses !== null &&
+    node.nodePortAddresses.length === 0
+  ) {
     notes.push('The NodePort listens on every address of this node.')
   }
   return {
@@ -323,16 +435,28 @@ function explainFrontend(sp: ServicePort, fe: Frontend, state: ProxyState, onNod
  * the local-traffic detector says is not from a pod; the external chain marks everything under
  * ETP=Cluster, and only node-originated traffic under ETP=Local; --masquerade-all marks all.
  */
-function masqueradeFor(fe: Frontend, external: boolean, policy: TrafficPolicy | null, node: NodeInfo, shortCircuit: boolean): MasqueradeExplanation {
-  if (fe.action === 'reject') return {when: 'never', reason: 'Nothing is forwarded here, so nothing is masqueraded.'}
+function masqueradeFor(
+  fe: Frontend,
+  external: boolean,
+  policy: TrafficPolicy | null,
+  node: NodeInfo,
+  shortCircuit: boolean,
+): MasqueradeExplanation {
+  if (fe.action === 'reject')
+    return {when: 'never', reason: 'Nothing is forwarded here, so nothing is masqueraded.'}
   if (node.masqueradeAll === true) {
-    return {when: 'always', reason: 'kube-proxy runs with --masquerade-all: every connection to a service leaves with this node\'s address as its source.'}
+    return {
+      when: 'always',
+      reason:
+        "kube-proxy runs with --masquerade-all: every connection to a service leaves with this node's address as its source.",
+    }
   }
   if (external) {
     if (policy === 'Cluster') {
       return {
         when: 'always',
-        reason: 'externalTrafficPolicy=Cluster: external traffic is always masqueraded, so the endpoint sees this node\'s address, not the client\'s.',
+        reason:
+          "externalTrafficPolicy=Cluster: external traffic is always masqueraded, so the endpoint sees this node's address, not the client's.",
       }
     }
     if (policy === 'Local') {
@@ -341,19 +465,40 @@ function masqueradeFor(fe: Frontend, external: boolean, policy: TrafficPolicy | 
         reason: `externalTrafficPolicy=Local keeps the client's source address; only connections from this node's own addresses are masqueraded${shortCircuit && node.localDetector !== 'none' ? ', and pod traffic is short-circuited without it' : ''}.`,
       }
     }
-    return {when: 'unknown', reason: 'This source does not show the externalTrafficPolicy, so whether the client address is kept is unknown.'}
+    return {
+      when: 'unknown',
+      reason:
+        'This source does not show the externalTrafficPolicy, so whether the client address is kept is unknown.',
+    }
   }
   const pods = node.podCIDRs.length > 0 ? node.podCIDRs.join(', ') : 'the pod network'
   switch (node.localDetector) {
     case 'cidr':
-      return {when: 'conditional', reason: `Masqueraded unless the client is a pod (source in ${pods}): connections from the node itself or from outside the pod network get this node's address as their source.`}
+      return {
+        when: 'conditional',
+        reason: `Masqueraded unless the client is a pod (source in ${pods}): connections from the node itself or from outside the pod network get this node's address as their source.`,
+      }
     case 'interface':
-      return {when: 'conditional', reason: `Masqueraded unless the connection comes in on the pod bridge ${node.localInterface ?? '(interface not shown)'}.`}
+      return {
+        when: 'conditional',
+        reason: `Masqueraded unless the connection comes in on the pod bridge ${node.localInterface ?? '(interface not shown)'}.`,
+      }
     case 'interface-prefix':
-      return {when: 'conditional', reason: `Masqueraded unless the connection comes in on a pod interface (${node.localInterface ?? '?'}*).`}
+      return {
+        when: 'conditional',
+        reason: `Masqueraded unless the connection comes in on a pod interface (${node.localInterface ?? '?'}*).`,
+      }
     case 'none':
-      return {when: 'never', reason: 'kube-proxy has no way to tell pod traffic apart (no local-traffic detector) and --masquerade-all is off, so the client address is kept.'}
+      return {
+        when: 'never',
+        reason:
+          'kube-proxy has no way to tell pod traffic apart (no local-traffic detector) and --masquerade-all is off, so the client address is kept.',
+      }
     case null:
-      return {when: 'unknown', reason: 'This source does not show how kube-proxy tells pod traffic apart, so when it masquerades is unknown.'}
+      return {
+        when: 'unknown',
+        reason:
+          'This source does not show how kube-proxy tells pod traffic apart, so when it masquerades is unknown.',
+      }
   }
 }

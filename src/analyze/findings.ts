@@ -40,6 +40,10 @@ export function sortFindings(findings: Finding[]): Finding[] {
     (a, b) =>
       severityRank[a.severity] - severityRank[b.severity] ||
       (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) ||
-      ((a.services[0] ?? '') < (b.services[0] ?? '') ? -1 : (a.services[0] ?? '') > (b.services[0] ?? '') ? 1 : 0),
+      ((a.services[0] ?? '') < (b.services[0] ?? '')
+        ? -1
+        : (a.services[0] ?? '') > (b.services[0] ?? '')
+          ? 1
+          : 0),
   )
 }

@@ -13,7 +13,13 @@ import {pushAll} from '../core/arrays.js'
 import {type Finding, sortFindings} from './findings.js'
 import type {ProxyState, Severity} from '../model/types.js'
 import {conntrackChecks} from './migrate/conntrack.js'
-import {type Check, type MigrationContext, type ProxyMode, type TargetSettings, finding} from './migrate/context.js'
+import {
+  type Check,
+  type MigrationContext,
+  type ProxyMode,
+  type TargetSettings,
+  finding,
+} from './migrate/context.js'
 import {ipvsBehaviourChecks} from './migrate/ipvs-behaviour.js'
 import {nodePortChecks} from './migrate/nodeports.js'
 import {platformChecks} from './migrate/platform.js'
@@ -31,7 +37,13 @@ export interface MigrationOptions {
   target?: TargetSettings
 }
 
-const CHECKS: readonly Check[] = [...platformChecks, ...nodePortChecks, ...conntrackChecks, ...thirdPartyChecks, ...ipvsBehaviourChecks]
+const CHECKS: readonly Check[] = [
+  ...platformChecks,
+  ...nodePortChecks,
+  ...conntrackChecks,
+  ...thirdPartyChecks,
+  ...ipvsBehaviourChecks,
+]
 
 /** Reader warnings mean the state may be missing something a check would have seen. */
 const incompleteInput: Check = (ctx) => {
@@ -82,7 +94,11 @@ export function failsOn(findings: Finding[], failOn: FailOn): boolean {
 }
 
 /** The findings for switching the node described by `state` to `to`, most severe first. */
-export function planMigration(state: ProxyState, to: ProxyMode, opts: MigrationOptions = {}): Finding[] {
+export function planMigration(
+  state: ProxyState,
+  to: ProxyMode,
+  opts: MigrationOptions = {},
+): Finding[] {
   const ctx: MigrationContext = {
     state,
     from: opts.from ?? (state.mode === 'cluster' ? null : state.mode),

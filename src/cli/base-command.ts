@@ -39,10 +39,19 @@ export type LoadWants = Pick<ReadOptions, 'focus' | 'servicesOnly' | 'refsPerPor
 
 /** The flags as a request to read these files (src/readers/read-state.ts readFiles). */
 function fileRequest(flags: LoadFlags, files: string[], wants: LoadWants): FileReadRequest {
-  return {files, format: flags.format as FormatId | undefined, mode: flags.mode as Mode | undefined, node: flags.node, cluster: flags.cluster, ...wants}
+  return {
+    files,
+    format: flags.format as FormatId | undefined,
+    mode: flags.mode as Mode | undefined,
+    node: flags.node,
+    cluster: flags.cluster,
+    ...wants,
+  }
 }
 
-export type KpFlags<T extends typeof Command> = InferredFlags<(typeof KpCommand)['baseFlags'] & T['flags']>
+export type KpFlags<T extends typeof Command> = InferredFlags<
+  (typeof KpCommand)['baseFlags'] & T['flags']
+>
 
 export abstract class KpCommand extends Command {
   static override enableJsonFlag = true
@@ -52,7 +61,8 @@ export abstract class KpCommand extends Command {
       char: 'f',
       multiple: true,
       helpGroup: 'INPUT',
-      description: 'Read this dump, bundle folder (from `kp collect`), saved state, or `-` for stdin. Repeat for several files of one node. Without it, kp reads this node live.',
+      description:
+        'Read this dump, bundle folder (from `kp collect`), saved state, or `-` for stdin. Repeat for several files of one node. Without it, kp reads this node live.',
     }),
     format: Flags.option({
       options: FORMAT_IDS,
@@ -67,20 +77,29 @@ export abstract class KpCommand extends Command {
     cluster: Flags.string({
       multiple: true,
       helpGroup: 'INPUT',
-      description: 'Cluster objects (kubectl get svc,endpointslices -A -o yaml) used to name IPVS virtual servers.',
+      description:
+        'Cluster objects (kubectl get svc,endpointslices -A -o yaml) used to name IPVS virtual servers.',
     }),
     node: Flags.string({
       helpGroup: 'INPUT',
-      description: "The node whose point of view cluster objects are read from (default: this host's name).",
+      description:
+        "The node whose point of view cluster objects are read from (default: this host's name).",
     }),
     timeout: Flags.integer({
       min: 1,
       default: DEFAULT_TIMEOUT_SECONDS,
       helpGroup: 'INPUT',
-      description: 'Seconds each command kp runs to read this node live may take before kp stops it.',
+      description:
+        'Seconds each command kp runs to read this node live may take before kp stops it.',
     }),
-    'no-color': Flags.boolean({helpGroup: 'OUTPUT', description: 'Never colour the output (NO_COLOR is honoured too).'}),
-    verbose: Flags.boolean({helpGroup: 'OUTPUT', description: 'Also show info-level diagnostics on stderr.'}),
+    'no-color': Flags.boolean({
+      helpGroup: 'OUTPUT',
+      description: 'Never colour the output (NO_COLOR is honoured too).',
+    }),
+    verbose: Flags.boolean({
+      helpGroup: 'OUTPUT',
+      description: 'Also show info-level diagnostics on stderr.',
+    }),
   }
 
   /**
@@ -99,12 +118,21 @@ export abstract class KpCommand extends Command {
     }
     const {loadInputs} = await import('../readers/load.js')
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
-    const opts: ReadOptions = {mode: flags.mode as Mode | undefined, node: flags.node, cluster, ...wants}
+    const opts: ReadOptions = {
+      mode: flags.mode as Mode | undefined,
+      node: flags.node,
+      cluster,
+      ...wants,
+    }
     const {collectLive} = await import('../live/collect-live.js')
-    const live = await collectLive({mode: opts.mode, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000})
+    const live = await collectLive({
+      mode: opts.mode,
+      timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+    })
     for (const w of live.warnings) this.warnLine(w)
     // DESIGN §3: live reading says which commands it ran.
-    if (flags.verbose) for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
+    if (flags.verbose)
+      for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
     const state = await readState({sources: live.sources, facts: live.facts}, opts)
     return this.acceptState(state, live.facts, flags)
   }
@@ -119,10 +147,15 @@ export abstract class KpCommand extends Command {
    * and which error wins, is the same as reading them in turn: the first input's diagnostics are
    * reported, and its input error thrown, before anything of the second's.
    */
-  protected async loadStatePair(first: string, second: string, flags: LoadFlags): Promise<[ProxyState, ProxyState | EncodedState]> {
+  protected async loadStatePair(
+    first: string,
+    second: string,
+    flags: LoadFlags,
+  ): Promise<[ProxyState, ProxyState | EncodedState]> {
     // Two states are read to be compared: what is not compared need not be made (servicesOnly).
     const wants: LoadWants = {servicesOnly: true}
-    const load = (input: string): Promise<ProxyState> => this.loadState({...flags, file: input === 'live' ? undefined : [input]}, wants)
+    const load = (input: string): Promise<ProxyState> =>
+      this.loadState({...flags, file: input === 'live' ? undefined : [input]}, wants)
     const {readInWorker, workerPaysOff} = await import('../readers/read-in-worker.js')
     if (!(await workerPaysOff(first, second, flags.cluster))) {
       const a = await load(first)
@@ -156,7 +189,8 @@ export abstract class KpCommand extends Command {
     this.loadedFacts = facts
     this.reportDiagnostics(state.diagnostics, Boolean(flags.verbose))
     const firstError = state.diagnostics.find((d) => d.severity === 'error')
-    if (firstError) throw new InputError(formatDiagnostic(firstError), firstError.code, [], state.diagnostics)
+    if (firstError)
+      throw new InputError(formatDiagnostic(firstError), firstError.code, [], state.diagnostics)
     return state
   }
 
@@ -175,7 +209,8 @@ export abstract class KpCommand extends Command {
     } else {
       // In 1 MiB pieces: one write would encode the whole document into one buffer at once.
       const text = JSON.stringify(json, null, 2)
-      for (let at = 0; at < text.length; at += JSON_PIECE) process.stdout.write(text.slice(at, at + JSON_PIECE))
+      for (let at = 0; at < text.length; at += JSON_PIECE)
+        process.stdout.write(text.slice(at, at + JSON_PIECE))
     }
     process.stdout.write('\n')
   }
@@ -211,18 +246,27 @@ export abstract class KpCommand extends Command {
       shownByCode.set(d.code, shown + 1)
       process.stderr.write(line)
     }
-    for (const [code, n] of hiddenByCode) process.stderr.write(`kp: ${n} more ${code} warning(s) hidden; --verbose shows them, --json lists them\n`)
-    if (hiddenInfo > 0) process.stderr.write(`kp: ${hiddenInfo} info diagnostic(s) hidden; --verbose shows them\n`)
+    for (const [code, n] of hiddenByCode)
+      process.stderr.write(
+        `kp: ${n} more ${code} warning(s) hidden; --verbose shows them, --json lists them\n`,
+      )
+    if (hiddenInfo > 0)
+      process.stderr.write(`kp: ${hiddenInfo} info diagnostic(s) hidden; --verbose shows them\n`)
   }
 
-  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+  protected override async catch(
+    err: Error & {exitCode?: number; oclif?: {exit?: number}},
+  ): Promise<unknown> {
     if (err instanceof KpError) {
       if (err instanceof InputError) {
         const rest = err.diagnostics.filter((d) => d.severity === 'error').slice(1, 20)
-        for (const d of rest) process.stderr.write(`kp: error: ${escapeControl(formatDiagnostic(d))}\n`)
+        for (const d of rest)
+          process.stderr.write(`kp: error: ${escapeControl(formatDiagnostic(d))}\n`)
       }
       if (this.jsonEnabled()) {
-        this.logJson({error: {code: err.code, message: err.message, exitCode: err.exitCode, hints: err.hints}})
+        this.logJson({
+          error: {code: err.code, message: err.message, exitCode: err.exitCode, hints: err.hints},
+        })
       }
       process.stderr.write(`kp: ${escapeControl(err.message)}\n`)
       for (const h of err.hints) process.stderr.write(`  hint: ${escapeControl(h)}\n`)

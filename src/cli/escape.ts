@@ -10,6 +10,8 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
 export function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => {
     const code = c.charCodeAt(0)
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`
   })
 }

@@ -72,7 +72,9 @@ function emit(value: unknown, out: (text: string) => void, depth: number): void 
  * (a file, or a pipe on Linux) an empty write queue means the bytes are out. A stream that keeps
  * written chunks after its write is done (a PassThrough still unread) must not be given this.
  */
-export function bufferedStreamOut(stream: NodeJS.WritableStream & {writableLength: number}): JsonOut {
+export function bufferedStreamOut(
+  stream: NodeJS.WritableStream & {writableLength: number},
+): JsonOut {
   let buffer: Buffer | null = null
   let used = 0
   const flush = (): void => {
@@ -86,7 +88,8 @@ export function bufferedStreamOut(stream: NodeJS.WritableStream & {writableLengt
       // UTF-8 takes at most 3 bytes per UTF-16 unit.
       const most = text.length * 3
       if (buffer !== null && used + most > buffer.length) flush()
-      if (buffer === null || used + most > buffer.length) buffer = Buffer.allocUnsafeSlow(Math.max(most, 4 * PIECE_CHARS))
+      if (buffer === null || used + most > buffer.length)
+        buffer = Buffer.allocUnsafeSlow(Math.max(most, 4 * PIECE_CHARS))
       used += buffer.write(text, used, 'utf8')
       if (used >= PIECE_CHARS) flush()
     },

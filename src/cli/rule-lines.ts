@@ -18,7 +18,13 @@ export async function loadRuleText(refs: SourceRef[], fileFlags: string[]): Prom
   const files = new Map<string, string[] | null>()
   for (const path of new Set(refs.map((r) => r.path))) {
     if (path === '-' || path.startsWith('live:') || !readable(path)) continue
-    files.set(path, await readFile(path, 'utf8').then((t) => t.split(/\r?\n/), () => null))
+    files.set(
+      path,
+      await readFile(path, 'utf8').then(
+        (t) => t.split(/\r?\n/),
+        () => null,
+      ),
+    )
   }
   return (ref) => files.get(ref.path)?.[ref.line - 1] ?? null
 }

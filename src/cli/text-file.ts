@@ -11,7 +11,7 @@ const BUFFER_BYTES = 1 << 20
 const MAX_UTF8_BYTES_PER_UNIT = 3
 
 function writeAll(fd: number, bytes: Uint8Array, length: number): void {
-  for (let offset = 0; offset < length; ) offset += writeSync(fd, bytes, offset, length - offset)
+  for (let offset = 0; offset < length;) offset += writeSync(fd, bytes, offset, length - offset)
 }
 
 /** Opens `path` (created or truncated, as writeFile does), gives `produce` a sink into it, and returns what `produce` returns. */

@@ -7,7 +7,8 @@ import type {BundleManifest} from '../readers/bundle.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 
 export default class Collect extends KpCommand {
-  static override summary = "Save this node's kube-proxy state into a folder to read anywhere with -f"
+  static override summary =
+    "Save this node's kube-proxy state into a folder to read anywhere with -f"
   static override description = `Runs the same read-only commands kp reads live (iptables-save of both backends and families, nft -j list table ip|ip6 kube-proxy, ipvsadm -Sn and -Ln, ipset save, ip -j addr show kube-ipvs0) plus uname -r, the tool versions and the sysctls that change how the rules behave, and writes their raw outputs with a manifest.json. \`kp list -f DIR\` (and every other command) then reads the folder as if it were this node. Leftovers of other modes are saved too, but not read.
 
 A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.environment.code} only when no ruleset at all could be saved (for example without root).`
@@ -29,15 +30,27 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
   }
 
   static override flags = {
-    out: Flags.string({required: true, description: 'The folder to write (created if missing; must be empty unless --force).'}),
-    force: Flags.boolean({description: 'Write into a folder that already holds files (kp overwrites its own file names only).'}),
+    out: Flags.string({
+      required: true,
+      description: 'The folder to write (created if missing; must be empty unless --force).',
+    }),
+    force: Flags.boolean({
+      description:
+        'Write into a folder that already holds files (kp overwrites its own file names only).',
+    }),
   }
 
   async run(): Promise<BundleManifest> {
     const {flags} = await this.parse(Collect)
-    const fileFlags = (['file', 'format', 'cluster', 'node'] as const).filter((name) => flags[name] !== undefined)
+    const fileFlags = (['file', 'format', 'cluster', 'node'] as const).filter(
+      (name) => flags[name] !== undefined,
+    )
     if (fileFlags.length > 0) {
-      throw new UsageError(`kp collect reads this node; --${fileFlags.join(', --')} does not apply`, 'USAGE_COLLECT_INPUT', ['kp collect --out DIR, then kp list -f DIR'])
+      throw new UsageError(
+        `kp collect reads this node; --${fileFlags.join(', --')} does not apply`,
+        'USAGE_COLLECT_INPUT',
+        ['kp collect --out DIR, then kp list -f DIR'],
+      )
     }
     const {collectBundle} = await import('../live/collect-bundle.js')
     const manifest = await collectBundle({
@@ -50,10 +63,19 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
     for (const w of manifest.warnings) this.warnLine(w)
     if (!this.jsonEnabled()) {
       const saved = manifest.files.filter((f) => f.path !== null)
-      this.log(`Saved ${saved.length} outputs and manifest.json into ${escapeControl(flags.out)} (mode: ${manifest.mode ?? 'none found'}).`)
+      this.log(
+        `Saved ${saved.length} outputs and manifest.json into ${escapeControl(flags.out)} (mode: ${manifest.mode ?? 'none found'}).`,
+      )
       for (const f of manifest.files) {
         const cmd = escapeControl(f.command.join(' '))
-        const status = f.path === null ? `not saved: ${escapeControl(f.error ?? '')}` : f.error ? `failed: ${escapeControl(f.error)}` : f.read ? 'read by kp -f' : 'kept for reference'
+        const status =
+          f.path === null
+            ? `not saved: ${escapeControl(f.error ?? '')}`
+            : f.error
+              ? `failed: ${escapeControl(f.error)}`
+              : f.read
+                ? 'read by kp -f'
+                : 'kept for reference'
         this.log(`  ${(f.path ?? '-').padEnd(28)} ${cmd.padEnd(36)} ${status}`)
       }
       this.log(`Read it anywhere with: kp list -f ${escapeControl(flags.out)}`)

@@ -19,18 +19,34 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
   // -f names one node's inputs; diff takes two, as arguments. Kept (hidden) only to give a clear error.
   static override baseFlags = {
     ...KpCommand.baseFlags,
-    file: Flags.string({char: 'f', multiple: true, hidden: true, helpGroup: 'INPUT', description: 'Not used by diff: give A and B as arguments.'}),
+    file: Flags.string({
+      char: 'f',
+      multiple: true,
+      hidden: true,
+      helpGroup: 'INPUT',
+      description: 'Not used by diff: give A and B as arguments.',
+    }),
   }
 
   static override args = {
-    a: Args.string({required: true, description: 'The first state: FILE, -, a folder (a kp collect bundle, or several dumps of one node), or live.'}),
+    a: Args.string({
+      required: true,
+      description:
+        'The first state: FILE, -, a folder (a kp collect bundle, or several dumps of one node), or live.',
+    }),
     b: Args.string({required: true, description: 'The second state: FILE, -, a folder, or live.'}),
   }
 
   async run(): Promise<DiffResult> {
     const {args, flags} = await this.parse(Diff)
-    if (flags.file && flags.file.length > 0) throw new UsageError('kp diff takes its two inputs as arguments A and B, not -f', 'USAGE_DIFF_FILE_FLAG', ['kp diff A.txt B.txt'])
-    if (args.a === '-' && args.b === '-') throw new UsageError('stdin (-) can be only one of A and B', 'USAGE_DIFF_STDIN_TWICE')
+    if (flags.file && flags.file.length > 0)
+      throw new UsageError(
+        'kp diff takes its two inputs as arguments A and B, not -f',
+        'USAGE_DIFF_FILE_FLAG',
+        ['kp diff A.txt B.txt'],
+      )
+    if (args.a === '-' && args.b === '-')
+      throw new UsageError('stdin (-) can be only one of A and B', 'USAGE_DIFF_STDIN_TWICE')
     const [a, b] = await this.loadStatePair(args.a, args.b, flags)
     const {diffEncoded, diffStates} = await import('../analyze/diff.js')
     // B read by a worker thread comes with its ports still encoded (src/core/port-codec.ts).

@@ -15,11 +15,21 @@ export default class Explain extends KpCommand {
     '<%= config.bin %> <%= command.id %> :3002 --json -f state.json | jq .matches[0].frontends',
   ]
   static override args = {
-    service: Args.string({required: true, description: 'ns/name[:port][/proto], name (with -n), or IP[:PORT[/PROTO]], [v6]:PORT, :NODEPORT'}),
+    service: Args.string({
+      required: true,
+      description:
+        'ns/name[:port][/proto], name (with -n), or IP[:PORT[/PROTO]], [v6]:PORT, :NODEPORT',
+    }),
   }
   static override flags = {
-    namespace: Flags.string({char: 'n', description: 'The namespace of SERVICE when it is given as a bare name.'}),
-    rules: Flags.boolean({description: 'Also list the rules the sources hold for the service, as path:line, in source order.'}),
+    namespace: Flags.string({
+      char: 'n',
+      description: 'The namespace of SERVICE when it is given as a bare name.',
+    }),
+    rules: Flags.boolean({
+      description:
+        'Also list the rules the sources hold for the service, as path:line, in source order.',
+    }),
   }
 
   async run(): Promise<ExplainResult> {
@@ -27,24 +37,45 @@ export default class Explain extends KpCommand {
     const {focusNeedles, parseServiceQuery} = await import('../analyze/explain-query.js')
     const query = parseServiceQuery(args.service, flags.namespace)
     if ('invalid' in query) {
-      throw new UsageError(`cannot read SERVICE: ${query.invalid}`, 'USAGE_BAD_SERVICE', ['write it as ns/name, ns/name:port, name -n ns, IP:PORT/PROTO, [v6]:PORT or :NODEPORT'])
+      throw new UsageError(`cannot read SERVICE: ${query.invalid}`, 'USAGE_BAD_SERVICE', [
+        'write it as ns/name, ns/name:port, name -n ns, IP:PORT/PROTO, [v6]:PORT or :NODEPORT',
+      ])
     }
     // A name is found in the rules' comments: read only that service's rules (docs/benchmarks.md).
     const needles = focusNeedles(query)
     const {explainService} = await import('../analyze/explain.js')
-    let result = explainService(await this.loadState(flags, needles ? {focus: {needles}} : {}), query)
+    let result = explainService(
+      await this.loadState(flags, needles ? {focus: {needles}} : {}),
+      query,
+    )
     // Not found: read everything, so the closest names come from the whole state.
-    if (result.kind === 'NotFound' && needles) result = explainService(await this.loadState(flags), query)
+    if (result.kind === 'NotFound' && needles)
+      result = explainService(await this.loadState(flags), query)
     if (result.kind === 'NotFound') {
-      const hints = result.suggestions.length > 0 ? [`closest: ${result.suggestions.join(', ')}`] : ['this state has no service ports']
-      throw new InputError(`no service port matches "${query.text}"`, 'INPUT_SERVICE_NOT_FOUND', [...hints, '`kp list` shows every service port'])
+      const hints =
+        result.suggestions.length > 0
+          ? [`closest: ${result.suggestions.join(', ')}`]
+          : ['this state has no service ports']
+      throw new InputError(`no service port matches "${query.text}"`, 'INPUT_SERVICE_NOT_FOUND', [
+        ...hints,
+        '`kp list` shows every service port',
+      ])
     }
     if (!this.jsonEnabled()) {
       const {renderExplain} = await import('../cli/views/explain.js')
       const {outputStyle} = await import('../cli/views/style.js')
       const {loadRuleText} = await import('../cli/rule-lines.js')
-      const ruleText = await loadRuleText(flags.rules ? result.matches.flatMap((m) => m.rules) : [], flags.file ?? [])
-      this.log(renderExplain(result, {rules: flags.rules, ruleText, style: outputStyle(flags['no-color'])}))
+      const ruleText = await loadRuleText(
+        flags.rules ? result.matches.flatMap((m) => m.rules) : [],
+        flags.file ?? [],
+      )
+      this.log(
+        renderExplain(result, {
+          rules: flags.rules,
+          ruleText,
+          style: outputStyle(flags['no-color']),
+        }),
+      )
     }
     return result
   }

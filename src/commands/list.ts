@@ -12,19 +12,37 @@ export default class List extends KpCommand {
     '<%= config.bin %> <%= command.id %> --json -f nft-ruleset.txt > state.json',
   ]
   static override flags = {
-    output: Flags.option({char: 'o', options: ['table', 'wide'] as const, default: 'table', description: 'Table layout; wide also lists every endpoint with its share.'})(),
-    namespace: Flags.string({char: 'n', description: 'Only service ports of this namespace (default: all namespaces).'}),
+    output: Flags.option({
+      char: 'o',
+      options: ['table', 'wide'] as const,
+      default: 'table',
+      description: 'Table layout; wide also lists every endpoint with its share.',
+    })(),
+    namespace: Flags.string({
+      char: 'n',
+      description: 'Only service ports of this namespace (default: all namespaces).',
+    }),
   }
 
   async run(): Promise<ProxyState> {
     const {flags} = await this.parse(List)
     const state = await this.loadState(flags)
-    const shown = flags.namespace === undefined ? state : {...state, services: state.services.filter((sp) => sp.namespace === flags.namespace)}
+    const shown =
+      flags.namespace === undefined
+        ? state
+        : {...state, services: state.services.filter((sp) => sp.namespace === flags.namespace)}
     if (!this.jsonEnabled()) {
       const {renderServiceList} = await import('../cli/views/list.js')
       const {outputStyle} = await import('../cli/views/style.js')
       const style = outputStyle(flags['no-color'])
-      this.log(renderServiceList(shown, {wide: flags.output === 'wide', namespace: flags.namespace, total: state.services.length, style}))
+      this.log(
+        renderServiceList(shown, {
+          wide: flags.output === 'wide',
+          namespace: flags.namespace,
+          total: state.services.length,
+          style,
+        }),
+      )
     }
     return shown
   }

@@ -65,7 +65,8 @@ async function loadRenderer(mode: ProxyMode): Promise<TargetRenderer> {
 }
 
 export default class Migrate extends KpCommand {
-  static override summary = 'Show what kube-proxy would program in another mode, and what will behave differently'
+  static override summary =
+    'Show what kube-proxy would program in another mode, and what will behave differently'
   static override description = `Writes the rules of the target mode to stdout (or --out FILE) and the migration findings to stderr: every caveat of switching this node from its current mode, each with the services or addresses affected, where in the input it was seen, what to do, and a link to the upstream documentation. What the input cannot show is reported as a "cannot verify" finding naming what to collect.
 
 With --check only the findings are printed, and the exit status is ${EXIT.found.code} when a finding is at or above --fail-on (default error), else ${EXIT.ok.code}.`
@@ -79,25 +80,92 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
   static override flags = {
     to: Flags.option({options: MODES, required: true, description: 'The mode to migrate to.'})(),
-    from: Flags.option({options: MODES, description: 'The mode the node runs today, when the input cannot say (cluster objects).'})(),
-    check: Flags.boolean({description: 'Print the findings only; exit 1 when one is at or above --fail-on.'}),
-    'fail-on': Flags.option({options: FAIL_ON, default: 'error' as const, description: 'With --check: the lowest severity that makes the exit status 1.'})(),
+    from: Flags.option({
+      options: MODES,
+      description: 'The mode the node runs today, when the input cannot say (cluster objects).',
+    })(),
+    check: Flags.boolean({
+      description: 'Print the findings only; exit 1 when one is at or above --fail-on.',
+    }),
+    'fail-on': Flags.option({
+      options: FAIL_ON,
+      default: 'error' as const,
+      description: 'With --check: the lowest severity that makes the exit status 1.',
+    })(),
     out: Flags.string({description: 'Write the target rules to this file instead of stdout.'}),
-    'out-dir': Flags.string({description: 'Write every file the target mode needs (for example both families) into this folder.', exclusive: ['out']}),
+    'out-dir': Flags.string({
+      description:
+        'Write every file the target mode needs (for example both families) into this folder.',
+      exclusive: ['out'],
+    }),
     // Target settings: each overrides what the input shows; without either the renderer uses
     // kube-proxy's default and says so in a finding (src/render/common.ts resolveNodeSettings).
-    'pod-cidr': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: 'Pod (cluster) CIDR(s) for the local-traffic detector; repeat it or separate with commas (10.244.0.0/16,fd00:10:244::/56).'}),
-    'local-detector': Flags.option({options: ['cidr', 'interface', 'interface-prefix', 'none'] as const, helpGroup: 'TARGET', description: 'How kube-proxy tells pod traffic apart.'})(),
-    'local-interface': Flags.string({helpGroup: 'TARGET', description: 'Bridge interface or interface prefix for the interface detectors.'}),
-    'node-ip': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: "The node's own IP(s), for NodePorts and LoadBalancer source ranges; repeat it or separate with commas."}),
-    'nodeport-addresses': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: 'nodePortAddresses of the target configuration: CIDRs, addresses or primary, repeated or separated with commas.'}),
-    'service-cidr': Flags.string({multiple: true, delimiter: ',', helpGroup: 'TARGET', description: 'Service CIDR(s), for the nftables rule that drops traffic to unallocated ClusterIPs; repeat it or separate with commas.'}),
-    'masquerade-mark': Flags.string({helpGroup: 'TARGET', description: 'The masquerade mark as written in rules, e.g. 0x4000.'}),
-    'masquerade-all': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'masqueradeAll of the target configuration.'}),
-    'random-fully': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'Whether MASQUERADE uses --random-fully (iptables, ipvs).'}),
-    'localhost-nodeports': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'iptables.localhostNodePorts of the target configuration.'}),
-    'conntrack-invalid-drop': Flags.boolean({allowNo: true, helpGroup: 'TARGET', description: 'Whether iptables mode drops conntrack INVALID packets (nf_conntrack_tcp_be_liberal=0).'}),
-    scheduler: Flags.string({helpGroup: 'TARGET', description: 'IPVS scheduler for services whose input does not show one (default rr).'}),
+    'pod-cidr': Flags.string({
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'TARGET',
+      description:
+        'Pod (cluster) CIDR(s) for the local-traffic detector; repeat it or separate with commas (10.244.0.0/16,fd00:10:244::/56).',
+    }),
+    'local-detector': Flags.option({
+      options: ['cidr', 'interface', 'interface-prefix', 'none'] as const,
+      helpGroup: 'TARGET',
+      description: 'How kube-proxy tells pod traffic apart.',
+    })(),
+    'local-interface': Flags.string({
+      helpGroup: 'TARGET',
+      description: 'Bridge interface or interface prefix for the interface detectors.',
+    }),
+    'node-ip': Flags.string({
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'TARGET',
+      description:
+        "The node's own IP(s), for NodePorts and LoadBalancer source ranges; repeat it or separate with commas.",
+    }),
+    'nodeport-addresses': Flags.string({
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'TARGET',
+      description:
+        'nodePortAddresses of the target configuration: CIDRs, addresses or primary, repeated or separated with commas.',
+    }),
+    'service-cidr': Flags.string({
+      multiple: true,
+      delimiter: ',',
+      helpGroup: 'TARGET',
+      description:
+        'Service CIDR(s), for the nftables rule that drops traffic to unallocated ClusterIPs; repeat it or separate with commas.',
+    }),
+    'masquerade-mark': Flags.string({
+      helpGroup: 'TARGET',
+      description: 'The masquerade mark as written in rules, e.g. 0x4000.',
+    }),
+    'masquerade-all': Flags.boolean({
+      allowNo: true,
+      helpGroup: 'TARGET',
+      description: 'masqueradeAll of the target configuration.',
+    }),
+    'random-fully': Flags.boolean({
+      allowNo: true,
+      helpGroup: 'TARGET',
+      description: 'Whether MASQUERADE uses --random-fully (iptables, ipvs).',
+    }),
+    'localhost-nodeports': Flags.boolean({
+      allowNo: true,
+      helpGroup: 'TARGET',
+      description: 'iptables.localhostNodePorts of the target configuration.',
+    }),
+    'conntrack-invalid-drop': Flags.boolean({
+      allowNo: true,
+      helpGroup: 'TARGET',
+      description:
+        'Whether iptables mode drops conntrack INVALID packets (nf_conntrack_tcp_be_liberal=0).',
+    }),
+    scheduler: Flags.string({
+      helpGroup: 'TARGET',
+      description: 'IPVS scheduler for services whose input does not show one (default rr).',
+    }),
   }
 
   async run(): Promise<MigrateResult> {
@@ -118,15 +186,24 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     }
     // Checked before anything is read: these values are written into the rules as they are.
     const bad = invalidRenderOption(renderOptions)
-    if (bad) throw new UsageError(`--${FLAG_OF_SETTING[bad.setting]} ${JSON.stringify(bad.value)}: expected ${bad.expected}`, 'USAGE_BAD_VALUE')
+    if (bad)
+      throw new UsageError(
+        `--${FLAG_OF_SETTING[bad.setting]} ${JSON.stringify(bad.value)}: expected ${bad.expected}`,
+        'USAGE_BAD_VALUE',
+      )
     // Findings cite a service port's first few rules (their evidence); the rest need not be made.
     const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
     const to = flags.to as ProxyMode
-    const from = (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
+    const from =
+      (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
     const findings = planMigration(state, to, {
       from: from ?? undefined,
       sysctls: this.loadedFacts?.sysctls ?? null,
-      target: {nodePortAddresses: flags['nodeport-addresses'], localhostNodePorts: flags['localhost-nodeports'], conntrackInvalidDrop: flags['conntrack-invalid-drop']},
+      target: {
+        nodePortAddresses: flags['nodeport-addresses'],
+        localhostNodePorts: flags['localhost-nodeports'],
+        conntrackInvalidDrop: flags['conntrack-invalid-drop'],
+      },
     })
 
     // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
@@ -139,7 +216,8 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     if (streaming && renderer.stream) {
       const stream = renderer.stream
       const render = (sink: TextSink) => stream(state, renderOptions, sink)
-      renderFindings = flags.out === undefined ? streamToStdout(render) : this.streamRules(flags.out, render)
+      renderFindings =
+        flags.out === undefined ? streamToStdout(render) : this.streamRules(flags.out, render)
     } else {
       rendered = renderer.render(state, renderOptions)
       renderFindings = rendered.findings
@@ -155,7 +233,8 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       findings: all,
     }
 
-    if (!flags.check && rendered !== null) await this.writeRules(rendered, flags.out, flags['out-dir'])
+    if (!flags.check && rendered !== null)
+      await this.writeRules(rendered, flags.out, flags['out-dir'])
     if (!this.jsonEnabled()) {
       const {formatFindings} = await import('../cli/views/migrate.js')
       // --check: the findings are the answer (stdout, so they can be paged or saved); otherwise
@@ -179,7 +258,11 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     }
   }
 
-  private async writeRules(rendered: RenderResult, out: string | undefined, outDir: string | undefined): Promise<void> {
+  private async writeRules(
+    rendered: RenderResult,
+    out: string | undefined,
+    outDir: string | undefined,
+  ): Promise<void> {
     try {
       if (outDir) {
         await makeDirectory(outDir)
@@ -193,7 +276,9 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     }
     const others = rendered.files.slice(1)
     if (others.length > 0 && !this.jsonEnabled()) {
-      this.warnLine(`the target needs ${others.length} more file(s) (${others.map((f) => f.name).join(', ')}); use --out-dir DIR to write them all, or --json`)
+      this.warnLine(
+        `the target needs ${others.length} more file(s) (${others.map((f) => f.name).join(', ')}); use --out-dir DIR to write them all, or --json`,
+      )
     }
   }
 }
@@ -214,5 +299,8 @@ function streamToStdout(render: (sink: TextSink) => Finding[]): Finding[] {
 /** A failure to write the output: exit 4 (OUTPUT_UNWRITABLE), unless it already is a kp error. */
 function outputError(target: string | undefined, error: unknown): KpError {
   if (error instanceof KpError) return error
-  return new EnvironmentError(`cannot write ${target}: ${(error as Error).message}`, 'OUTPUT_UNWRITABLE')
+  return new EnvironmentError(
+    `cannot write ${target}: ${(error as Error).message}`,
+    'OUTPUT_UNWRITABLE',
+  )
 }

@@ -103,7 +103,8 @@ export class PortEncoder {
 
   private boolean(v: boolean | null): void {
     if (v === null) return this.tag(NULL)
-    if (typeof v !== 'boolean') throw new UnencodableValue(`expected true or false, found ${typeof v}`)
+    if (typeof v !== 'boolean')
+      throw new UnencodableValue(`expected true or false, found ${typeof v}`)
     this.tag(v ? TRUE : FALSE)
   }
 
@@ -218,7 +219,11 @@ export function decodePort(encoded: EncodedPorts, i: number): ServicePort {
     if (at + n > end) throw new RangeError(`port ${i}: string runs past the port`)
     let s = ''
     // In pieces: fromCharCode takes its codes as arguments.
-    for (let from = at; from < at + n; from += 8192) s += String.fromCharCode.apply(null, codes.subarray(from, Math.min(at + n, from + 8192)) as unknown as number[])
+    for (let from = at; from < at + n; from += 8192)
+      s += String.fromCharCode.apply(
+        null,
+        codes.subarray(from, Math.min(at + n, from + 8192)) as unknown as number[],
+      )
     at += n
     return s
   }
@@ -261,8 +266,29 @@ export function decodePort(encoded: EncodedPorts, i: number): ServicePort {
   const scheduler = string()
   const endpoints: Endpoint[] = []
   for (let n = count(); n > 0; n--) {
-    endpoints.push({ip: text(), port: number(), local: boolean(), share: number(), weight: number(), state: string() as Endpoint['state']})
+    endpoints.push({
+      ip: text(),
+      port: number(),
+      local: boolean(),
+      share: number(),
+      weight: number(),
+      state: string() as Endpoint['state'],
+    })
   }
   if (at !== end) throw new RangeError(`port ${i}: ${end - at} codes left over`)
-  return {namespace, name, portName, protocol, family, frontends, healthCheckNodePort, internalTrafficPolicy, externalTrafficPolicy, sessionAffinity, scheduler, endpoints, rules: []}
+  return {
+    namespace,
+    name,
+    portName,
+    protocol,
+    family,
+    frontends,
+    healthCheckNodePort,
+    internalTrafficPolicy,
+    externalTrafficPolicy,
+    sessionAffinity,
+    scheduler,
+    endpoints,
+    rules: [],
+  }
 }

@@ -2,7 +2,16 @@
  * Small operations on the common model that every reader and analysis shares: empty values,
  * identity, display names and the deterministic order DESIGN §2 promises.
  */
-import type {Diagnostic, Endpoint, Frontend, Mode, NodeInfo, ProxyState, ServicePort, SourceRef} from '../model/types.js'
+import type {
+  Diagnostic,
+  Endpoint,
+  Frontend,
+  Mode,
+  NodeInfo,
+  ProxyState,
+  ServicePort,
+  SourceRef,
+} from '../model/types.js'
 
 export function emptyNodeInfo(): NodeInfo {
   return {
@@ -23,11 +32,22 @@ export function emptyNodeInfo(): NodeInfo {
 }
 
 export function emptyState(mode: Mode): ProxyState {
-  return {schemaVersion: 1, kind: 'ProxyState', mode, sources: [], node: emptyNodeInfo(), services: [], foreign: [], diagnostics: []}
+  return {
+    schemaVersion: 1,
+    kind: 'ProxyState',
+    mode,
+    sources: [],
+    node: emptyNodeInfo(),
+    services: [],
+    foreign: [],
+    diagnostics: [],
+  }
 }
 
 /** The ServicePortName string kube-proxy uses in comments: `ns/name:port`, or `ns/name` for an unnamed port. */
-export function servicePortName(sp: Pick<ServicePort, 'namespace' | 'name' | 'portName'>): string | null {
+export function servicePortName(
+  sp: Pick<ServicePort, 'namespace' | 'name' | 'portName'>,
+): string | null {
   if (sp.namespace === null || sp.name === null) return null
   return sp.portName ? `${sp.namespace}/${sp.name}:${sp.portName}` : `${sp.namespace}/${sp.name}`
 }
@@ -71,11 +91,19 @@ export function sharesOnLocalPath(sp: ServicePort): boolean {
  * serving-terminating ones.
  */
 export function clusterSet(endpoints: readonly Endpoint[]): Endpoint[] {
-  const ready = endpoints.filter((ep) => ep.state !== 'serving-terminating' && ep.state !== 'draining')
+  const ready = endpoints.filter(
+    (ep) => ep.state !== 'serving-terminating' && ep.state !== 'draining',
+  )
   return ready.length > 0 ? ready : endpoints.filter((ep) => ep.state === 'serving-terminating')
 }
 
-const frontendOrder = {ClusterIP: 0, ExternalIP: 1, LoadBalancer: 2, External: 3, NodePort: 4} as const
+const frontendOrder = {
+  ClusterIP: 0,
+  ExternalIP: 1,
+  LoadBalancer: 2,
+  External: 3,
+  NodePort: 4,
+} as const
 
 function cmp(a: string | number | null, b: string | number | null): number {
   if (a === b) return 0
@@ -94,7 +122,8 @@ function inOrder<T>(list: T[], compare: (a: T, b: T) => number): boolean {
   return true
 }
 
-const cmpFrontend = (a: Frontend, b: Frontend): number => frontendOrder[a.type] - frontendOrder[b.type] || cmp(a.ip, b.ip) || cmp(a.port, b.port)
+const cmpFrontend = (a: Frontend, b: Frontend): number =>
+  frontendOrder[a.type] - frontendOrder[b.type] || cmp(a.ip, b.ip) || cmp(a.port, b.port)
 const cmpEndpoint = (a: Endpoint, b: Endpoint): number => cmp(a.ip, b.ip) || cmp(a.port, b.port)
 
 /** Sorts everything a state holds into the stable order of DESIGN §2, in place, and returns it. */
@@ -117,7 +146,13 @@ export function sortState(state: ProxyState): ProxyState {
       cmp(a.family, b.family) ||
       cmp(clusterIpKey(a), clusterIpKey(b)),
   )
-  state.foreign.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.name, b.name) || cmp(a.source?.path ?? null, b.source?.path ?? null) || (a.source?.line ?? 0) - (b.source?.line ?? 0))
+  state.foreign.sort(
+    (a, b) =>
+      cmp(a.kind, b.kind) ||
+      cmp(a.name, b.name) ||
+      cmp(a.source?.path ?? null, b.source?.path ?? null) ||
+      (a.source?.line ?? 0) - (b.source?.line ?? 0),
+  )
   state.node.podCIDRs.sort()
   state.node.nodePortAddresses?.sort()
   return state
@@ -134,6 +169,11 @@ export function uniqueSourceRefs(refs: SourceRef[]): SourceRef[] {
   })
 }
 
-export function diag(severity: Diagnostic['severity'], code: string, message: string, source: SourceRef | null): Diagnostic {
+export function diag(
+  severity: Diagnostic['severity'],
+  code: string,
+  message: string,
+  source: SourceRef | null,
+): Diagnostic {
   return {severity, code, message, source}
 }

@@ -35,7 +35,6 @@ export function decodeText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
 }
 
-
 /**
  * The index of the last of `starts` (ascending) that is at or before `offset`, by binary search:
  * which line, or which piece of a text, an offset is in. 0 when none is (starts[0] is 0 for both).

@@ -30,16 +30,22 @@ async function checkOutDir(outDir: string, force: boolean): Promise<void> {
   let entries: string[] | null = null
   try {
     const s = await stat(outDir)
-    if (!s.isDirectory()) throw new UsageError(`--out ${outDir}: exists and is not a folder`, 'USAGE_OUT_NOT_DIR')
+    if (!s.isDirectory())
+      throw new UsageError(`--out ${outDir}: exists and is not a folder`, 'USAGE_OUT_NOT_DIR')
     entries = await readdir(outDir)
   } catch (error) {
     if (error instanceof UsageError) throw error
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new UsageError(`--out ${outDir}: cannot use it: ${(error as Error).message}`, 'USAGE_OUT_UNUSABLE')
+      throw new UsageError(
+        `--out ${outDir}: cannot use it: ${(error as Error).message}`,
+        'USAGE_OUT_UNUSABLE',
+      )
     }
   }
   if (entries && entries.length > 0 && !force) {
-    throw new UsageError(`--out ${outDir}: folder is not empty`, 'USAGE_OUT_NOT_EMPTY', ['choose a new folder, or pass --force to write into this one'])
+    throw new UsageError(`--out ${outDir}: folder is not empty`, 'USAGE_OUT_NOT_EMPTY', [
+      'choose a new folder, or pass --force to write into this one',
+    ])
   }
 }
 
@@ -54,20 +60,33 @@ function bundleFile(c: Capture): BundleFile {
     tool: c.tool,
     exitCode: r?.exitCode ?? null,
     stderr: r?.stderr.trim() ?? '',
-    error: c.absent !== null ? c.absent : (r?.failure?.message ?? (c.skipped ? `not run: ${c.skipped}` : null)),
+    error:
+      c.absent !== null
+        ? c.absent
+        : (r?.failure?.message ?? (c.skipped ? `not run: ${c.skipped}` : null)),
     read: c.read && saved && r.failure === null,
   }
 }
 
 export async function collectBundle(opts: CollectOptions): Promise<BundleManifest> {
   await checkOutDir(opts.outDir, Boolean(opts.force))
-  const snap = await snapshotNode({mode: opts.mode, timeoutMs: opts.timeoutMs, everything: true, root: opts.root})
+  const snap = await snapshotNode({
+    mode: opts.mode,
+    timeoutMs: opts.timeoutMs,
+    everything: true,
+    root: opts.root,
+  })
 
-  const rulesets = snap.captures.filter((c) => c.format !== null && c.result !== null && c.absent === null)
+  const rulesets = snap.captures.filter(
+    (c) => c.format !== null && c.result !== null && c.absent === null,
+  )
   if (!rulesets.some((c) => c.result!.failure === null)) {
     // Nothing to save: say why with the most telling failure (no root beats a missing program).
     const failed = rulesets.map((c) => c.result!).filter((r) => r.failure !== null)
-    const worst = failed.find((r) => r.failure!.code === 'LIVE_NEEDS_ROOT') ?? failed.find((r) => r.failure!.code !== 'LIVE_MISSING_PROGRAM') ?? failed[0]
+    const worst =
+      failed.find((r) => r.failure!.code === 'LIVE_NEEDS_ROOT') ??
+      failed.find((r) => r.failure!.code !== 'LIVE_MISSING_PROGRAM') ??
+      failed[0]
     if (worst) throw environmentError(worst)
   }
 
@@ -75,11 +94,15 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
   const files: BundleFile[] = []
   for (const c of snap.captures) {
     const f = bundleFile(c)
-    if (f.path !== null) await writeOutput(join(opts.outDir, f.path), (path) => writeFile(path, c.result!.stdout))
+    if (f.path !== null)
+      await writeOutput(join(opts.outDir, f.path), (path) => writeFile(path, c.result!.stdout))
     files.push(f)
   }
   const warnings = [...snap.detection.warnings]
-  if (snap.detection.mode === null) warnings.push(`no ${opts.mode ? `${opts.mode}-mode ` : ''}kube-proxy rules found: ${snap.detection.looked.join('; ')}`)
+  if (snap.detection.mode === null)
+    warnings.push(
+      `no ${opts.mode ? `${opts.mode}-mode ` : ''}kube-proxy rules found: ${snap.detection.looked.join('; ')}`,
+    )
   const manifest: BundleManifest = {
     kind: 'KpBundle',
     schemaVersion: 1,
@@ -90,7 +113,9 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
     files,
     facts: snap.facts,
   }
-  await writeOutput(join(opts.outDir, BUNDLE_MANIFEST), (path) => writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`))
+  await writeOutput(join(opts.outDir, BUNDLE_MANIFEST), (path) =>
+    writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`),
+  )
   return manifest
 }
 
@@ -99,6 +124,9 @@ async function writeOutput(path: string, write: (path: string) => Promise<void>)
   try {
     await write(path)
   } catch (error) {
-    throw new EnvironmentError(`cannot write ${path}: ${(error as Error).message}`, 'OUTPUT_UNWRITABLE')
+    throw new EnvironmentError(
+      `cannot write ${path}: ${(error as Error).message}`,
+      'OUTPUT_UNWRITABLE',
+    )
   }
 }

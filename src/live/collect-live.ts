@@ -40,20 +40,33 @@ export function fatalProbeFailure(snap: NodeSnapshot): EnvironmentError | null {
 }
 
 /** The exit-3 error (no kube-proxy state here), or exit 4 when no dump program is installed at all. */
-export function nothingFoundError(snap: NodeSnapshot, mode: Mode | undefined): EnvironmentError | InputError {
+export function nothingFoundError(
+  snap: NodeSnapshot,
+  mode: Mode | undefined,
+): EnvironmentError | InputError {
   const missing = (c: Capture) => c.result?.failure?.code === 'LIVE_MISSING_PROGRAM'
   const nft = snap.captures.find((c) => c.format === 'nft-json')
   const iptables = snap.captures.filter((c) => c.format === 'iptables-save')
   if (nft && missing(nft) && iptables.every((c) => missing(c) || c.result === null)) {
-    return new EnvironmentError('neither nft nor iptables-save is installed, so kp cannot read this node', 'LIVE_MISSING_PROGRAM', 'nft', null, [
-      'install the iptables and nftables packages, or read a saved dump with -f FILE',
-    ])
+    return new EnvironmentError(
+      'neither nft nor iptables-save is installed, so kp cannot read this node',
+      'LIVE_MISSING_PROGRAM',
+      'nft',
+      null,
+      ['install the iptables and nftables packages, or read a saved dump with -f FILE'],
+    )
   }
   const what = mode ? `${mode}-mode kube-proxy rules` : 'kube-proxy rules'
-  return new InputError(`no ${what} found on this node: ${snap.detection.looked.join('; ')}`, 'LIVE_NO_KUBE_PROXY', [
-    mode ? 'drop --mode to let kp detect the mode' : 'is kube-proxy running on this node (and is kp in its network namespace)?',
-    'read a saved dump instead with -f FILE',
-  ])
+  return new InputError(
+    `no ${what} found on this node: ${snap.detection.looked.join('; ')}`,
+    'LIVE_NO_KUBE_PROXY',
+    [
+      mode
+        ? 'drop --mode to let kp detect the mode'
+        : 'is kube-proxy running on this node (and is kp in its network namespace)?',
+      'read a saved dump instead with -f FILE',
+    ],
+  )
 }
 
 export async function collectLive(opts: LiveOptions): Promise<LiveCollection> {
@@ -66,11 +79,20 @@ export async function collectLive(opts: LiveOptions): Promise<LiveCollection> {
   for (const c of read) {
     if (!c.result || c.result.failure) {
       if (c.result) throw environmentError(c.result)
-      throw new EnvironmentError(`${c.argv.join(' ')} was not run: ${c.skipped ?? 'unknown reason'}`, 'LIVE_COMMAND_FAILED', c.argv.join(' '))
+      throw new EnvironmentError(
+        `${c.argv.join(' ')} was not run: ${c.skipped ?? 'unknown reason'}`,
+        'LIVE_COMMAND_FAILED',
+        c.argv.join(' '),
+      )
     }
     // An empty output (no ipsets, say) says nothing; the readers would call it empty input.
     if (c.result.stdout.trim() === '') continue
-    sources.push({path: `live:${c.result.commandLine}`, text: c.result.stdout, format: c.format ?? undefined, tool: c.tool})
+    sources.push({
+      path: `live:${c.result.commandLine}`,
+      text: c.result.stdout,
+      format: c.format ?? undefined,
+      tool: c.tool,
+    })
   }
   const commands = snap.captures.flatMap((c) => (c.result ? [c.result.commandLine] : []))
   return {sources, facts: snap.facts, warnings: snap.detection.warnings, commands}

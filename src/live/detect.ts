@@ -34,9 +34,22 @@ export interface IptablesSummary {
 // Chains the kubelet makes (pkg/kubelet/kubelet_network_linux.go): present on every node,
 // whatever the proxy, so they are not evidence of kube-proxy.
 const KUBELET_CHAINS = new Set(['KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-MARK-DROP'])
-const SERVICE_CHAIN_PREFIXES = ['KUBE-SVC-', 'KUBE-SEP-', 'KUBE-EXT-', 'KUBE-SVL-', 'KUBE-FW-', 'KUBE-XLB-']
+const SERVICE_CHAIN_PREFIXES = [
+  'KUBE-SVC-',
+  'KUBE-SEP-',
+  'KUBE-EXT-',
+  'KUBE-SVL-',
+  'KUBE-FW-',
+  'KUBE-XLB-',
+]
 // reference/ipvs-yaml-migration.md §a.5: the chains IPVS mode adds to iptables.
-const IPVS_CHAINS = new Set(['KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SOURCE-RANGES-FIREWALL'])
+const IPVS_CHAINS = new Set([
+  'KUBE-NODE-PORT',
+  'KUBE-LOAD-BALANCER',
+  'KUBE-IPVS-FILTER',
+  'KUBE-IPVS-OUT-FILTER',
+  'KUBE-SOURCE-RANGES-FIREWALL',
+])
 
 function chainNameAt(line: string, start: number): string {
   const end = line.indexOf(' ', start)
@@ -44,7 +57,13 @@ function chainNameAt(line: string, start: number): string {
 }
 
 export function summarizeIptablesSave(text: string): IptablesSummary {
-  const s: IptablesSummary = {kubeChains: 0, kubeRules: 0, serviceChains: 0, ipvsChains: 0, natServicesWrittenBy: null}
+  const s: IptablesSummary = {
+    kubeChains: 0,
+    kubeRules: 0,
+    serviceChains: 0,
+    ipvsChains: 0,
+    natServicesWrittenBy: null,
+  }
   let table = ''
   let start = 0
   while (start < text.length) {
@@ -65,7 +84,8 @@ export function summarizeIptablesSave(text: string): IptablesSummary {
       s.kubeRules++
       if (table === 'nat' && line.startsWith('-A KUBE-SERVICES ')) {
         if (line.includes('--match-set KUBE-')) s.natServicesWrittenBy = 'ipvs'
-        else if (SERVICE_CHAIN_PREFIXES.some((p) => line.includes(`-j ${p}`))) s.natServicesWrittenBy ??= 'iptables'
+        else if (SERVICE_CHAIN_PREFIXES.some((p) => line.includes(`-j ${p}`)))
+          s.natServicesWrittenBy ??= 'iptables'
       }
     }
   }
@@ -146,7 +166,9 @@ export function detectMode(input: DetectionInput): Detection {
   }
   const active = withKube.filter((d) => d.backend === backend)
   const iptablesEvidence = active.filter((d) => hasIptablesModeRules(d.summary))
-  const ipvsInIptables = active.filter((d) => d.summary.ipvsChains > 0 || d.summary.natServicesWrittenBy === 'ipvs')
+  const ipvsInIptables = active.filter(
+    (d) => d.summary.ipvsChains > 0 || d.summary.natServicesWrittenBy === 'ipvs',
+  )
 
   const nft = input.nftFamilies ?? []
   const hasNft = nft.length > 0
@@ -154,12 +176,16 @@ export function detectMode(input: DetectionInput): Detection {
   const hasIptables = iptablesEvidence.length > 0
 
   if ((input.ipvsVirtualServers ?? 0) > 0 && !input.kubeIpvs0) {
-    warnings.push(`${input.ipvsVirtualServers} IPVS virtual server(s) exist but there is no kube-ipvs0 device: they are not kube-proxy's`)
+    warnings.push(
+      `${input.ipvsVirtualServers} IPVS virtual server(s) exist but there is no kube-ipvs0 device: they are not kube-proxy's`,
+    )
   }
 
   let mode: Mode | null
   if (input.forced) {
-    const present = {nftables: hasNft, ipvs: hasIpvs, iptables: hasIptables, cluster: false}[input.forced]
+    const present = {nftables: hasNft, ipvs: hasIpvs, iptables: hasIptables, cluster: false}[
+      input.forced
+    ]
     mode = present ? input.forced : null
   } else if (hasNft) {
     // nftables mode does not touch the iptables or IPVS state, so their rules next to a
@@ -174,17 +200,27 @@ export function detectMode(input: DetectionInput): Detection {
 
   if (mode !== null) {
     if (mode !== 'nftables' && hasNft) {
-      warnings.push(`leftover nftables-mode rules: ${nft.map((f) => `table ${f} kube-proxy`).join(' and ')} (kube-proxy --cleanup removes them)`)
+      warnings.push(
+        `leftover nftables-mode rules: ${nft.map((f) => `table ${f} kube-proxy`).join(' and ')} (kube-proxy --cleanup removes them)`,
+      )
     }
     if (mode !== 'ipvs' && hasIpvs) {
-      warnings.push(`leftover IPVS-mode state: ${input.ipvsVirtualServers} IPVS virtual server(s) and the kube-ipvs0 device (kube-proxy --cleanup removes them)`)
+      warnings.push(
+        `leftover IPVS-mode state: ${input.ipvsVirtualServers} IPVS virtual server(s) and the kube-ipvs0 device (kube-proxy --cleanup removes them)`,
+      )
     }
     if (mode !== 'iptables' && hasIptables) {
-      const where = iptablesEvidence.map((d) => `${d.command}: ${d.summary.serviceChains} per-service KUBE-SVC/SEP/EXT/FW chains`)
-      warnings.push(`leftover iptables-mode rules (${where.join('; ')}) (kube-proxy --cleanup removes them)`)
+      const where = iptablesEvidence.map(
+        (d) => `${d.command}: ${d.summary.serviceChains} per-service KUBE-SVC/SEP/EXT/FW chains`,
+      )
+      warnings.push(
+        `leftover iptables-mode rules (${where.join('; ')}) (kube-proxy --cleanup removes them)`,
+      )
     }
     if (mode !== 'ipvs' && ipvsInIptables.length > 0 && !hasIpvs) {
-      warnings.push(`leftover IPVS-mode iptables chains in ${ipvsInIptables.map((d) => d.command).join(', ')}`)
+      warnings.push(
+        `leftover IPVS-mode iptables chains in ${ipvsInIptables.map((d) => d.command).join(', ')}`,
+      )
     }
     return {mode, backend, backendsWithRules, warnings, looked}
   }
@@ -197,13 +233,20 @@ export function detectMode(input: DetectionInput): Detection {
   }
   if (wants('iptables')) {
     for (const d of input.iptables) {
-      looked.push(d.summary.kubeChains === 0 ? `${d.command} has no KUBE-* chains` : `${d.command} has ${d.summary.kubeChains} KUBE-* chains but no iptables-mode rules`)
+      looked.push(
+        d.summary.kubeChains === 0
+          ? `${d.command} has no KUBE-* chains`
+          : `${d.command} has ${d.summary.kubeChains} KUBE-* chains but no iptables-mode rules`,
+      )
     }
     looked.push(...input.iptablesNotes)
   }
   if (wants('ipvs')) {
     if (input.ipvsVirtualServers === null) looked.push(input.ipvsNote ?? 'IPVS: not present')
-    else looked.push(`IPVS: ${input.ipvsVirtualServers} virtual server(s), kube-ipvs0 ${input.kubeIpvs0 ? 'present' : 'absent'}`)
+    else
+      looked.push(
+        `IPVS: ${input.ipvsVirtualServers} virtual server(s), kube-ipvs0 ${input.kubeIpvs0 ? 'present' : 'absent'}`,
+      )
   }
   return {mode: null, backend, backendsWithRules, warnings, looked}
 }

@@ -8,7 +8,8 @@ import {execa} from 'execa'
 import {EnvironmentError} from '../errors.js'
 import {DEFAULT_TIMEOUT_SECONDS} from './timeout.js'
 
-export type FailureCode = 'LIVE_MISSING_PROGRAM' | 'LIVE_NEEDS_ROOT' | 'LIVE_TIMEOUT' | 'LIVE_COMMAND_FAILED'
+export type FailureCode =
+  'LIVE_MISSING_PROGRAM' | 'LIVE_NEEDS_ROOT' | 'LIVE_TIMEOUT' | 'LIVE_COMMAND_FAILED'
 
 export interface CommandFailure {
   code: FailureCode
@@ -69,7 +70,10 @@ function firstLine(text: string): string {
 }
 
 /** Runs one program with its arguments. Never throws; see CommandResult.failure. */
-export async function runCommand(argv: readonly string[], opts: RunOptions = {}): Promise<CommandResult> {
+export async function runCommand(
+  argv: readonly string[],
+  opts: RunOptions = {},
+): Promise<CommandResult> {
   const [file, ...args] = argv
   const commandLine = commandLineOf(argv)
   if (file === undefined) throw new Error('runCommand: empty argv')
@@ -85,18 +89,40 @@ export async function runCommand(argv: readonly string[], opts: RunOptions = {})
   })
   const stdout = typeof r.stdout === 'string' ? r.stdout : ''
   const stderr = typeof r.stderr === 'string' ? r.stderr : ''
-  const result: CommandResult = {argv: [...argv], commandLine, stdout, stderr, exitCode: r.exitCode ?? null, failure: null}
+  const result: CommandResult = {
+    argv: [...argv],
+    commandLine,
+    stdout,
+    stderr,
+    exitCode: r.exitCode ?? null,
+    failure: null,
+  }
   if (!r.failed) return result
   if (r.code === 'ENOENT') {
-    result.failure = {code: 'LIVE_MISSING_PROGRAM', message: `${file} is not installed (not found in PATH)`}
+    result.failure = {
+      code: 'LIVE_MISSING_PROGRAM',
+      message: `${file} is not installed (not found in PATH)`,
+    }
   } else if (r.code === 'EACCES') {
-    result.failure = {code: 'LIVE_NEEDS_ROOT', message: `${file} cannot be executed: permission denied`}
+    result.failure = {
+      code: 'LIVE_NEEDS_ROOT',
+      message: `${file} cannot be executed: permission denied`,
+    }
   } else if (r.timedOut) {
-    result.failure = {code: 'LIVE_TIMEOUT', message: `${commandLine} did not finish within ${timeoutMs / 1000} s and was stopped`}
+    result.failure = {
+      code: 'LIVE_TIMEOUT',
+      message: `${commandLine} did not finish within ${timeoutMs / 1000} s and was stopped`,
+    }
   } else if (r.isMaxBuffer) {
-    result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} printed more than ${MAX_OUTPUT_BYTES} bytes`}
+    result.failure = {
+      code: 'LIVE_COMMAND_FAILED',
+      message: `${commandLine} printed more than ${MAX_OUTPUT_BYTES} bytes`,
+    }
   } else if (NEEDS_ROOT.test(stderr)) {
-    result.failure = {code: 'LIVE_NEEDS_ROOT', message: `${commandLine} needs root: ${firstLine(stderr)}`}
+    result.failure = {
+      code: 'LIVE_NEEDS_ROOT',
+      message: `${commandLine} needs root: ${firstLine(stderr)}`,
+    }
   } else if (r.signal === 'SIGSEGV' && file.endsWith('-save')) {
     // iptables-nft-save 1.8.9 with the default 8 MB stack crashed on a 10,000-service node
     // (110,000 chains; the fault address was in the stack) and finished with an unlimited one.
@@ -106,30 +132,53 @@ export async function runCommand(argv: readonly string[], opts: RunOptions = {})
       hint: `${file} can run out of stack on very large rulesets: run \`ulimit -s unlimited\` in the shell that runs kp, then try again`,
     }
   } else if (r.signal) {
-    result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} was killed by ${r.signal}`}
+    result.failure = {
+      code: 'LIVE_COMMAND_FAILED',
+      message: `${commandLine} was killed by ${r.signal}`,
+    }
   } else {
     const why = firstLine(stderr)
-    result.failure = {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} exited with status ${r.exitCode ?? '?'}${why ? `: ${why}` : ''}`}
+    result.failure = {
+      code: 'LIVE_COMMAND_FAILED',
+      message: `${commandLine} exited with status ${r.exitCode ?? '?'}${why ? `: ${why}` : ''}`,
+    }
   }
   return result
 }
 
 const HINTS: Record<FailureCode, string[]> = {
-  LIVE_MISSING_PROGRAM: ['install it (Debian: iptables, nftables, ipset, ipvsadm, iproute2), or read a saved dump with -f FILE'],
+  LIVE_MISSING_PROGRAM: [
+    'install it (Debian: iptables, nftables, ipset, ipvsadm, iproute2), or read a saved dump with -f FILE',
+  ],
   LIVE_NEEDS_ROOT: ['run kp as root (for example with sudo), or read a saved dump with -f FILE'],
-  LIVE_TIMEOUT: ['the node may be under heavy load, or its rules very many: give each command more time with --timeout SECONDS, or save the dumps once with `kp collect --out DIR --timeout SECONDS` and read them with -f DIR'],
+  LIVE_TIMEOUT: [
+    'the node may be under heavy load, or its rules very many: give each command more time with --timeout SECONDS, or save the dumps once with `kp collect --out DIR --timeout SECONDS` and read them with -f DIR',
+  ],
   LIVE_COMMAND_FAILED: ['run the command by hand to see its full error output'],
 }
 
 /** The exit-4 error for a failed run, carrying the command line and its stderr. */
 export function environmentError(r: CommandResult): EnvironmentError {
-  const failure = r.failure ?? {code: 'LIVE_COMMAND_FAILED' as const, message: `${r.commandLine} failed`}
-  const hints = failure.hint !== undefined ? [failure.hint, ...HINTS[failure.code]] : HINTS[failure.code]
-  return new EnvironmentError(failure.message, failure.code, r.commandLine, r.stderr.trim() || null, hints)
+  const failure = r.failure ?? {
+    code: 'LIVE_COMMAND_FAILED' as const,
+    message: `${r.commandLine} failed`,
+  }
+  const hints =
+    failure.hint !== undefined ? [failure.hint, ...HINTS[failure.code]] : HINTS[failure.code]
+  return new EnvironmentError(
+    failure.message,
+    failure.code,
+    r.commandLine,
+    r.stderr.trim() || null,
+    hints,
+  )
 }
 
 /** Runs a command and throws EnvironmentError (exit 4) when it fails. */
-export async function runChecked(argv: readonly string[], opts: RunOptions = {}): Promise<CommandResult> {
+export async function runChecked(
+  argv: readonly string[],
+  opts: RunOptions = {},
+): Promise<CommandResult> {
   const r = await runCommand(argv, opts)
   if (r.failure) throw environmentError(r)
   return r

@@ -47,12 +47,18 @@ export function bundleFactsOf(raw: unknown): BundleFacts | null {
   if (typeof raw !== 'object' || raw === null) return null
   const f = raw as Record<string, unknown>
   const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-  const sysctls = typeof f.sysctls === 'object' && f.sysctls !== null ? Object.entries(f.sysctls).filter((e): e is [string, string] => typeof e[1] === 'string') : []
+  const sysctls =
+    typeof f.sysctls === 'object' && f.sysctls !== null
+      ? Object.entries(f.sysctls).filter((e): e is [string, string] => typeof e[1] === 'string')
+      : []
   return {
     node: text(f.node),
     kernel: text(f.kernel),
     nftVersion: text(f.nftVersion),
-    iptablesBackends: Array.isArray(f.iptablesBackends) && f.iptablesBackends.every((b) => typeof b === 'string') ? f.iptablesBackends : null,
+    iptablesBackends:
+      Array.isArray(f.iptablesBackends) && f.iptablesBackends.every((b) => typeof b === 'string')
+        ? f.iptablesBackends
+        : null,
     sysctls: Object.fromEntries(sysctls),
   }
 }

@@ -176,13 +176,15 @@ export function isBlankSource(source: ByteSource): boolean {
   const reader = source.open()
   try {
     const piece = Buffer.allocUnsafe(64 * 1024)
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const n = reader.readInto(piece, 0, position, piece.length)
       if (n === 0) return true
       for (let i = 0; i < n; i++) {
         const c = piece[i]!
         if (c === 32 || (c >= 9 && c <= 13)) continue
-        return c < 128 ? false : isBlank(readRange(reader, position + i, reader.size).toString('utf8'))
+        return c < 128
+          ? false
+          : isBlank(readRange(reader, position + i, reader.size).toString('utf8'))
       }
       position += n
     }
@@ -205,7 +207,7 @@ export function* textPieces(source: ByteSource, pieceBytes = TEXT_PIECE_BYTES): 
   try {
     let buffer = Buffer.allocUnsafeSlow(pieceBytes)
     let filled = 0
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const n = reader.readInto(buffer, filled, position, buffer.length - filled)
       position += n
       filled += n

@@ -13,7 +13,9 @@ export interface JsonLines {
   members: Record<string, number> | number[]
 }
 
-export type JsonParse = {ok: true; value: unknown; lines: WeakMap<object, JsonLines>} | {ok: false; message: string; line: number}
+export type JsonParse =
+  | {ok: true; value: unknown; lines: WeakMap<object, JsonLines>}
+  | {ok: false; message: string; line: number}
 
 /** Deeper nesting than any ProxyState needs is refused rather than risking the stack. */
 const MAX_DEPTH = 64
@@ -55,7 +57,8 @@ export function parseJsonWithLines(text: string, maxDepth = MAX_DEPTH): JsonPars
       pos++
     }
   }
-  const describeHere = (): string => (pos >= text.length ? 'the end of the input' : JSON.stringify(text[pos]))
+  const describeHere = (): string =>
+    pos >= text.length ? 'the end of the input' : JSON.stringify(text[pos])
 
   const parseString = (): string => {
     const start = pos
@@ -91,9 +94,9 @@ export function parseJsonWithLines(text: string, maxDepth = MAX_DEPTH): JsonPars
     if (c === '{') return parseObject(depth)
     if (c === '[') return parseArray(depth)
     if (c === '"') return parseString()
-    if (text.startsWith('true', pos)) return (pos += 4), true
-    if (text.startsWith('false', pos)) return (pos += 5), false
-    if (text.startsWith('null', pos)) return (pos += 4), null
+    if (text.startsWith('true', pos)) return ((pos += 4), true)
+    if (text.startsWith('false', pos)) return ((pos += 5), false)
+    if (text.startsWith('null', pos)) return ((pos += 4), null)
     NUMBER.lastIndex = pos
     const m = NUMBER.exec(text)
     if (m) {
@@ -121,13 +124,28 @@ export function parseJsonWithLines(text: string, maxDepth = MAX_DEPTH): JsonPars
       const key = parseString()
       skipSpace()
       // Quoted as JSON: a decoded name may hold a newline, and the message is one line.
-      if (text[pos] !== ':') fail(`expected ":" after ${JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key)}, found ${describeHere()}`)
+      if (text[pos] !== ':')
+        fail(
+          `expected ":" after ${JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key)}, found ${describeHere()}`,
+        )
       pos++
       const value = parseValue(depth + 1)
       // Plain assignment of "__proto__" would set the prototype instead of a member.
-      if (key === '__proto__') Object.defineProperty(out, key, {value, enumerable: true, writable: true, configurable: true})
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       else out[key] = value
-      if (key === '__proto__') Object.defineProperty(members, key, {value: keyLine, enumerable: true, writable: true, configurable: true})
+      if (key === '__proto__')
+        Object.defineProperty(members, key, {
+          value: keyLine,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       else members[key] = keyLine
       skipSpace()
       if (text[pos] === ',') {
@@ -178,7 +196,8 @@ export function parseJsonWithLines(text: string, maxDepth = MAX_DEPTH): JsonPars
     if (pos < text.length) fail(`unexpected ${describeHere()} after the JSON document`)
     return {ok: true, value, lines}
   } catch (error) {
-    if (error instanceof SyntaxProblem) return {ok: false, message: error.message, line: lineAt(error.offset)}
+    if (error instanceof SyntaxProblem)
+      return {ok: false, message: error.message, line: lineAt(error.offset)}
     throw error
   }
 }

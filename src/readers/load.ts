@@ -8,7 +8,16 @@ import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
-import {describeReadError, fileBytes, isBlankSource, memoryBytes, nulInHead, readSpecialFile, UnreadableFile, type ByteSource} from './bytes.js'
+import {
+  describeReadError,
+  fileBytes,
+  isBlankSource,
+  memoryBytes,
+  nulInHead,
+  readSpecialFile,
+  UnreadableFile,
+  type ByteSource,
+} from './bytes.js'
 import {BUNDLE_MANIFEST, bundleFactsOf, type BundleFacts, type BundleManifest} from './bundle.js'
 import type {FormatId, SourceText} from './types.js'
 
@@ -50,13 +59,19 @@ function fileSource(path: string, format?: FormatId, tool?: string | null): Read
     return new ReadSource(path, memoryBytes(bytes), () => bytes, format, tool)
   }
   // One synchronous read for the text: the promise API reads in 512 KiB round trips through the thread pool.
-  return new ReadSource(path, fileBytes(path), () => {
-    try {
-      return readFileSync(path)
-    } catch (error) {
-      throw new UnreadableFile(path, describeReadError(error))
-    }
-  }, format, tool)
+  return new ReadSource(
+    path,
+    fileBytes(path),
+    () => {
+      try {
+        return readFileSync(path)
+      } catch (error) {
+        throw new UnreadableFile(path, describeReadError(error))
+      }
+    },
+    format,
+    tool,
+  )
 }
 
 let stdinBytes: Promise<Buffer> | null = null
@@ -82,7 +97,6 @@ function readStdin(): Promise<Buffer> {
   return stdinBytes
 }
 
-
 async function loadBundle(dir: string): Promise<LoadedInputs> {
   const manifestPath = join(dir, BUNDLE_MANIFEST)
   let manifest: BundleManifest
@@ -97,24 +111,41 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
         const p = join(dir, name)
         if ((await stat(p)).isFile()) sources.push(fileSource(p))
       }
-      if (sources.length === 0) throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
+      if (sources.length === 0)
+        throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
       return {sources, facts: null}
     }
-    throw new InputError(`${manifestPath}:1: not a kp bundle manifest: ${describeReadError(error)}`, 'INPUT_BAD_BUNDLE')
+    throw new InputError(
+      `${manifestPath}:1: not a kp bundle manifest: ${describeReadError(error)}`,
+      'INPUT_BAD_BUNDLE',
+    )
   }
   if (manifest?.kind !== 'KpBundle' || !Array.isArray(manifest.files)) {
-    throw new InputError(`${manifestPath}:1: not a kp bundle manifest (kind is not KpBundle)`, 'INPUT_BAD_BUNDLE')
+    throw new InputError(
+      `${manifestPath}:1: not a kp bundle manifest (kind is not KpBundle)`,
+      'INPUT_BAD_BUNDLE',
+    )
   }
   const sources: SourceText[] = []
   for (const f of manifest.files) {
     if (typeof f !== 'object' || f === null) {
-      throw new InputError(`${manifestPath}:1: not a kp bundle manifest (an entry of "files" is not an object)`, 'INPUT_BAD_BUNDLE')
+      throw new InputError(
+        `${manifestPath}:1: not a kp bundle manifest (an entry of "files" is not an object)`,
+        'INPUT_BAD_BUNDLE',
+      )
     }
     // Only the active mode's outputs are read: a bundle also keeps leftovers of other modes,
     // failed commands and views for people (see BundleFile.read).
     if (f.format === null || f.path === null || f.exitCode !== 0 || f.read === false) continue
-    if (typeof f.path !== 'string' || f.path.startsWith('/') || f.path.split(/[\\/]/).includes('..')) {
-      throw new InputError(`${manifestPath}:1: bundle file path ${JSON.stringify(f.path)} points outside the bundle`, 'INPUT_BAD_BUNDLE')
+    if (
+      typeof f.path !== 'string' ||
+      f.path.startsWith('/') ||
+      f.path.split(/[\\/]/).includes('..')
+    ) {
+      throw new InputError(
+        `${manifestPath}:1: bundle file path ${JSON.stringify(f.path)} points outside the bundle`,
+        'INPUT_BAD_BUNDLE',
+      )
     }
     const p = join(dir, f.path)
     try {
@@ -130,11 +161,13 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
   const facts = bundleFactsOf(manifest.facts)
   if (sources.length === 0) {
     const node = facts?.node ? ` on ${facts.node}` : ''
-    throw new InputError(`${manifestPath}:1: the bundle holds no kube-proxy rules to read (kp collect found none${node})`, 'INPUT_EMPTY_BUNDLE')
+    throw new InputError(
+      `${manifestPath}:1: the bundle holds no kube-proxy rules to read (kp collect found none${node})`,
+      'INPUT_EMPTY_BUNDLE',
+    )
   }
   return {sources, facts}
 }
-
 
 /** Reads every `-f` argument. A folder is a bundle; `-` is stdin (at most once). */
 export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
@@ -142,7 +175,8 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
   let stdinUsed = false
   for (const p of paths) {
     if (p === '-') {
-      if (stdinUsed) throw new InputError('-:1: stdin (-) given more than once', 'INPUT_STDIN_TWICE')
+      if (stdinUsed)
+        throw new InputError('-:1: stdin (-) given more than once', 'INPUT_STDIN_TWICE')
       stdinUsed = true
       const bytes = await readStdin()
       out.sources.push(new ReadSource('-', memoryBytes(bytes), () => bytes))

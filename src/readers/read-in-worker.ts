@@ -34,7 +34,10 @@ export type WorkerReply =
  * threads); the caller reads the input on the main thread instead, which fails, if it does,
  * exactly as it would have without the worker.
  */
-export type WorkerOutcome = {kind: 'read'; state: EncodedState; facts: BundleFacts | null} | {kind: 'input-error'; error: InputError} | {kind: 'failed'; reason: string}
+export type WorkerOutcome =
+  | {kind: 'read'; state: EncodedState; facts: BundleFacts | null}
+  | {kind: 'input-error'; error: InputError}
+  | {kind: 'failed'; reason: string}
 
 export interface WorkerRead {
   /** Settles once; never rejects. */
@@ -85,7 +88,8 @@ async function inputBytes(path: string): Promise<number | null> {
       const p = join(path, entry.name)
       if (entry.isFile()) total += (await stat(p)).size
       else if (entry.isDirectory()) {
-        for (const inner of await readdir(p, {withFileTypes: true})) if (inner.isFile()) total += (await stat(join(p, inner.name))).size
+        for (const inner of await readdir(p, {withFileTypes: true}))
+          if (inner.isFile()) total += (await stat(join(p, inner.name))).size
       }
     }
     return total
@@ -99,7 +103,11 @@ async function inputBytes(path: string): Promise<number | null> {
  * plain files or folders of at least the threshold's size, and no `--cluster` input is stdin
  * (which can be read only once, by one thread).
  */
-export async function workerPaysOff(first: string, second: string, cluster: string[] = []): Promise<boolean> {
+export async function workerPaysOff(
+  first: string,
+  second: string,
+  cluster: string[] = [],
+): Promise<boolean> {
   if (cluster.includes('-')) return false
   const [a, b] = await Promise.all([inputBytes(first), inputBytes(second)])
   if (a === null || b === null) return false
@@ -111,7 +119,10 @@ export async function workerPaysOff(first: string, second: string, cluster: stri
  * vitest), read-worker-tsx.mjs, which registers tsx in the worker and loads read-worker.ts.
  */
 function workerEntry(): URL {
-  return new URL(import.meta.url.endsWith('.ts') ? './read-worker-tsx.mjs' : './read-worker.js', import.meta.url)
+  return new URL(
+    import.meta.url.endsWith('.ts') ? './read-worker-tsx.mjs' : './read-worker.js',
+    import.meta.url,
+  )
 }
 
 function decode(reply: WorkerReply): WorkerOutcome {
@@ -121,7 +132,10 @@ function decode(reply: WorkerReply): WorkerOutcome {
       return {kind: 'read', state: {state: read.state, ports: reply.ports}, facts: read.facts}
     }
     case 'input-error':
-      return {kind: 'input-error', error: new InputError(reply.message, reply.code, reply.hints, reply.diagnostics)}
+      return {
+        kind: 'input-error',
+        error: new InputError(reply.message, reply.code, reply.hints, reply.diagnostics),
+      }
     case 'failed':
       return reply
   }
@@ -163,7 +177,9 @@ export function readInWorker(request: FileReadRequest): WorkerRead {
       resolve({kind: 'failed', reason: error.message})
     })
     // Ended without a reply (terminated, or process.exit in the worker): settles only if nothing else did.
-    worker.once('exit', (code) => resolve({kind: 'failed', reason: `worker exited with code ${code} without a reply`}))
+    worker.once('exit', (code) =>
+      resolve({kind: 'failed', reason: `worker exited with code ${code} without a reply`}),
+    )
   })
   return {outcome, cancel: stop}
 }

@@ -14,13 +14,22 @@ import type {IptablesRuleset} from './iptables/ruleset.js'
 import {isIpvsModeRuleset} from './ipvsadm/iptables-facts.js'
 import {loadInputs} from './load.js'
 import {FORMAT_IDS, formatEntry, sniffFormat} from './registry.js'
-import type {FormatId, ParsedSource, ReadFocus, ReadOptions, SourceText, StateBuilder} from './types.js'
+import type {
+  FormatId,
+  ParsedSource,
+  ReadFocus,
+  ReadOptions,
+  SourceText,
+  StateBuilder,
+} from './types.js'
 
 /** The start of a source, for sniffing: from its bytes when it has them, so the rest stays undecoded. */
 function headOf(src: SourceText): string {
   const bytes = src.bytes
   // A multi-byte character cut at the end decodes as U+FFFD: harmless to the sniffers.
-  return withoutByteOrderMark(bytes ? readHead(bytes, SNIFF_BYTES).toString('utf8') : src.text.slice(0, SNIFF_BYTES))
+  return withoutByteOrderMark(
+    bytes ? readHead(bytes, SNIFF_BYTES).toString('utf8') : src.text.slice(0, SNIFF_BYTES),
+  )
 }
 
 /** Generic checks every source gets before a format parser sees it. */
@@ -33,7 +42,11 @@ function rejectUnreadable(src: SourceText, head: string): string | null {
   return binaryDataProblem(head)
 }
 
-async function parseOne(src: SourceText, forced: FormatId | undefined, opts: ReadOptions): Promise<ParsedSource | ProxyState> {
+async function parseOne(
+  src: SourceText,
+  forced: FormatId | undefined,
+  opts: ReadOptions,
+): Promise<ParsedSource | ProxyState> {
   const head = headOf(src)
   const bad = rejectUnreadable(src, head)
   const failed = (message: string, code: string): ProxyState => {
@@ -45,7 +58,11 @@ async function parseOne(src: SourceText, forced: FormatId | undefined, opts: Rea
   if (bad) return failed(bad, bad.startsWith('empty') ? 'INPUT_EMPTY' : 'INPUT_BINARY')
   const format = forced ?? src.format ?? sniffFormat(head)
   // A bundle manifest names its files' formats: one this kp does not know is bad input (formatEntry throws).
-  if (format && !FORMAT_IDS.includes(format)) return failed(`unknown format ${JSON.stringify(format)} (known: ${FORMAT_IDS.join(', ')})`, 'INPUT_UNKNOWN_FORMAT')
+  if (format && !FORMAT_IDS.includes(format))
+    return failed(
+      `unknown format ${JSON.stringify(format)} (known: ${FORMAT_IDS.join(', ')})`,
+      'INPUT_UNKNOWN_FORMAT',
+    )
   if (!format) {
     return failed(
       'cannot tell the format of this input (expected iptables-save, nft, nft -j, ipvsadm -Ln/-Sn, ipset, ip addr, Kubernetes YAML/JSON, or kp JSON); use --format to force one',
@@ -67,7 +84,12 @@ function detectMode(parsed: ParsedSource[]): Mode {
   if (has('nft') || has('nft-json')) return 'nftables'
   // IPVS mode still writes iptables rules (KUBE-IPVS-FILTER, KUBE-NODE-PORT...) but no KUBE-SVC-*:
   // such a dump alone belongs to the IPVS builder.
-  if (parsed.some((p) => p.format === 'iptables-save' && p.data && isIpvsModeRuleset(p.data as IptablesRuleset))) return 'ipvs'
+  if (
+    parsed.some(
+      (p) => p.format === 'iptables-save' && p.data && isIpvsModeRuleset(p.data as IptablesRuleset),
+    )
+  )
+    return 'ipvs'
   if (has('iptables-save')) return 'iptables'
   return 'cluster'
 }
@@ -75,7 +97,10 @@ function detectMode(parsed: ParsedSource[]): Mode {
 async function builderFor(mode: Mode, parsed: ParsedSource[]): Promise<StateBuilder> {
   // nft text or JSON is read by the nft builder whatever the mode: it also recognises iptables
   // mode seen through `nft list ruleset` on an iptables-nft node (fixtures/nft/iptables-nft-*).
-  if ((mode === 'iptables' || mode === 'nftables') && parsed.some((p) => p.format === 'nft' || p.format === 'nft-json')) {
+  if (
+    (mode === 'iptables' || mode === 'nftables') &&
+    parsed.some((p) => p.format === 'nft' || p.format === 'nft-json')
+  ) {
     return (await import('./nft/build.js')).buildNftablesState
   }
   switch (mode) {
@@ -98,7 +123,10 @@ export interface ReadStateInput {
 }
 
 /** Reads one node's sources into a ProxyState (sorted, with every diagnostic kept). */
-export async function readState(input: ReadStateInput, opts: ReadOptions = {}): Promise<ProxyState> {
+export async function readState(
+  input: ReadStateInput,
+  opts: ReadOptions = {},
+): Promise<ProxyState> {
   const parsed: ParsedSource[] = []
   const failed: ProxyState[] = []
   const saved: ProxyState[] = []
@@ -113,31 +141,47 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
       pushAll(state.diagnostics, r.diagnostics)
       saved.push(state)
       savedPaths.push(src.path)
-    }
-    else if (r.format === 'kp-json') {
+    } else if (r.format === 'kp-json') {
       const s = emptyState('iptables')
       s.sources.push(r.source)
       pushAll(s.diagnostics, r.diagnostics)
       failed.push(s)
-    }
-    else parsed.push(r)
+    } else parsed.push(r)
   }
 
   let state: ProxyState
   if (saved.length > 0 && parsed.length === 0) {
     state = saved[0]!
     if (saved.length > 1) {
-      state.diagnostics.push(diag('error', 'INPUT_SEVERAL_STATES', 'several saved ProxyStates given; kp reads one node at a time', {path: savedPaths[1]!, line: 1}))
+      state.diagnostics.push(
+        diag(
+          'error',
+          'INPUT_SEVERAL_STATES',
+          'several saved ProxyStates given; kp reads one node at a time',
+          {path: savedPaths[1]!, line: 1},
+        ),
+      )
     }
   } else if (parsed.length > 0) {
     const onlyCluster = parsed.every((p) => p.format === 'kube')
     const mode = opts.mode && !onlyCluster ? opts.mode : detectMode(parsed)
     state = await (await builderFor(mode, parsed))(parsed, opts)
     // Parse diagnostics come first, in source order; the builder's follow, then the last check's.
-    state.diagnostics = [...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics, ...dropInvalidAddresses(state, locateIn(input.sources))]
+    state.diagnostics = [
+      ...parsed.flatMap((p) => p.diagnostics),
+      ...state.diagnostics,
+      ...dropInvalidAddresses(state, locateIn(input.sources)),
+    ]
     state.sources = parsed.map((p) => p.source)
     if (saved.length > 0) {
-      state.diagnostics.push(diag('warning', 'INPUT_MIXED', 'a saved ProxyState was given with other inputs; it was ignored', null))
+      state.diagnostics.push(
+        diag(
+          'warning',
+          'INPUT_MIXED',
+          'a saved ProxyState was given with other inputs; it was ignored',
+          null,
+        ),
+      )
     }
   } else {
     state = emptyState(opts.mode ?? 'iptables')
@@ -156,7 +200,8 @@ export async function readState(input: ReadStateInput, opts: ReadOptions = {}): 
   }
   sortState(state)
   const keep = opts.refsPerPort
-  if (keep !== undefined) for (const sp of state.services) if (sp.rules.length > keep) sp.rules.length = Math.max(0, keep)
+  if (keep !== undefined)
+    for (const sp of state.services) if (sp.rules.length > keep) sp.rules.length = Math.max(0, keep)
   return state
 }
 
@@ -192,6 +237,16 @@ export interface FileRead {
 export async function readFiles(req: FileReadRequest): Promise<FileRead> {
   const cluster = req.cluster ? (await loadInputs(req.cluster)).sources : undefined
   const inputs = await loadInputs(req.files)
-  const state = await readState({sources: inputs.sources, facts: inputs.facts, format: req.format}, {mode: req.mode, node: req.node, cluster, focus: req.focus, servicesOnly: req.servicesOnly, refsPerPort: req.refsPerPort})
+  const state = await readState(
+    {sources: inputs.sources, facts: inputs.facts, format: req.format},
+    {
+      mode: req.mode,
+      node: req.node,
+      cluster,
+      focus: req.focus,
+      servicesOnly: req.servicesOnly,
+      refsPerPort: req.refsPerPort,
+    },
+  )
   return {state, facts: inputs.facts}
 }

@@ -26,7 +26,13 @@ if (port) {
   } catch (error) {
     reply =
       error instanceof InputError
-        ? {kind: 'input-error', message: error.message, code: error.code, hints: error.hints, diagnostics: error.diagnostics}
+        ? {
+            kind: 'input-error',
+            message: error.message,
+            code: error.code,
+            hints: error.hints,
+            diagnostics: error.diagnostics,
+          }
         : {kind: 'failed', reason: error instanceof Error ? error.message : String(error)}
   }
   port.postMessage(reply, transfer)

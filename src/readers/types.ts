@@ -66,6 +66,10 @@ export interface ReadOptions {
 }
 
 /** Builds one node's ProxyState from the parsed sources of one mode. */
-export type StateBuilder = (parsed: ParsedSource[], opts: ReadOptions) => ProxyState | Promise<ProxyState>
+export type StateBuilder = (
+  parsed: ParsedSource[],
+  opts: ReadOptions,
+) => ProxyState | Promise<ProxyState>
 
-export type FormatId = 'iptables-save' | 'nft' | 'nft-json' | 'ipvsadm' | 'ipset' | 'ip-addr' | 'kube' | 'kp-json'
+export type FormatId =
+  'iptables-save' | 'nft' | 'nft-json' | 'ipvsadm' | 'ipset' | 'ip-addr' | 'kube' | 'kp-json'

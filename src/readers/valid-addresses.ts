@@ -82,11 +82,21 @@ export function dropInvalidAddresses(state: ProxyState, locate: Locate): Diagnos
   const {node} = state
   const badCidrs = node.podCIDRs.filter((c) => !isCidrText(c, false))
   if (badCidrs.length > 0) {
-    for (const c of badCidrs) out.push(diag('error', CODE, `pod CIDR ${quote(c)} is not a CIDR; left out`, locate(c)))
+    for (const c of badCidrs)
+      out.push(diag('error', CODE, `pod CIDR ${quote(c)} is not a CIDR; left out`, locate(c)))
     node.podCIDRs = node.podCIDRs.filter((c) => isCidrText(c, false))
   }
   if (node.nodePortAddresses !== null && node.nodePortAddresses.some((c) => !isCidrText(c, true))) {
-    for (const c of node.nodePortAddresses) if (!isCidrText(c, true)) out.push(diag('error', CODE, `nodePortAddresses entry ${quote(c)} is not an address or CIDR; left out`, locate(c)))
+    for (const c of node.nodePortAddresses)
+      if (!isCidrText(c, true))
+        out.push(
+          diag(
+            'error',
+            CODE,
+            `nodePortAddresses entry ${quote(c)} is not an address or CIDR; left out`,
+            locate(c),
+          ),
+        )
     node.nodePortAddresses = node.nodePortAddresses.filter((c) => isCidrText(c, true))
   }
   for (const sp of state.services) checkServicePort(sp, out, locate)
@@ -96,11 +106,23 @@ export function dropInvalidAddresses(state: ProxyState, locate: Locate): Diagnos
 function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): void {
   /** The line of the value where it can be found, else the service port's first rule. */
   const say = (what: string, value: string): void => {
-    out.push(diag('error', CODE, `${displayName(sp)}: ${what}; left out`, locate(value, sp.rules) ?? sp.rules[0] ?? null))
+    out.push(
+      diag(
+        'error',
+        CODE,
+        `${displayName(sp)}: ${what}; left out`,
+        locate(value, sp.rules) ?? sp.rules[0] ?? null,
+      ),
+    )
   }
   let frontendsOk = true
   for (const f of sp.frontends) {
-    if ((f.ip !== null && !isIpAddress(f.ip)) || !isPortOrNull(f.port) || f.sourceRanges.some((r) => !isCidrText(r, false))) frontendsOk = false
+    if (
+      (f.ip !== null && !isIpAddress(f.ip)) ||
+      !isPortOrNull(f.port) ||
+      f.sourceRanges.some((r) => !isCidrText(r, false))
+    )
+      frontendsOk = false
   }
   if (!frontendsOk) {
     sp.frontends = sp.frontends.filter((f) => {
@@ -115,22 +137,32 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
       const bad = f.sourceRanges.filter((r) => !isCidrText(r, false))
       // A range left out would let more clients in: the frontend goes with it.
       if (bad.length > 0) {
-        say(`${f.type} ${f.ip ?? '*'}:${f.port ?? '?'} source range ${quote(bad[0]!)} is not a CIDR, so who may connect is not known`, bad[0]!)
+        say(
+          `${f.type} ${f.ip ?? '*'}:${f.port ?? '?'} source range ${quote(bad[0]!)} is not a CIDR, so who may connect is not known`,
+          bad[0]!,
+        )
         return false
       }
       return true
     })
   }
   if (sp.healthCheckNodePort !== null && !isPortOrNull(sp.healthCheckNodePort)) {
-    say(`health check NodePort ${sp.healthCheckNodePort} is not a port`, String(sp.healthCheckNodePort))
+    say(
+      `health check NodePort ${sp.healthCheckNodePort} is not a port`,
+      String(sp.healthCheckNodePort),
+    )
     sp.healthCheckNodePort = null
   }
   let endpointsOk = true
-  for (const ep of sp.endpoints) if (!isIpAddress(ep.ip) || !isPortOrNull(ep.port)) endpointsOk = false
+  for (const ep of sp.endpoints)
+    if (!isIpAddress(ep.ip) || !isPortOrNull(ep.port)) endpointsOk = false
   if (!endpointsOk) {
     sp.endpoints = sp.endpoints.filter((ep) => {
       if (isIpAddress(ep.ip) && isPortOrNull(ep.port)) return true
-      say(`endpoint ${quote(ep.ip)}${ep.port === null ? '' : ` port ${ep.port}`} is not an IP address and port`, ep.ip)
+      say(
+        `endpoint ${quote(ep.ip)}${ep.port === null ? '' : ` port ${ep.port}`} is not an IP address and port`,
+        ep.ip,
+      )
       return false
     })
   }

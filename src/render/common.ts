@@ -6,18 +6,32 @@
  * categorisation (pkg/proxy/topology.go CategorizeEndpoints, reference §1 "Endpoint
  * categorisation"). Each renderer then writes its own layout from the plans.
  */
-import type {Endpoint, Family, LocalDetector, ProxyState, ServicePort, SourceRef} from '../model/types.js'
+import type {
+  Endpoint,
+  Family,
+  LocalDetector,
+  ProxyState,
+  ServicePort,
+  SourceRef,
+} from '../model/types.js'
 import {displayName} from '../core/state.js'
 import {EVIDENCE_REFS_PER_PORT, type Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
 import {endpointString} from '../readers/iptables/hash.js'
 import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
-import {expectedValue, isCidr, isSchedulerName, isValidSetting, type CheckedSetting} from './setting-values.js'
+import {
+  expectedValue,
+  isCidr,
+  isSchedulerName,
+  isValidSetting,
+  type CheckedSetting,
+} from './setting-values.js'
 
 export type RenderTarget = 'iptables' | 'nftables' | 'ipvs'
 
 const DOCS_VIRTUAL_IPS = 'https://kubernetes.io/docs/reference/networking/virtual-ips/'
-const DOCS_KUBE_PROXY_CONFIG = 'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/'
+const DOCS_KUBE_PROXY_CONFIG =
+  'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/'
 
 export function finding(
   id: string,
@@ -68,93 +82,191 @@ const DEFAULT_MASQUERADE_MARK = '0x4000'
  * then kube-proxy's default. Every default and every gap becomes a finding, so the operator sees
  * what the rendering assumed.
  */
-export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, target: RenderTarget, families: Set<Family>): {settings: NodeSettings; findings: Finding[]} {
+export function resolveNodeSettings(
+  state: ProxyState,
+  opts: RenderOptions,
+  target: RenderTarget,
+  families: Set<Family>,
+): {settings: NodeSettings; findings: Finding[]} {
   const node = state.node
   const findings: Finding[] = []
-  const assumed = (id: string, what: string, value: string, flag: string, severity: Finding['severity'] = 'info') =>
+  const assumed = (
+    id: string,
+    what: string,
+    value: string,
+    flag: string,
+    severity: Finding['severity'] = 'info',
+  ) =>
     findings.push(
-      finding(id, severity, `${what} not known; assumed ${value}`, `The source state does not show ${what}, and no option gave it, so the ${target} rules were rendered with kube-proxy's default (${value}).`, {
-        action: `Check the node's kube-proxy configuration and pass ${flag} if it differs.`,
-        docs: DOCS_KUBE_PROXY_CONFIG,
-      }),
+      finding(
+        id,
+        severity,
+        `${what} not known; assumed ${value}`,
+        `The source state does not show ${what}, and no option gave it, so the ${target} rules were rendered with kube-proxy's default (${value}).`,
+        {
+          action: `Check the node's kube-proxy configuration and pass ${flag} if it differs.`,
+          docs: DOCS_KUBE_PROXY_CONFIG,
+        },
+      ),
     )
 
   // Values written into the rules as they are: one that is not of its kind is left out (and said
   // so), never written (./setting-values.ts).
-  const checked = <T extends string | null | undefined>(setting: CheckedSetting, value: T, from: SettingSource): T | undefined => {
+  const checked = <T extends string | null | undefined>(
+    setting: CheckedSetting,
+    value: T,
+    from: SettingSource,
+  ): T | undefined => {
     if (value === null || value === undefined || isValidSetting(setting, value)) return value
     findings.push(badSetting(setting, value, from, target))
     return undefined
   }
-  const checkedList = <T extends string[] | null | undefined>(setting: CheckedSetting, values: T, from: SettingSource): T => {
-    if (values === null || values === undefined || values.every((v) => isValidSetting(setting, v))) return values
+  const checkedList = <T extends string[] | null | undefined>(
+    setting: CheckedSetting,
+    values: T,
+    from: SettingSource,
+  ): T => {
+    if (values === null || values === undefined || values.every((v) => isValidSetting(setting, v)))
+      return values
     return values.filter((v) => checked(setting, v, from) !== undefined) as T
   }
   const optionMark = checked('masqueradeMark', opts.masqueradeMark, 'option')
   const sourceMark = checked('masqueradeMark', node.masqueradeMark, 'source') ?? null
   const masqueradeMark = optionMark ?? sourceMark ?? DEFAULT_MASQUERADE_MARK
-  if (optionMark === undefined && sourceMark === null) assumed('RENDER_DEFAULT_MASQUERADE_MARK', 'the masquerade mark', DEFAULT_MASQUERADE_MARK, '--masquerade-mark')
+  if (optionMark === undefined && sourceMark === null)
+    assumed(
+      'RENDER_DEFAULT_MASQUERADE_MARK',
+      'the masquerade mark',
+      DEFAULT_MASQUERADE_MARK,
+      '--masquerade-mark',
+    )
 
   const masqueradeAll = opts.masqueradeAll ?? node.masqueradeAll ?? false
-  if (opts.masqueradeAll === undefined && node.masqueradeAll === null) assumed('RENDER_DEFAULT_MASQUERADE_ALL', 'masqueradeAll', 'false', '--masquerade-all')
+  if (opts.masqueradeAll === undefined && node.masqueradeAll === null)
+    assumed('RENDER_DEFAULT_MASQUERADE_ALL', 'masqueradeAll', 'false', '--masquerade-all')
 
   // nftables always writes `masquerade fully-random`; only iptables and ipvs make it optional.
   const randomFully = opts.randomFully ?? node.randomFully ?? true
-  if (target !== 'nftables' && opts.randomFully === undefined && node.randomFully === null) assumed('RENDER_DEFAULT_RANDOM_FULLY', 'whether MASQUERADE uses --random-fully', 'true (every iptables since 1.6.2 supports it)', '--random-fully')
+  if (target !== 'nftables' && opts.randomFully === undefined && node.randomFully === null)
+    assumed(
+      'RENDER_DEFAULT_RANDOM_FULLY',
+      'whether MASQUERADE uses --random-fully',
+      'true (every iptables since 1.6.2 supports it)',
+      '--random-fully',
+    )
 
   // Only the iptables proxier implements localhost NodePorts (IPv4, route_localnet).
   const localhostNodePorts = opts.localhostNodePorts ?? node.localhostNodePorts ?? true
-  if (target === 'iptables' && families.has('IPv4') && opts.localhostNodePorts === undefined && node.localhostNodePorts === null) assumed('RENDER_DEFAULT_LOCALHOST_NODEPORTS', 'localhostNodePorts', 'true', '--localhost-nodeports')
+  if (
+    target === 'iptables' &&
+    families.has('IPv4') &&
+    opts.localhostNodePorts === undefined &&
+    node.localhostNodePorts === null
+  )
+    assumed(
+      'RENDER_DEFAULT_LOCALHOST_NODEPORTS',
+      'localhostNodePorts',
+      'true',
+      '--localhost-nodeports',
+    )
 
   const conntrackInvalidDrop = opts.conntrackInvalidDrop ?? node.conntrackInvalidDrop ?? true
-  if (target === 'iptables' && opts.conntrackInvalidDrop === undefined && node.conntrackInvalidDrop === null) assumed('RENDER_DEFAULT_CONNTRACK_INVALID_DROP', 'whether conntrack INVALID packets are dropped (nf_conntrack_tcp_be_liberal=0)', 'true', '--conntrack-invalid-drop')
+  if (
+    target === 'iptables' &&
+    opts.conntrackInvalidDrop === undefined &&
+    node.conntrackInvalidDrop === null
+  )
+    assumed(
+      'RENDER_DEFAULT_CONNTRACK_INVALID_DROP',
+      'whether conntrack INVALID packets are dropped (nf_conntrack_tcp_be_liberal=0)',
+      'true',
+      '--conntrack-invalid-drop',
+    )
 
   // NodePort frontends with an address (IPVS virtual servers on node IPs) show where NodePorts
   // are accepted when nothing else says.
   const nodePortFrontendIPSet = new Set<string>()
-  for (const sp of state.services) for (const f of sp.frontends) if (f.type === 'NodePort' && f.ip !== null) nodePortFrontendIPSet.add(f.ip)
+  for (const sp of state.services)
+    for (const f of sp.frontends)
+      if (f.type === 'NodePort' && f.ip !== null) nodePortFrontendIPSet.add(f.ip)
   const nodePortFrontendIPs = [...nodePortFrontendIPSet].sort()
-  let nodePortAddresses = checkedList('nodePortAddresses', opts.nodePortAddresses, 'option') ?? checkedList('nodePortAddresses', node.nodePortAddresses, 'source')
+  let nodePortAddresses =
+    checkedList('nodePortAddresses', opts.nodePortAddresses, 'option') ??
+    checkedList('nodePortAddresses', node.nodePortAddresses, 'source')
   if (nodePortAddresses === null && nodePortFrontendIPs.length > 0) {
     nodePortAddresses = nodePortFrontendIPs
     findings.push(
-      finding('RENDER_NODEPORT_ADDRESSES_FROM_FRONTENDS', 'info', `NodePorts rendered on the addresses the source shows them on (${nodePortFrontendIPs.join(', ')})`, 'The source state does not show nodePortAddresses, but its NodePort frontends listen on specific node addresses; the rendered NodePorts accept traffic on those addresses only.', {
-        addresses: nodePortFrontendIPs,
-        action: 'Pass --nodeport-addresses if kube-proxy is configured otherwise.',
-        docs: DOCS_KUBE_PROXY_CONFIG,
-      }),
+      finding(
+        'RENDER_NODEPORT_ADDRESSES_FROM_FRONTENDS',
+        'info',
+        `NodePorts rendered on the addresses the source shows them on (${nodePortFrontendIPs.join(', ')})`,
+        'The source state does not show nodePortAddresses, but its NodePort frontends listen on specific node addresses; the rendered NodePorts accept traffic on those addresses only.',
+        {
+          addresses: nodePortFrontendIPs,
+          action: 'Pass --nodeport-addresses if kube-proxy is configured otherwise.',
+          docs: DOCS_KUBE_PROXY_CONFIG,
+        },
+      ),
     )
   } else if (nodePortAddresses === null) {
     nodePortAddresses = []
-    assumed('RENDER_DEFAULT_NODEPORT_ADDRESSES', 'nodePortAddresses', 'every local address', '--nodeport-addresses')
+    assumed(
+      'RENDER_DEFAULT_NODEPORT_ADDRESSES',
+      'nodePortAddresses',
+      'every local address',
+      '--nodeport-addresses',
+    )
   }
 
   // A nodePortAddresses entry that is a single host is a node address; use those when the node's
   // addresses are not given (an IPVS state shows its NodePort virtual servers' addresses there).
-  const nodeIPs = checkedList('nodeIPs', opts.nodeIPs, 'option') ?? nodePortAddresses.map(hostAddress).filter((ip): ip is string => ip !== null && !isLoopback(ip))
+  const nodeIPs =
+    checkedList('nodeIPs', opts.nodeIPs, 'option') ??
+    nodePortAddresses.map(hostAddress).filter((ip): ip is string => ip !== null && !isLoopback(ip))
   const serviceCIDRs = checkedList('serviceCIDRs', opts.serviceCIDRs, 'option') ?? []
   if (target === 'nftables' && serviceCIDRs.length === 0) {
     findings.push(
-      finding('RENDER_MISSING_SERVICE_CIDRS', 'info', 'service CIDRs not known; the "Drop traffic to unallocated ClusterIPs" rule is left out', 'kube-proxy in nftables mode drops traffic to addresses of the service CIDRs that no Service uses. The source state does not show the service CIDRs, so that rule is not rendered.', {
-        action: 'Pass --service-cidr with the cluster\'s service CIDRs to render it.',
-        docs: DOCS_KUBE_PROXY_CONFIG,
-      }),
+      finding(
+        'RENDER_MISSING_SERVICE_CIDRS',
+        'info',
+        'service CIDRs not known; the "Drop traffic to unallocated ClusterIPs" rule is left out',
+        'kube-proxy in nftables mode drops traffic to addresses of the service CIDRs that no Service uses. The source state does not show the service CIDRs, so that rule is not rendered.',
+        {
+          action: "Pass --service-cidr with the cluster's service CIDRs to render it.",
+          docs: DOCS_KUBE_PROXY_CONFIG,
+        },
+      ),
     )
   }
 
-  const podCIDRs = checkedList('podCIDRs', opts.podCIDRs, 'option') ?? checkedList('podCIDRs', node.podCIDRs, 'source')
-  let detectorKind: LocalDetector | null = opts.localDetector ?? node.localDetector ?? (podCIDRs.length > 0 ? 'cidr' : null)
-  const localInterface = checked('localInterface', opts.localInterface, 'option') ?? checked('localInterface', node.localInterface, 'source') ?? null
+  const podCIDRs =
+    checkedList('podCIDRs', opts.podCIDRs, 'option') ??
+    checkedList('podCIDRs', node.podCIDRs, 'source')
+  let detectorKind: LocalDetector | null =
+    opts.localDetector ?? node.localDetector ?? (podCIDRs.length > 0 ? 'cidr' : null)
+  const localInterface =
+    checked('localInterface', opts.localInterface, 'option') ??
+    checked('localInterface', node.localInterface, 'source') ??
+    null
   if (detectorKind === null) {
     findings.push(
-      finding('RENDER_MISSING_LOCAL_DETECTOR', 'warning', 'pod CIDR / local-traffic detector not known; masquerade rules for off-cluster traffic left out', 'kube-proxy tells pod traffic from other traffic with a local-traffic detector (pod CIDR or interface). Neither the source state nor the options say which, so the rendered rules behave like kube-proxy without a detector: traffic from outside the cluster to a ClusterIP is not masqueraded and ETP=Local services lose the pod short-circuit.', {
-        action: 'Pass --pod-cidr (or --local-detector interface --local-interface NAME).',
-        docs: DOCS_VIRTUAL_IPS,
-      }),
+      finding(
+        'RENDER_MISSING_LOCAL_DETECTOR',
+        'warning',
+        'pod CIDR / local-traffic detector not known; masquerade rules for off-cluster traffic left out',
+        'kube-proxy tells pod traffic from other traffic with a local-traffic detector (pod CIDR or interface). Neither the source state nor the options say which, so the rendered rules behave like kube-proxy without a detector: traffic from outside the cluster to a ClusterIP is not masqueraded and ETP=Local services lose the pod short-circuit.',
+        {
+          action: 'Pass --pod-cidr (or --local-detector interface --local-interface NAME).',
+          docs: DOCS_VIRTUAL_IPS,
+        },
+      ),
     )
     detectorKind = 'none'
   }
-  const detector: Record<Family, FamilyDetector> = {IPv4: {kind: 'none', value: null}, IPv6: {kind: 'none', value: null}}
+  const detector: Record<Family, FamilyDetector> = {
+    IPv4: {kind: 'none', value: null},
+    IPv6: {kind: 'none', value: null},
+  }
   for (const family of ['IPv4', 'IPv6'] as const) {
     if (detectorKind === 'cidr') {
       const cidrs = podCIDRs.filter((c) => familyOf(c) === family)
@@ -162,36 +274,65 @@ export function resolveNodeSettings(state: ProxyState, opts: RenderOptions, targ
         detector[family] = {kind: 'cidr', value: cidrs[0]!}
         if (cidrs.length > 1) {
           findings.push(
-            finding('RENDER_SEVERAL_POD_CIDRS', 'warning', `several ${family} pod CIDRs; kube-proxy's detector uses one`, `kube-proxy's cidr detector takes one CIDR per family; ${cidrs[0]} was used and ${cidrs.slice(1).join(', ')} ignored.`, {
-              addresses: cidrs,
-              action: 'Pass the cluster CIDR that kube-proxy is configured with as --pod-cidr.',
-              docs: DOCS_KUBE_PROXY_CONFIG,
-            }),
+            finding(
+              'RENDER_SEVERAL_POD_CIDRS',
+              'warning',
+              `several ${family} pod CIDRs; kube-proxy's detector uses one`,
+              `kube-proxy's cidr detector takes one CIDR per family; ${cidrs[0]} was used and ${cidrs.slice(1).join(', ')} ignored.`,
+              {
+                addresses: cidrs,
+                action: 'Pass the cluster CIDR that kube-proxy is configured with as --pod-cidr.',
+                docs: DOCS_KUBE_PROXY_CONFIG,
+              },
+            ),
           )
         }
       } else if (families.has(family)) {
         findings.push(
-          finding('RENDER_MISSING_POD_CIDR', 'warning', `no ${family} pod CIDR; ${family} masquerade rules for off-cluster traffic left out`, `The local-traffic detector is "cidr" but no ${family} pod CIDR is known, so the ${family} rules were rendered without the pod-CIDR matches (as kube-proxy does without a detector).`, {
-            action: `Pass the ${family} cluster CIDR with --pod-cidr.`,
-            docs: DOCS_VIRTUAL_IPS,
-          }),
+          finding(
+            'RENDER_MISSING_POD_CIDR',
+            'warning',
+            `no ${family} pod CIDR; ${family} masquerade rules for off-cluster traffic left out`,
+            `The local-traffic detector is "cidr" but no ${family} pod CIDR is known, so the ${family} rules were rendered without the pod-CIDR matches (as kube-proxy does without a detector).`,
+            {
+              action: `Pass the ${family} cluster CIDR with --pod-cidr.`,
+              docs: DOCS_VIRTUAL_IPS,
+            },
+          ),
         )
       }
     } else if (detectorKind === 'interface' || detectorKind === 'interface-prefix') {
       if (localInterface) detector[family] = {kind: detectorKind, value: localInterface}
       else if (families.has(family) && family === 'IPv4') {
         findings.push(
-          finding('RENDER_MISSING_LOCAL_INTERFACE', 'warning', `the ${detectorKind} detector needs an interface name, which is not known`, 'The local-traffic detector is by interface, but the interface (or prefix) is not known, so the rules were rendered without the detector matches.', {
-            action: 'Pass --local-interface.',
-            docs: DOCS_VIRTUAL_IPS,
-          }),
+          finding(
+            'RENDER_MISSING_LOCAL_INTERFACE',
+            'warning',
+            `the ${detectorKind} detector needs an interface name, which is not known`,
+            'The local-traffic detector is by interface, but the interface (or prefix) is not known, so the rules were rendered without the detector matches.',
+            {
+              action: 'Pass --local-interface.',
+              docs: DOCS_VIRTUAL_IPS,
+            },
+          ),
         )
       }
     }
   }
 
   return {
-    settings: {detector, masqueradeMark, masqueradeAll, randomFully, localhostNodePorts, nodePortAddresses, nodeIPs, conntrackInvalidDrop, nfacct: opts.nfacct ?? false, serviceCIDRs},
+    settings: {
+      detector,
+      masqueradeMark,
+      masqueradeAll,
+      randomFully,
+      localhostNodePorts,
+      nodePortAddresses,
+      nodeIPs,
+      conntrackInvalidDrop,
+      nfacct: opts.nfacct ?? false,
+      serviceCIDRs,
+    },
     findings,
   }
 }
@@ -210,14 +351,31 @@ const SETTING_LABELS: Record<CheckedSetting, string> = {
 }
 
 /** The finding for a setting value that is not of its kind, and was left out of the rules. */
-export function badSetting(setting: CheckedSetting, value: string, from: SettingSource, target: RenderTarget): Finding {
+export function badSetting(
+  setting: CheckedSetting,
+  value: string,
+  from: SettingSource,
+  target: RenderTarget,
+): Finding {
   const label = SETTING_LABELS[setting]
   const shown = JSON.stringify(value)
-  return finding('RENDER_BAD_SETTING', 'error', `${label} ${shown} is not ${expectedValue(setting)}; left out`, `The ${from === 'option' ? 'options give' : 'source state gives'} the ${label} ${shown}, which is not ${expectedValue(setting)}. It was not written into the ${target} rules; they were rendered as if it were not known.`, {
-    addresses: setting === 'localInterface' || setting === 'masqueradeMark' || setting === 'scheduler' ? [] : [value],
-    action: from === 'option' ? 'Correct the value given.' : 'Check where this state came from; pass the right value as a flag.',
-    docs: DOCS_KUBE_PROXY_CONFIG,
-  })
+  return finding(
+    'RENDER_BAD_SETTING',
+    'error',
+    `${label} ${shown} is not ${expectedValue(setting)}; left out`,
+    `The ${from === 'option' ? 'options give' : 'source state gives'} the ${label} ${shown}, which is not ${expectedValue(setting)}. It was not written into the ${target} rules; they were rendered as if it were not known.`,
+    {
+      addresses:
+        setting === 'localInterface' || setting === 'masqueradeMark' || setting === 'scheduler'
+          ? []
+          : [value],
+      action:
+        from === 'option'
+          ? 'Correct the value given.'
+          : 'Check where this state came from; pass the right value as a flag.',
+      docs: DOCS_KUBE_PROXY_CONFIG,
+    },
+  )
 }
 
 /**
@@ -227,7 +385,11 @@ export function badSetting(setting: CheckedSetting, value: string, from: Setting
  * keyword) select the known node IPs inside them (GetNodeIPs). What cannot be resolved becomes a
  * finding.
  */
-export function nodePortIPs(settings: NodeSettings, family: Family, target: RenderTarget): {matchAll: boolean; ips: string[]; findings: Finding[]} {
+export function nodePortIPs(
+  settings: NodeSettings,
+  family: Family,
+  target: RenderTarget,
+): {matchAll: boolean; ips: string[]; findings: Finding[]} {
   const ips: string[] = []
   const findings: Finding[] = []
   const seen = new Set<string>()
@@ -238,22 +400,34 @@ export function nodePortIPs(settings: NodeSettings, family: Family, target: Rend
     }
   }
   const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
-  const entries = settings.nodePortAddresses.filter((e) => e === 'primary' || familyOf(e) === family)
-  if (entries.length === 0 || entries.some((e) => e === '0.0.0.0/0' || e === '::/0')) return {matchAll: true, ips, findings}
+  const entries = settings.nodePortAddresses.filter(
+    (e) => e === 'primary' || familyOf(e) === family,
+  )
+  if (entries.length === 0 || entries.some((e) => e === '0.0.0.0/0' || e === '::/0'))
+    return {matchAll: true, ips, findings}
   for (const entry of entries) {
     const host = entry === 'primary' ? null : hostAddress(entry)
     if (host !== null) {
       add(host)
       continue
     }
-    const inside = entry === 'primary' ? familyNodeIPs.slice(0, 1) : familyNodeIPs.filter((ip) => cidrContains(entry, ip))
+    const inside =
+      entry === 'primary'
+        ? familyNodeIPs.slice(0, 1)
+        : familyNodeIPs.filter((ip) => cidrContains(entry, ip))
     if (inside.length === 0) {
       findings.push(
-        finding('RENDER_MISSING_NODE_IPS', 'warning', `nodePortAddresses ${entry} selects node IPs that are not known`, `kube-proxy accepts NodePorts on the node addresses selected by ${entry}; the node's addresses are not known, so no ${target} NodePort address was rendered for it.`, {
-          addresses: [entry],
-          action: 'Pass the node addresses with --node-ip.',
-          docs: DOCS_KUBE_PROXY_CONFIG,
-        }),
+        finding(
+          'RENDER_MISSING_NODE_IPS',
+          'warning',
+          `nodePortAddresses ${entry} selects node IPs that are not known`,
+          `kube-proxy accepts NodePorts on the node addresses selected by ${entry}; the node's addresses are not known, so no ${target} NodePort address was rendered for it.`,
+          {
+            addresses: [entry],
+            action: 'Pass the node addresses with --node-ip.',
+            docs: DOCS_KUBE_PROXY_CONFIG,
+          },
+        ),
       )
     }
     for (const ip of inside) add(ip)
@@ -345,22 +519,52 @@ const DEFAULT_AFFINITY_SECONDS = 10800
  * Restates one service port as kube-proxy's inputs. Everything the model cannot give and every
  * guess becomes a finding; nothing is dropped without one.
  */
-export function planService(sp: ServicePort, target: RenderTarget, findings: Finding[]): ServicePlan {
+export function planService(
+  sp: ServicePort,
+  target: RenderTarget,
+  findings: Finding[],
+): ServicePlan {
   const display = displayName(sp)
   const evidence = sp.rules.slice(0, EVIDENCE_REFS_PER_PORT)
-  const note = (id: string, severity: Finding['severity'], title: string, message: string, action: string, addresses: string[] = []) =>
-    findings.push(finding(id, severity, title, message, {services: [display], addresses, evidence, action, docs: DOCS_VIRTUAL_IPS}))
+  const note = (
+    id: string,
+    severity: Finding['severity'],
+    title: string,
+    message: string,
+    action: string,
+    addresses: string[] = [],
+  ) =>
+    findings.push(
+      finding(id, severity, title, message, {
+        services: [display],
+        addresses,
+        evidence,
+        action,
+        docs: DOCS_VIRTUAL_IPS,
+      }),
+    )
 
   const clusterFe = sp.frontends.find((f) => f.type === 'ClusterIP') ?? null
   let syntheticName = false
   let namespace = sp.namespace
   let name = sp.name
   let portName = sp.portName
-  const unsafe = isUnsafeName(namespace) || isUnsafeName(name) || isUnsafeName(portName) || namespace === '' || name === ''
+  const unsafe =
+    isUnsafeName(namespace) ||
+    isUnsafeName(name) ||
+    isUnsafeName(portName) ||
+    namespace === '' ||
+    name === ''
   if (unsafe) {
     // Names land in rule comments and nft chain names; a crafted source must not be able to
     // break out of a quoted comment or inject a line.
-    note('RENDER_UNSAFE_NAME', 'error', 'service name has characters Kubernetes does not allow; a made-up name was used', 'The namespace, name or port name of this service port contains characters outside [A-Za-z0-9._-], which no Kubernetes object can have. It was not written into the rules; a name made up from the ClusterIP was used instead.', 'Check where this state came from.')
+    note(
+      'RENDER_UNSAFE_NAME',
+      'error',
+      'service name has characters Kubernetes does not allow; a made-up name was used',
+      'The namespace, name or port name of this service port contains characters outside [A-Za-z0-9._-], which no Kubernetes object can have. It was not written into the rules; a name made up from the ClusterIP was used instead.',
+      'Check where this state came from.',
+    )
     namespace = null
     name = null
   }
@@ -372,39 +576,90 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     namespace = 'kp-unnamed'
     name = `${(anchor?.ip ?? 'none').replace(UNSAFE_NAME_CHARS, '.')}-${anchor?.port ?? 'none'}-${sp.protocol.toLowerCase()}`
     portName = ''
-    if (!unsafe && target !== 'ipvs') note('RENDER_SYNTHETIC_NAME', 'warning', 'service name unknown; chain names made up from ClusterIP:port/protocol', `The source does not name this service port, so kube-proxy's chain-name hashes cannot be computed. It was rendered as ${namespace}/${name}; the chain names will differ from what kube-proxy programs.`, 'Read the node together with the cluster objects (--cluster) so services have their names.')
+    if (!unsafe && target !== 'ipvs')
+      note(
+        'RENDER_SYNTHETIC_NAME',
+        'warning',
+        'service name unknown; chain names made up from ClusterIP:port/protocol',
+        `The source does not name this service port, so kube-proxy's chain-name hashes cannot be computed. It was rendered as ${namespace}/${name}; the chain names will differ from what kube-proxy programs.`,
+        'Read the node together with the cluster objects (--cluster) so services have their names.',
+      )
   } else if (portName === null) {
     portName = ''
-    if (target !== 'ipvs') note('RENDER_UNKNOWN_PORT_NAME', 'warning', 'port name unknown; rendered as an unnamed port', 'The source does not show the port name, which is part of the chain-name hash. It was rendered as an unnamed port; if the port has a name, the chain names will differ from kube-proxy\'s.', 'Read the node together with the cluster objects (--cluster).')
+    if (target !== 'ipvs')
+      note(
+        'RENDER_UNKNOWN_PORT_NAME',
+        'warning',
+        'port name unknown; rendered as an unnamed port',
+        "The source does not show the port name, which is part of the chain-name hash. It was rendered as an unnamed port; if the port has a name, the chain names will differ from kube-proxy's.",
+        'Read the node together with the cluster objects (--cluster).',
+      )
   }
   const spn = portName ? `${namespace}/${name}:${portName}` : `${namespace}/${name}`
   const protocol = sp.protocol.toLowerCase()
 
-  const withPort = (type: string, f: {ip: string | null; port: number | null; sourceRanges: string[]}): PlannedFrontend | null => {
+  const withPort = (
+    type: string,
+    f: {ip: string | null; port: number | null; sourceRanges: string[]},
+  ): PlannedFrontend | null => {
     if (f.ip !== null && addressFamily(f.ip) !== sp.family) {
-      note('RENDER_BAD_ADDRESS', 'error', `${type} frontend address is not an ${sp.family} address; left out`, `The ${type} frontend address of this ${sp.family} service port is not a valid ${sp.family} address, so it was not rendered.`, 'Check the source state.', [f.ip])
+      note(
+        'RENDER_BAD_ADDRESS',
+        'error',
+        `${type} frontend address is not an ${sp.family} address; left out`,
+        `The ${type} frontend address of this ${sp.family} service port is not a valid ${sp.family} address, so it was not rendered.`,
+        'Check the source state.',
+        [f.ip],
+      )
       return null
     }
     if (f.port !== null && !isPort(f.port)) {
-      note('RENDER_BAD_PORT', 'error', `${type} frontend port ${f.port} is not a port; left out`, `The ${type} frontend port is not an integer between 1 and 65535, so it was not rendered.`, 'Check the source state.', f.ip ? [f.ip] : [])
+      note(
+        'RENDER_BAD_PORT',
+        'error',
+        `${type} frontend port ${f.port} is not a port; left out`,
+        `The ${type} frontend port is not an integer between 1 and 65535, so it was not rendered.`,
+        'Check the source state.',
+        f.ip ? [f.ip] : [],
+      )
       return null
     }
     // The whole CIDR is checked, not only its address: ranges are written into the rules as they are.
     const badRanges = f.sourceRanges.filter((r) => !isCidr(r) || familyOf(r) !== sp.family)
     if (badRanges.length > 0) {
-      note('RENDER_BAD_SOURCE_RANGE', 'error', 'source ranges that are not CIDRs of the service family left out', `loadBalancerSourceRanges ${badRanges.join(', ')} are not ${sp.family} CIDRs, so they were not rendered.`, 'Check the source state.', badRanges)
+      note(
+        'RENDER_BAD_SOURCE_RANGE',
+        'error',
+        'source ranges that are not CIDRs of the service family left out',
+        `loadBalancerSourceRanges ${badRanges.join(', ')} are not ${sp.family} CIDRs, so they were not rendered.`,
+        'Check the source state.',
+        badRanges,
+      )
       const bad = new Set(badRanges)
       f = {...f, sourceRanges: f.sourceRanges.filter((r) => !bad.has(r))}
     }
     if (f.ip === null || f.port === null) {
-      note('RENDER_FRONTEND_INCOMPLETE', 'warning', `${type} frontend without ${f.ip === null ? 'address' : 'port'} left out`, `A ${type} frontend of this service port has no ${f.ip === null ? 'address' : 'port'} in the source, so it cannot be rendered.`, 'Read the node together with the cluster objects (--cluster).', f.ip ? [f.ip] : [])
+      note(
+        'RENDER_FRONTEND_INCOMPLETE',
+        'warning',
+        `${type} frontend without ${f.ip === null ? 'address' : 'port'} left out`,
+        `A ${type} frontend of this service port has no ${f.ip === null ? 'address' : 'port'} in the source, so it cannot be rendered.`,
+        'Read the node together with the cluster objects (--cluster).',
+        f.ip ? [f.ip] : [],
+      )
       return null
     }
     return {ip: f.ip, port: f.port, sourceRanges: f.sourceRanges}
   }
   const clusterIP = clusterFe ? withPort('ClusterIP', clusterFe) : null
   if (!clusterFe) {
-    note('RENDER_NO_CLUSTER_IP', 'warning', 'no ClusterIP known; ClusterIP rules left out', 'kube-proxy always programs the ClusterIP of a service port; the source does not show it for this one, so only its other frontends were rendered.', 'Read the node together with the cluster objects (--cluster).')
+    note(
+      'RENDER_NO_CLUSTER_IP',
+      'warning',
+      'no ClusterIP known; ClusterIP rules left out',
+      'kube-proxy always programs the ClusterIP of a service port; the source does not show it for this one, so only its other frontends were rendered.',
+      'Read the node together with the cluster objects (--cluster).',
+    )
   }
   const externalIPs: PlannedFrontend[] = []
   const loadBalancerIPs: PlannedFrontend[] = []
@@ -421,7 +676,9 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       const p = withPort('LoadBalancer', f)
       if (p) loadBalancerIPs.push(p)
       // The ranges withPort kept (it reports the others); a frontend it left out keeps only its CIDRs of this family.
-      const kept = p ? p.sourceRanges : f.sourceRanges.filter((r) => isCidr(r) && familyOf(r) === sp.family)
+      const kept = p
+        ? p.sourceRanges
+        : f.sourceRanges.filter((r) => isCidr(r) && familyOf(r) === sp.family)
       for (const r of kept) {
         seenRanges ??= new Set()
         if (seenRanges.has(r)) continue
@@ -432,30 +689,62 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
       const p = withPort('External', f)
       if (p) externalIPs.push(p)
       if (p && target !== 'nftables') {
-        note('RENDER_EXTERNAL_KIND_GUESSED', 'info', `${f.ip} rendered as an externalIP; the source cannot tell an externalIP from a LoadBalancer IP`, `The source (nftables) writes externalIPs and LoadBalancer IPs the same way. ${target} treats them differently (comments${target === 'ipvs' ? ', ipsets' : ''}); ${f.ip} was rendered as an externalIP.`, 'Read the node together with the cluster objects (--cluster) to know which it is.', [f.ip ?? ''])
+        note(
+          'RENDER_EXTERNAL_KIND_GUESSED',
+          'info',
+          `${f.ip} rendered as an externalIP; the source cannot tell an externalIP from a LoadBalancer IP`,
+          `The source (nftables) writes externalIPs and LoadBalancer IPs the same way. ${target} treats them differently (comments${target === 'ipvs' ? ', ipsets' : ''}); ${f.ip} was rendered as an externalIP.`,
+          'Read the node together with the cluster objects (--cluster) to know which it is.',
+          [f.ip ?? ''],
+        )
       }
     } else if (f.type === 'NodePort') {
       if (f.port !== null && !isPort(f.port)) {
-        note('RENDER_BAD_PORT', 'error', `NodePort ${f.port} is not a port; left out`, 'The NodePort is not an integer between 1 and 65535, so it was not rendered.', 'Check the source state.')
+        note(
+          'RENDER_BAD_PORT',
+          'error',
+          `NodePort ${f.port} is not a port; left out`,
+          'The NodePort is not an integer between 1 and 65535, so it was not rendered.',
+          'Check the source state.',
+        )
       } else if (f.port === null) {
-        note('RENDER_FRONTEND_INCOMPLETE', 'warning', 'NodePort frontend without port left out', 'A NodePort frontend of this service port has no port in the source, so it cannot be rendered.', 'Read the node together with the cluster objects (--cluster).')
+        note(
+          'RENDER_FRONTEND_INCOMPLETE',
+          'warning',
+          'NodePort frontend without port left out',
+          'A NodePort frontend of this service port has no port in the source, so it cannot be rendered.',
+          'Read the node together with the cluster objects (--cluster).',
+        )
       } else if (nodePort === null) {
         nodePort = f.port
       } else if (nodePort !== f.port) {
-        note('RENDER_SEVERAL_NODEPORTS', 'warning', `several NodePorts (${nodePort}, ${f.port}); kube-proxy has one per service port`, `The source shows more than one NodePort for this service port; only ${nodePort} was rendered.`, 'Check the source for leftovers of an older Service definition.')
+        note(
+          'RENDER_SEVERAL_NODEPORTS',
+          'warning',
+          `several NodePorts (${nodePort}, ${f.port}); kube-proxy has one per service port`,
+          `The source shows more than one NodePort for this service port; only ${nodePort} was rendered.`,
+          'Check the source for leftovers of an older Service definition.',
+        )
       }
     }
   }
 
   const internalLocal = sp.internalTrafficPolicy === 'Local'
   const externalLocal = sp.externalTrafficPolicy === 'Local'
-  const externallyAccessible = nodePort !== null || externalIPs.length > 0 || loadBalancerIPs.length > 0
+  const externallyAccessible =
+    nodePort !== null || externalIPs.length > 0 || loadBalancerIPs.length > 0
 
   let affinitySeconds: number | null = null
   if (sp.sessionAffinity) {
     affinitySeconds = sp.sessionAffinity.timeoutSeconds ?? DEFAULT_AFFINITY_SECONDS
     if (sp.sessionAffinity.timeoutSeconds === null) {
-      note('RENDER_DEFAULT_AFFINITY_TIMEOUT', 'info', 'session affinity timeout not known; assumed 10800 s', 'The source shows ClientIP session affinity without its timeout; the API default (10800 s) was used.', 'Check sessionAffinityConfig.clientIP.timeoutSeconds of the Service.')
+      note(
+        'RENDER_DEFAULT_AFFINITY_TIMEOUT',
+        'info',
+        'session affinity timeout not known; assumed 10800 s',
+        'The source shows ClientIP session affinity without its timeout; the API default (10800 s) was used.',
+        'Check sessionAffinityConfig.clientIP.timeoutSeconds of the Service.',
+      )
     }
   }
 
@@ -464,11 +753,25 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   let scheduler = sp.scheduler
   if (scheduler !== null && !isSchedulerName(scheduler)) {
     const shown = JSON.stringify(scheduler)
-    note('RENDER_BAD_SETTING', 'error', `IPVS scheduler ${shown} is not a scheduler name; left out`, `The source state gives this service port the IPVS scheduler ${shown}, which is not a scheduler name (lowercase letters and digits). It was not written into the ${target} rules; the default scheduler was used.`, 'Check where this state came from.')
+    note(
+      'RENDER_BAD_SETTING',
+      'error',
+      `IPVS scheduler ${shown} is not a scheduler name; left out`,
+      `The source state gives this service port the IPVS scheduler ${shown}, which is not a scheduler name (lowercase letters and digits). It was not written into the ${target} rules; the default scheduler was used.`,
+      'Check where this state came from.',
+    )
     scheduler = null
   }
   if (scheduler !== null && scheduler !== 'rr' && target !== 'ipvs') {
-    note('RENDER_SCHEDULER_NOT_EXPRESSIBLE', 'warning', `IPVS scheduler "${scheduler}" cannot be expressed in ${target}`, `${target} mode picks endpoints uniformly at random; the "${scheduler}" scheduler's behaviour (for example source hashing or least connections) is lost.`, scheduler === 'sh' ? 'Use sessionAffinity: ClientIP for source-IP stickiness.' : 'Check that uniform random balancing is acceptable for this service.')
+    note(
+      'RENDER_SCHEDULER_NOT_EXPRESSIBLE',
+      'warning',
+      `IPVS scheduler "${scheduler}" cannot be expressed in ${target}`,
+      `${target} mode picks endpoints uniformly at random; the "${scheduler}" scheduler's behaviour (for example source hashing or least connections) is lost.`,
+      scheduler === 'sh'
+        ? 'Use sessionAffinity: ClientIP for source-IP stickiness.'
+        : 'Check that uniform random balancing is acceptable for this service.',
+    )
   }
 
   const allEndpoints: PlannedEndpoint[] = []
@@ -479,17 +782,33 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
   // ready, it went into the target's cluster cascade: an iptables node whose only local endpoint
   // was terminating under ETP=Local migrated to nftables rules that sent it a third of the
   // cluster's connections.
-  const sharesOnClusterPath = sp.internalTrafficPolicy !== 'Local' && sp.endpoints.some((ep) => ep.share !== null && ep.share > 0)
+  const sharesOnClusterPath =
+    sp.internalTrafficPolicy !== 'Local' &&
+    sp.endpoints.some((ep) => ep.share !== null && ep.share > 0)
   let draining = 0
   let unequalWeights = false
   let unknownLocality = false
   for (const ep of sp.endpoints) {
     if (ep.port === null) {
-      note('RENDER_ENDPOINT_INCOMPLETE', 'warning', `endpoint ${ep.ip} without port left out`, `The source does not show the port of endpoint ${ep.ip}, so it cannot be rendered.`, 'Read the node together with the cluster objects (--cluster).', [ep.ip])
+      note(
+        'RENDER_ENDPOINT_INCOMPLETE',
+        'warning',
+        `endpoint ${ep.ip} without port left out`,
+        `The source does not show the port of endpoint ${ep.ip}, so it cannot be rendered.`,
+        'Read the node together with the cluster objects (--cluster).',
+        [ep.ip],
+      )
       continue
     }
     if (addressFamily(ep.ip) !== sp.family || !isPort(ep.port)) {
-      note('RENDER_BAD_ADDRESS', 'error', `endpoint ${ep.ip}:${ep.port} is not a valid ${sp.family} address and port; left out`, `The endpoint is not a valid ${sp.family} address with a port between 1 and 65535, so it was not rendered.`, 'Check the source state.', [ep.ip])
+      note(
+        'RENDER_BAD_ADDRESS',
+        'error',
+        `endpoint ${ep.ip}:${ep.port} is not a valid ${sp.family} address and port; left out`,
+        `The endpoint is not a valid ${sp.family} address with a port between 1 and 65535, so it was not rendered.`,
+        'Check the source state.',
+        [ep.ip],
+      )
       continue
     }
     if (isDraining(ep)) {
@@ -516,23 +835,55 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     // (nft -j of an iptables-nft node hides each DNAT in an xt target: fixtures/nft-json/
     // iptables-nft-multipleservices-older). Rendered as kube-proxy renders a port without
     // endpoints, the rules would reject traffic that is served today.
-    note('RENDER_ENDPOINTS_UNKNOWN', 'error', 'traffic is forwarded today but no endpoint is known; the rendered rules reject it', 'The source forwards traffic to this service port, but none of its endpoints could be read. The target rules were rendered as kube-proxy renders a service port without endpoints, so they reject the traffic that reaches endpoints today.', 'Collect the rules in a form that shows the endpoints (iptables-save rather than nft -j on an iptables-nft node), or read the node together with the cluster objects (--cluster).')
+    note(
+      'RENDER_ENDPOINTS_UNKNOWN',
+      'error',
+      'traffic is forwarded today but no endpoint is known; the rendered rules reject it',
+      'The source forwards traffic to this service port, but none of its endpoints could be read. The target rules were rendered as kube-proxy renders a service port without endpoints, so they reject the traffic that reaches endpoints today.',
+      'Collect the rules in a form that shows the endpoints (iptables-save rather than nft -j on an iptables-nft node), or read the node together with the cluster objects (--cluster).',
+    )
   }
   if (draining > 0) {
-    note('RENDER_DRAINING_ENDPOINTS_LEFT_OUT', 'info', `${draining} draining endpoint(s) (IPVS weight 0) left out`, 'IPVS weight 0 means kube-proxy is deleting the real server; it is not a wanted endpoint, so it was not rendered.', 'None; they disappear once their connections end.')
+    note(
+      'RENDER_DRAINING_ENDPOINTS_LEFT_OUT',
+      'info',
+      `${draining} draining endpoint(s) (IPVS weight 0) left out`,
+      'IPVS weight 0 means kube-proxy is deleting the real server; it is not a wanted endpoint, so it was not rendered.',
+      'None; they disappear once their connections end.',
+    )
   }
   if (unequalWeights && target !== 'ipvs') {
-    note('RENDER_WEIGHTS_NOT_EXPRESSIBLE', 'warning', `IPVS weights cannot be expressed in ${target}`, `Some endpoints have an IPVS weight other than 1; ${target} mode gives every endpoint the same share.`, 'Check that equal shares are acceptable for this service.')
+    note(
+      'RENDER_WEIGHTS_NOT_EXPRESSIBLE',
+      'warning',
+      `IPVS weights cannot be expressed in ${target}`,
+      `Some endpoints have an IPVS weight other than 1; ${target} mode gives every endpoint the same share.`,
+      'Check that equal shares are acceptable for this service.',
+    )
   }
   if (unknownLocality) {
-    note('RENDER_ENDPOINT_LOCALITY_UNKNOWN', 'warning', 'endpoint locality unknown under a Local traffic policy; treated as remote', 'The service uses a Local traffic policy, but the source does not say which endpoints run on this node. They were treated as remote, so no local-policy chain was rendered for them.', 'Read the node together with the cluster objects (--cluster) and --node.')
+    note(
+      'RENDER_ENDPOINT_LOCALITY_UNKNOWN',
+      'warning',
+      'endpoint locality unknown under a Local traffic policy; treated as remote',
+      'The service uses a Local traffic policy, but the source does not say which endpoints run on this node. They were treated as remote, so no local-policy chain was rendered for them.',
+      'Read the node together with the cluster objects (--cluster) and --node.',
+    )
   }
   // kube-proxy sorts a service's endpoints by their endpoint string (endpointslicecache.go).
-  allEndpoints.sort((a, b) => (a.endpointString < b.endpointString ? -1 : a.endpointString > b.endpointString ? 1 : 0))
+  allEndpoints.sort((a, b) =>
+    a.endpointString < b.endpointString ? -1 : a.endpointString > b.endpointString ? 1 : 0,
+  )
 
   let healthCheckNodePort = sp.healthCheckNodePort
   if (healthCheckNodePort !== null && !isPort(healthCheckNodePort)) {
-    note('RENDER_BAD_PORT', 'error', `health check NodePort ${healthCheckNodePort} is not a port; left out`, 'The healthCheckNodePort is not an integer between 1 and 65535, so it was not rendered.', 'Check the source state.')
+    note(
+      'RENDER_BAD_PORT',
+      'error',
+      `health check NodePort ${healthCheckNodePort} is not a port; left out`,
+      'The healthCheckNodePort is not an integer between 1 and 65535, so it was not rendered.',
+      'Check the source state.',
+    )
     healthCheckNodePort = null
   }
 
@@ -574,7 +925,10 @@ export function planService(sp: ServicePort, target: RenderTarget, findings: Fin
     hasExternalEndpoints: cat.hasEndpoints && !(externalLocal && noLocal),
     usesExternalChain: cat.hasEndpoints && externallyAccessible,
     internalDropsNoLocal: !cat.hasEndpoints && internalLocal && clusterFe?.action === 'drop',
-    externalDropsNoLocal: !cat.hasEndpoints && externalLocal && sp.frontends.some((f) => f.type !== 'ClusterIP' && f.action === 'drop'),
+    externalDropsNoLocal:
+      !cat.hasEndpoints &&
+      externalLocal &&
+      sp.frontends.some((f) => f.type !== 'ClusterIP' && f.action === 'drop'),
     evidence,
   }
 }
@@ -596,17 +950,24 @@ function categorize(
   endpoints: PlannedEndpoint[],
   usesCluster: boolean,
   usesLocal: boolean,
-): {clusterEndpoints: PlannedEndpoint[]; localEndpoints: PlannedEndpoint[]; allLocallyReachable: PlannedEndpoint[]; hasEndpoints: boolean} {
+): {
+  clusterEndpoints: PlannedEndpoint[]
+  localEndpoints: PlannedEndpoint[]
+  allLocallyReachable: PlannedEndpoint[]
+  hasEndpoints: boolean
+} {
   let clusterEndpoints: PlannedEndpoint[] = []
   let localEndpoints: PlannedEndpoint[] = []
   let hasEndpoints = false
   if (usesCluster) {
     clusterEndpoints = endpoints.filter((e) => e.ready)
     // No ready endpoint anywhere: fall back to serving-terminating ones.
-    if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter((e) => e.servingTerminating)
+    if (clusterEndpoints.length === 0)
+      clusterEndpoints = endpoints.filter((e) => e.servingTerminating)
     if (clusterEndpoints.length > 0) hasEndpoints = true
   }
-  if (!usesLocal) return {clusterEndpoints, localEndpoints, allLocallyReachable: clusterEndpoints, hasEndpoints}
+  if (!usesLocal)
+    return {clusterEndpoints, localEndpoints, allLocallyReachable: clusterEndpoints, hasEndpoints}
   let localReady = false
   let localTerminating = false
   for (const e of endpoints) {
@@ -619,8 +980,10 @@ function categorize(
     }
   }
   if (localReady) localEndpoints = endpoints.filter((e) => e.local && e.ready)
-  else if (localTerminating) localEndpoints = endpoints.filter((e) => e.local && e.servingTerminating)
-  if (!usesCluster) return {clusterEndpoints, localEndpoints, allLocallyReachable: localEndpoints, hasEndpoints}
+  else if (localTerminating)
+    localEndpoints = endpoints.filter((e) => e.local && e.servingTerminating)
+  if (!usesCluster)
+    return {clusterEndpoints, localEndpoints, allLocallyReachable: localEndpoints, hasEndpoints}
   const all = [...clusterEndpoints]
   const seen = new Set(all.map((e) => e.endpointString))
   for (const e of localEndpoints) if (!seen.has(e.endpointString)) all.push(e)
@@ -649,7 +1012,14 @@ export function dedupeFindings(findings: Finding[]): Finding[] {
  * in its restore input; the rendered files therefore do not contain them either.
  */
 export function jumpRulesFinding(target: RenderTarget, jumps: string[]): Finding {
-  return finding('RENDER_JUMP_RULES_NOT_INCLUDED', 'info', 'the jump rules in the built-in chains are not part of the rendered restore input', `kube-proxy inserts its jump rules into the built-in chains once (iptables -I) rather than through its restore input, and the ${target} files follow it. Until kube-proxy runs (or they are added by hand), the rendered chains are not reached: ${jumps.join('; ')}.`, {
-    action: 'Let kube-proxy start in the new mode (it adds them), or insert them by hand with iptables -I when testing the files alone.',
-  })
+  return finding(
+    'RENDER_JUMP_RULES_NOT_INCLUDED',
+    'info',
+    'the jump rules in the built-in chains are not part of the rendered restore input',
+    `kube-proxy inserts its jump rules into the built-in chains once (iptables -I) rather than through its restore input, and the ${target} files follow it. Until kube-proxy runs (or they are added by hand), the rendered chains are not reached: ${jumps.join('; ')}.`,
+    {
+      action:
+        'Let kube-proxy start in the new mode (it adds them), or insert them by hand with iptables -I when testing the files alone.',
+    },
+  )
 }

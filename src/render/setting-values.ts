@@ -30,7 +30,22 @@ export function isMarkValue(value: string): boolean {
 }
 
 /** The schedulers of the kernel's IPVS (ip_vs_*.ko), what `--scheduler` may name. */
-export const IPVS_SCHEDULERS: readonly string[] = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'fo', 'ovf', 'mh', 'twos']
+export const IPVS_SCHEDULERS: readonly string[] = [
+  'rr',
+  'wrr',
+  'lc',
+  'wlc',
+  'lblc',
+  'lblcr',
+  'dh',
+  'sh',
+  'sed',
+  'nq',
+  'fo',
+  'ovf',
+  'mh',
+  'twos',
+]
 
 /**
  * A scheduler name as ipvsadm writes one (lowercase letters and digits, 15 at most: the kernel's
@@ -52,7 +67,11 @@ export function isCidr(value: string): boolean {
   if (slash < 0) return false
   const address = parseAddress(value.slice(0, slash))
   const prefix = value.slice(slash + 1)
-  return address !== null && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (address.family === 'IPv4' ? 32 : 128)
+  return (
+    address !== null &&
+    /^\d{1,3}$/.test(prefix) &&
+    Number(prefix) <= (address.family === 'IPv4' ? 32 : 128)
+  )
 }
 
 /** A nodePortAddresses entry: a CIDR, a single address, or kube-proxy's keyword `primary`. */
@@ -63,13 +82,24 @@ export function isNodePortAddress(value: string): boolean {
 /** What each string setting of RenderOptions must be, and the words that say so. */
 const CHECKS = {
   podCIDRs: {valid: isCidr, expected: 'a CIDR (10.244.0.0/16, fd00:10:244::/56)'},
-  localInterface: {valid: isInterfaceName, expected: 'an interface name or prefix (a letter or _, then up to 14 of A-Z a-z 0-9 _ . -)'},
-  masqueradeMark: {valid: isMarkValue, expected: 'a mark, hex (0x4000) or decimal, from 1 to 2^32-1'},
+  localInterface: {
+    valid: isInterfaceName,
+    expected: 'an interface name or prefix (a letter or _, then up to 14 of A-Z a-z 0-9 _ . -)',
+  },
+  masqueradeMark: {
+    valid: isMarkValue,
+    expected: 'a mark, hex (0x4000) or decimal, from 1 to 2^32-1',
+  },
   nodePortAddresses: {valid: isNodePortAddress, expected: 'a CIDR, an IP address, or primary'},
   nodeIPs: {valid: isAddress, expected: 'an IP address'},
   serviceCIDRs: {valid: isCidr, expected: 'a CIDR (10.96.0.0/12, fd00:10:96::/112)'},
-  scheduler: {valid: (v: string) => IPVS_SCHEDULERS.includes(v), expected: `an IPVS scheduler (${IPVS_SCHEDULERS.join(', ')})`},
-} satisfies Partial<Record<keyof RenderOptions, {valid: (value: string) => boolean; expected: string}>>
+  scheduler: {
+    valid: (v: string) => IPVS_SCHEDULERS.includes(v),
+    expected: `an IPVS scheduler (${IPVS_SCHEDULERS.join(', ')})`,
+  },
+} satisfies Partial<
+  Record<keyof RenderOptions, {valid: (value: string) => boolean; expected: string}>
+>
 
 export type CheckedSetting = keyof typeof CHECKS
 
@@ -84,7 +114,9 @@ export function isValidSetting(setting: CheckedSetting, value: string): boolean 
 }
 
 /** The first value of the options that is not of its kind, or null when all are. */
-export function invalidRenderOption(opts: RenderOptions): {setting: CheckedSetting; value: string; expected: string} | null {
+export function invalidRenderOption(
+  opts: RenderOptions,
+): {setting: CheckedSetting; value: string; expected: string} | null {
   for (const setting of Object.keys(CHECKS) as CheckedSetting[]) {
     const given = opts[setting]
     for (const value of given === undefined ? [] : Array.isArray(given) ? given : [given]) {

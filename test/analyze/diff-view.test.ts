@@ -14,7 +14,11 @@ describe('formatDiff (the human view of kp diff)', () => {
   it('says what an empty nodePortAddresses means, and escapes control characters from the input', () => {
     const text = formatDiff(result, {color: false})
     expect(text.split('\n')).toEqual(
-      expect.arrayContaining(['  - nodePortAddresses: (every local address)', '  + nodePortAddresses: 192.168.0.2', '--- a: iptables mode, from a\\x1b[31m.rules']),
+      expect.arrayContaining([
+        '  - nodePortAddresses: (every local address)',
+        '  + nodePortAddresses: 192.168.0.2',
+        '--- a: iptables mode, from a\\x1b[31m.rules',
+      ]),
     )
     expect(text).not.toContain('\u001b')
   })

@@ -4,14 +4,38 @@ import {canonicalIp} from '../../src/analyze/addresses.js'
 
 describe('parseServiceQuery', () => {
   it.each([
-    ['ns5/svc5', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: null, protocol: null}],
-    ['ns5/svc5:p80', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: 'p80', protocol: null}],
-    ['ns5/svc5:80', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: '80', protocol: null}],
+    [
+      'ns5/svc5',
+      undefined,
+      {by: 'name', namespace: 'ns5', name: 'svc5', port: null, protocol: null},
+    ],
+    [
+      'ns5/svc5:p80',
+      undefined,
+      {by: 'name', namespace: 'ns5', name: 'svc5', port: 'p80', protocol: null},
+    ],
+    [
+      'ns5/svc5:80',
+      undefined,
+      {by: 'name', namespace: 'ns5', name: 'svc5', port: '80', protocol: null},
+    ],
     // the display name kp list prints reads back
-    ['ns5/svc5:p80/tcp', undefined, {by: 'name', namespace: 'ns5', name: 'svc5', port: 'p80', protocol: 'TCP'}],
-    ['ns8/svc8/udp', undefined, {by: 'name', namespace: 'ns8', name: 'svc8', port: null, protocol: 'UDP'}],
+    [
+      'ns5/svc5:p80/tcp',
+      undefined,
+      {by: 'name', namespace: 'ns5', name: 'svc5', port: 'p80', protocol: 'TCP'},
+    ],
+    [
+      'ns8/svc8/udp',
+      undefined,
+      {by: 'name', namespace: 'ns8', name: 'svc8', port: null, protocol: 'UDP'},
+    ],
     ['svc5', 'ns5', {by: 'name', namespace: 'ns5', name: 'svc5', port: null, protocol: null}],
-    ['svc5:p80/sctp', undefined, {by: 'name', namespace: null, name: 'svc5', port: 'p80', protocol: 'SCTP'}],
+    [
+      'svc5:p80/sctp',
+      undefined,
+      {by: 'name', namespace: null, name: 'svc5', port: 'p80', protocol: 'SCTP'},
+    ],
     ['svc5', undefined, {by: 'name', namespace: null, name: 'svc5', port: null, protocol: null}],
     // a service really called "tcp"
     ['ns1/tcp', undefined, {by: 'name', namespace: 'ns1', name: 'tcp', port: null, protocol: null}],
@@ -59,8 +83,12 @@ describe('parseServiceQuery', () => {
   })
 
   it('refuses a namespace given twice, and -n with an address', () => {
-    expect(parseServiceQuery('ns1/svc', 'ns2')).toEqual({invalid: expect.stringContaining('given twice')})
-    expect(parseServiceQuery('1.2.3.4:80', 'ns2')).toEqual({invalid: expect.stringContaining('not to an address')})
+    expect(parseServiceQuery('ns1/svc', 'ns2')).toEqual({
+      invalid: expect.stringContaining('given twice'),
+    })
+    expect(parseServiceQuery('1.2.3.4:80', 'ns2')).toEqual({
+      invalid: expect.stringContaining('not to an address'),
+    })
   })
 })
 
@@ -72,7 +100,10 @@ describe('canonicalIp', () => {
     ['::ffff:10.0.0.1', '::ffff:a00:1'],
   ])('%s is the address %s', (text, canonical) => expect(canonicalIp(text)).toBe(canonical))
 
-  it.each(['ns/name', 'kube-dns', 'svc.example', '10.0.0.0/8', 'fd00::/64', '1.2.3', ''])('%s is not an address', (text) => {
-    expect(canonicalIp(text)).toBeNull()
-  })
+  it.each(['ns/name', 'kube-dns', 'svc.example', '10.0.0.0/8', 'fd00::/64', '1.2.3', ''])(
+    '%s is not an address',
+    (text) => {
+      expect(canonicalIp(text)).toBeNull()
+    },
+  )
 })

@@ -13,7 +13,12 @@ import type {Endpoint, Frontend, NodeInfo, ProxyState, ServicePort} from '../../
 import {parse} from '../../src/readers/kp-json/parse.js'
 import {ROOT} from '../helpers/run-cli.js'
 
-function fe(type: Frontend['type'], ip: string | null, port: number, extra: Partial<Frontend> = {}): Frontend {
+function fe(
+  type: Frontend['type'],
+  ip: string | null,
+  port: number,
+  extra: Partial<Frontend> = {},
+): Frontend {
   return {type, ip, port, sourceRanges: [], action: 'forward', ...extra}
 }
 
@@ -40,7 +45,10 @@ function svc(ns: string, name: string, extra: Partial<ServicePort> = {}): Servic
   }
 }
 
-function state(services: ServicePort[], node: Partial<NodeInfo> = {podCIDRs: ['10.0.0.0/8'], localDetector: 'cidr', masqueradeAll: false}): ProxyState {
+function state(
+  services: ServicePort[],
+  node: Partial<NodeInfo> = {podCIDRs: ['10.0.0.0/8'], localDetector: 'cidr', masqueradeAll: false},
+): ProxyState {
   const s = emptyState('iptables')
   s.services = services
   s.node = {...s.node, ...node}
@@ -60,57 +68,98 @@ function found(s: ProxyState, text: string, ns?: string): ExplainResult {
 }
 
 const web = svc('shop', 'web', {
-  frontends: [fe('ClusterIP', '172.30.1.10', 80), fe('LoadBalancer', '5.6.7.8', 80, {sourceRanges: ['203.0.113.0/25']}), fe('NodePort', null, 30080)],
+  frontends: [
+    fe('ClusterIP', '172.30.1.10', 80),
+    fe('LoadBalancer', '5.6.7.8', 80, {sourceRanges: ['203.0.113.0/25']}),
+    fe('NodePort', null, 30080),
+  ],
   externalTrafficPolicy: 'Cluster',
   endpoints: [ep('10.1.0.1', 1 / 3), ep('10.1.0.2', 1 / 3), ep('10.1.0.3', 1 / 3)],
   sessionAffinity: {type: 'ClientIP', timeoutSeconds: 10800},
-  rules: [{path: 'b.rules', line: 3}, {path: 'a.rules', line: 9}, {path: 'a.rules', line: 2}],
+  rules: [
+    {path: 'b.rules', line: 3},
+    {path: 'a.rules', line: 9},
+    {path: 'a.rules', line: 2},
+  ],
 })
-const webUdp = svc('shop', 'web', {protocol: 'UDP', portName: 'dns', frontends: [fe('ClusterIP', '172.30.1.10', 53)], endpoints: [ep('10.1.0.1', 1)]})
-const otherWeb = svc('blog', 'web', {frontends: [fe('ClusterIP', '172.30.2.10', 80)], endpoints: [ep('10.2.0.1', 1)]})
+const webUdp = svc('shop', 'web', {
+  protocol: 'UDP',
+  portName: 'dns',
+  frontends: [fe('ClusterIP', '172.30.1.10', 53)],
+  endpoints: [ep('10.1.0.1', 1)],
+})
+const otherWeb = svc('blog', 'web', {
+  frontends: [fe('ClusterIP', '172.30.2.10', 80)],
+  endpoints: [ep('10.2.0.1', 1)],
+})
 const nodeState = state([otherWeb, web, webUdp])
 
 describe('explainService: matching', () => {
   it('matches ns/name to every port of the service, and only that namespace', () => {
     const r = found(nodeState, 'shop/web')
-    expect(r.matches.map((m) => m.service.displayName)).toEqual(['shop/web:http/tcp', 'shop/web:dns/udp'])
+    expect(r.matches.map((m) => m.service.displayName)).toEqual([
+      'shop/web:http/tcp',
+      'shop/web:dns/udp',
+    ])
     expect(r).toMatchObject({schemaVersion: 1, kind: 'ExplainResult', mode: 'iptables'})
   })
   it('matches a bare name in every namespace, or the one -n names', () => {
     expect(found(nodeState, 'web').matches).toHaveLength(3)
-    expect(found(nodeState, 'web', 'blog').matches.map((m) => m.service.namespace)).toEqual(['blog'])
+    expect(found(nodeState, 'web', 'blog').matches.map((m) => m.service.namespace)).toEqual([
+      'blog',
+    ])
   })
   it('matches a port by name or by number, and a protocol', () => {
     expect(found(nodeState, 'shop/web:dns').matches.map((m) => m.service.protocol)).toEqual(['UDP'])
     expect(found(nodeState, 'shop/web:53').matches.map((m) => m.service.protocol)).toEqual(['UDP'])
-    expect(found(nodeState, 'shop/web:30080').matches.map((m) => m.service.portName)).toEqual(['http'])
+    expect(found(nodeState, 'shop/web:30080').matches.map((m) => m.service.portName)).toEqual([
+      'http',
+    ])
     expect(found(nodeState, 'shop/web/udp').matches.map((m) => m.service.portName)).toEqual(['dns'])
   })
   it('matches a VIP to the frontends on it only', () => {
     const r = found(nodeState, '172.30.1.10')
-    expect(r.matches.map((m) => [m.service.displayName, m.frontends.map((f) => f.address)])).toEqual([
+    expect(
+      r.matches.map((m) => [m.service.displayName, m.frontends.map((f) => f.address)]),
+    ).toEqual([
       ['shop/web:http/tcp', ['172.30.1.10:80']],
       ['shop/web:dns/udp', ['172.30.1.10:53']],
     ])
     expect(found(nodeState, '172.30.1.10:53/udp').matches).toHaveLength(1)
-    expect(found(nodeState, '5.6.7.8:80').matches[0]!.frontends.map((f) => f.type)).toEqual(['LoadBalancer'])
+    expect(found(nodeState, '5.6.7.8:80').matches[0]!.frontends.map((f) => f.type)).toEqual([
+      'LoadBalancer',
+    ])
   })
   it('matches an IPv6 VIP however it is spelled', () => {
-    const v6 = svc('ns', 'v6', {family: 'IPv6', frontends: [fe('ClusterIP', 'fd00:172:30::47', 80)], endpoints: []})
-    expect(found(state([v6]), '[fd00:172:30:0:0::47]:80').matches[0]!.frontends[0]!.address).toBe('[fd00:172:30::47]:80')
+    const v6 = svc('ns', 'v6', {
+      family: 'IPv6',
+      frontends: [fe('ClusterIP', 'fd00:172:30::47', 80)],
+      endpoints: [],
+    })
+    expect(found(state([v6]), '[fd00:172:30:0:0::47]:80').matches[0]!.frontends[0]!.address).toBe(
+      '[fd00:172:30::47]:80',
+    )
   })
   it('matches :PORT and node-IP:PORT to a NodePort on every node address, saying what it assumes', () => {
-    expect(found(nodeState, ':30080').matches[0]!.frontends.map((f) => f.address)).toEqual(['*:30080'])
+    expect(found(nodeState, ':30080').matches[0]!.frontends.map((f) => f.address)).toEqual([
+      '*:30080',
+    ])
     const r = found(nodeState, '192.168.1.5:30080/tcp')
     expect(r.matches[0]!.frontends.map((f) => f.type)).toEqual(['NodePort'])
-    expect(r.matches[0]!.frontends[0]!.notes.join(' ')).toContain("192.168.1.5 is not a service IP; this assumes it is one of this node's addresses")
+    expect(r.matches[0]!.frontends[0]!.notes.join(' ')).toContain(
+      "192.168.1.5 is not a service IP; this assumes it is one of this node's addresses",
+    )
   })
   it('does not take a ClusterIP for a node address', () => {
     expect(explainService(nodeState, q('172.30.1.10:30080')).kind).toBe('NotFound')
   })
   it('names the three closest service ports when nothing matches', () => {
     const r = explainService(nodeState, q('shop/wbe'))
-    expect(r).toEqual({kind: 'NotFound', query: q('shop/wbe'), suggestions: ['shop/web:dns/udp', 'shop/web:http/tcp', 'blog/web:http/tcp']})
+    expect(r).toEqual({
+      kind: 'NotFound',
+      query: q('shop/wbe'),
+      suggestions: ['shop/web:dns/udp', 'shop/web:http/tcp', 'blog/web:http/tcp'],
+    })
     expect(explainService(state([]), q('x/y'))).toMatchObject({kind: 'NotFound', suggestions: []})
   })
 })
@@ -126,12 +175,20 @@ describe('explainService: what a new connection gets', () => {
       ['10.1.0.2:8080', '33.3 %'],
       ['10.1.0.3:8080', '33.3 %'],
     ])
-    expect(match.rules).toEqual([{path: 'a.rules', line: 2}, {path: 'a.rules', line: 9}, {path: 'b.rules', line: 3}])
+    expect(match.rules).toEqual([
+      {path: 'a.rules', line: 2},
+      {path: 'a.rules', line: 9},
+      {path: 'b.rules', line: 3},
+    ])
     expect(match.affinity).toMatchObject({type: 'ClientIP', timeoutSeconds: 10800})
     expect(match.affinity!.text).toContain('10800 s')
   })
   it('ClusterIP: forwarded to one of the endpoints, masqueraded unless from the pod CIDR', () => {
-    expect(clusterIp).toMatchObject({action: 'forward', trafficPolicy: 'Cluster', masquerade: {when: 'conditional'}})
+    expect(clusterIp).toMatchObject({
+      action: 'forward',
+      trafficPolicy: 'Cluster',
+      masquerade: {when: 'conditional'},
+    })
     expect(clusterIp!.verdict).toContain('one of 3 endpoints')
     expect(clusterIp!.masquerade.reason).toContain('10.0.0.0/8')
     expect(clusterIp!.reaches).toHaveLength(3)
@@ -148,7 +205,12 @@ describe('explainService: what a new connection gets', () => {
   })
 
   it('no endpoints: rejected, nothing masqueraded', () => {
-    const s = state([svc('ns6', 'svc6', {frontends: [fe('ClusterIP', '172.30.0.46', 80, {action: 'reject'})], internalTrafficPolicy: null})])
+    const s = state([
+      svc('ns6', 'svc6', {
+        frontends: [fe('ClusterIP', '172.30.0.46', 80, {action: 'reject'})],
+        internalTrafficPolicy: null,
+      }),
+    ])
     const f = found(s, 'ns6/svc6').matches[0]!.frontends[0]!
     expect(f).toMatchObject({action: 'reject', masquerade: {when: 'never'}, reaches: []})
     expect(f.verdict).toContain('no endpoints')
@@ -157,15 +219,25 @@ describe('explainService: what a new connection gets', () => {
   it('ETP=Local without local endpoints: dropped for outside clients, short-circuited for pods and the node', () => {
     const s = state([
       svc('ns2', 'svc2', {
-        frontends: [fe('ClusterIP', '172.30.0.42', 80), fe('NodePort', null, 3001, {action: 'drop'})],
+        frontends: [
+          fe('ClusterIP', '172.30.0.42', 80),
+          fe('NodePort', null, 3001, {action: 'drop'}),
+        ],
         externalTrafficPolicy: 'Local',
         endpoints: [ep('10.180.0.2', 1, false)],
       }),
     ])
     const [cip, np] = found(s, 'ns2/svc2').matches[0]!.frontends
     expect(cip!.action).toBe('forward')
-    expect(np).toMatchObject({action: 'drop', trafficPolicy: 'Local', masquerade: {when: 'conditional'}, reaches: []})
-    expect(np!.verdict).toContain('externalTrafficPolicy=Local and no endpoint of this service runs on this node')
+    expect(np).toMatchObject({
+      action: 'drop',
+      trafficPolicy: 'Local',
+      masquerade: {when: 'conditional'},
+      reaches: [],
+    })
+    expect(np!.verdict).toContain(
+      'externalTrafficPolicy=Local and no endpoint of this service runs on this node',
+    )
     expect(np!.notes.join(' ')).toContain('from pods and from this node itself are not dropped')
   })
 
@@ -174,7 +246,11 @@ describe('explainService: what a new connection gets', () => {
       svc('ns', 'local', {
         frontends: [fe('ExternalIP', '192.168.99.22', 80)],
         externalTrafficPolicy: 'Local',
-        endpoints: [ep('10.1.0.1', 1 / 3, false), ep('10.1.0.2', 1 / 3, true), ep('10.1.0.3', 1 / 3, false)],
+        endpoints: [
+          ep('10.1.0.1', 1 / 3, false),
+          ep('10.1.0.2', 1 / 3, true),
+          ep('10.1.0.3', 1 / 3, false),
+        ],
       }),
     ])
     const f = found(s, 'ns/local').matches[0]!.frontends[0]!
@@ -185,14 +261,26 @@ describe('explainService: what a new connection gets', () => {
   })
 
   it('ETP=Local where the source cannot tell locality: no share is claimed, and it says so', () => {
-    const s = state([svc('ns', 'unknown', {frontends: [fe('NodePort', null, 30001)], externalTrafficPolicy: 'Local', endpoints: [ep('10.1.0.1', 0.5), ep('10.1.0.2', 0.5)]})])
+    const s = state([
+      svc('ns', 'unknown', {
+        frontends: [fe('NodePort', null, 30001)],
+        externalTrafficPolicy: 'Local',
+        endpoints: [ep('10.1.0.1', 0.5), ep('10.1.0.2', 0.5)],
+      }),
+    ])
     const f = found(s, 'ns/unknown').matches[0]!.frontends[0]!
     expect(f.reaches.map((r) => r.share)).toEqual([null, null])
     expect(f.verdict).toContain('this source does not show which of the 2 endpoints run here')
   })
 
   it('claims the ETP=Local short-circuit only for the iptables and nftables layouts', () => {
-    const services = [svc('ns2', 'svc2', {frontends: [fe('NodePort', null, 3001, {action: 'drop'})], externalTrafficPolicy: 'Local', endpoints: [ep('10.180.0.2', 1, false)]})]
+    const services = [
+      svc('ns2', 'svc2', {
+        frontends: [fe('NodePort', null, 3001, {action: 'drop'})],
+        externalTrafficPolicy: 'Local',
+        endpoints: [ep('10.180.0.2', 1, false)],
+      }),
+    ]
     const notes = (mode: ProxyState['mode']) => {
       const s = {...state(structuredClone(services)), mode}
       const f = found(s, 'ns2/svc2').matches[0]!.frontends[0]!
@@ -204,11 +292,19 @@ describe('explainService: what a new connection gets', () => {
   })
 
   it('ITP=Local without local endpoints drops ClusterIP traffic', () => {
-    const s = state([svc('ns', 'itp', {frontends: [fe('ClusterIP', '172.30.0.9', 80, {action: 'drop'})], internalTrafficPolicy: 'Local', endpoints: [ep('10.1.0.1', 1, false)]})])
-    expect(found(s, 'ns/itp').matches[0]!.frontends[0]!.verdict).toContain('internalTrafficPolicy=Local')
+    const s = state([
+      svc('ns', 'itp', {
+        frontends: [fe('ClusterIP', '172.30.0.9', 80, {action: 'drop'})],
+        internalTrafficPolicy: 'Local',
+        endpoints: [ep('10.1.0.1', 1, false)],
+      }),
+    ])
+    expect(found(s, 'ns/itp').matches[0]!.frontends[0]!.verdict).toContain(
+      'internalTrafficPolicy=Local',
+    )
   })
 
-  it('ITP=Local with a NodePort (ETP=Cluster): the NodePort picks every endpoint alike, not by the ClusterIP\'s local shares', () => {
+  it("ITP=Local with a NodePort (ETP=Cluster): the NodePort picks every endpoint alike, not by the ClusterIP's local shares", () => {
     // The shares are the ClusterIP's path (the local endpoint, 100 %); renormalised over all
     // endpoints they gave the NodePort 100 % / 0 % / 0 %.
     const s = state([
@@ -221,27 +317,68 @@ describe('explainService: what a new connection gets', () => {
     ])
     const [clusterIP, nodePort] = found(s, 'ns/itp').matches[0]!.frontends
     expect(clusterIP!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.1 1'])
-    expect(nodePort!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.1 0.3333333333333333', '10.1.0.2 0.3333333333333333', '10.1.0.3 0.3333333333333333'])
+    expect(nodePort!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual([
+      '10.1.0.1 0.3333333333333333',
+      '10.1.0.2 0.3333333333333333',
+      '10.1.0.3 0.3333333333333333',
+    ])
     // Cluster objects: only the ready endpoints are on the cluster path.
-    const c = state(s.services.map((sp) => ({...sp, endpoints: [{...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const}, {...ep('10.1.0.2', 0, false), state: 'ready' as const}]})))
+    const c = state(
+      s.services.map((sp) => ({
+        ...sp,
+        endpoints: [
+          {...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const},
+          {...ep('10.1.0.2', 0, false), state: 'ready' as const},
+        ],
+      })),
+    )
     c.mode = 'cluster'
-    expect(found(c, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((r) => `${r.ip} ${r.share}`)).toEqual(['10.1.0.2 1'])
+    expect(
+      found(c, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((r) => `${r.ip} ${r.share}`),
+    ).toEqual(['10.1.0.2 1'])
     // Read from rules: the terminating fallback is said, the others have no state (not "ready").
-    const r = state(s.services.map((sp) => ({...sp, endpoints: [{...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const}, ep('10.1.0.2', 0, false), ep('10.1.0.3', 0, false)]})))
-    expect(found(r, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((x) => `${x.ip} ${x.share}`)).toEqual(['10.1.0.2 0.5', '10.1.0.3 0.5'])
+    const r = state(
+      s.services.map((sp) => ({
+        ...sp,
+        endpoints: [
+          {...ep('10.1.0.1', 1, true), state: 'serving-terminating' as const},
+          ep('10.1.0.2', 0, false),
+          ep('10.1.0.3', 0, false),
+        ],
+      })),
+    )
+    expect(
+      found(r, 'ns/itp').matches[0]!.frontends[1]!.reaches.map((x) => `${x.ip} ${x.share}`),
+    ).toEqual(['10.1.0.2 0.5', '10.1.0.3 0.5'])
   })
 
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {
-    const one = [svc('ns', 's', {frontends: [fe('ClusterIP', '172.30.0.9', 80)], endpoints: [ep('10.1.0.1', 1)]})]
-    const when = (node: Partial<NodeInfo>) => found(state(one, node), 'ns/s').matches[0]!.frontends[0]!.masquerade.when
-    expect(when({masqueradeAll: true, localDetector: 'cidr', podCIDRs: ['10.0.0.0/8']})).toBe('always')
+    const one = [
+      svc('ns', 's', {
+        frontends: [fe('ClusterIP', '172.30.0.9', 80)],
+        endpoints: [ep('10.1.0.1', 1)],
+      }),
+    ]
+    const when = (node: Partial<NodeInfo>) =>
+      found(state(one, node), 'ns/s').matches[0]!.frontends[0]!.masquerade.when
+    expect(when({masqueradeAll: true, localDetector: 'cidr', podCIDRs: ['10.0.0.0/8']})).toBe(
+      'always',
+    )
     expect(when({masqueradeAll: false, localDetector: 'none'})).toBe('never')
-    expect(when({masqueradeAll: false, localDetector: 'interface', localInterface: 'cbr0'})).toBe('conditional')
+    expect(when({masqueradeAll: false, localDetector: 'interface', localInterface: 'cbr0'})).toBe(
+      'conditional',
+    )
     expect(when({masqueradeAll: null, localDetector: null})).toBe('unknown')
   })
 
   it('shares stay unknown where a scheduler decides (IPVS)', () => {
-    const s = state([svc('ns', 'ipvs', {frontends: [fe('ClusterIP', '172.30.0.9', 80)], scheduler: 'rr', endpoints: [ep('10.1.0.1', null), ep('10.1.0.2', null)]})])
+    const s = state([
+      svc('ns', 'ipvs', {
+        frontends: [fe('ClusterIP', '172.30.0.9', 80)],
+        scheduler: 'rr',
+        endpoints: [ep('10.1.0.1', null), ep('10.1.0.2', null)],
+      }),
+    ])
     const m = found(s, 'ns/ipvs').matches[0]!
     expect(m.frontends[0]!.reaches.map((x) => x.share)).toEqual([null, null])
     expect(m.notes.join(' ')).toContain('"rr" scheduler')
@@ -264,9 +401,13 @@ describe('explainService on the hand-made overall state (fixtures/kp-json/overal
     expect(m.rules[0]).toEqual({path: 'fixtures/iptables/upstream-overall/input.rules', line: 17})
   })
   it('ns4/svc4: the 0.5 cascade (dump line 84) is 50 % each', () => {
-    expect(found(overall, 'ns4/svc4').matches[0]!.endpoints.map((e) => formatShare(e.share))).toEqual(['50 %', '50 %'])
+    expect(
+      found(overall, 'ns4/svc4').matches[0]!.endpoints.map((e) => formatShare(e.share)),
+    ).toEqual(['50 %', '50 %'])
   })
   it('the unnamed UDP port is shown as ns8/svc8/udp', () => {
-    expect(found(overall, '172.30.0.48:53/udp').matches[0]!.service.displayName).toBe('ns8/svc8/udp')
+    expect(found(overall, '172.30.0.48:53/udp').matches[0]!.service.displayName).toBe(
+      'ns8/svc8/udp',
+    )
   })
 })

@@ -29,14 +29,35 @@ import {COMMON_NOISE, mutate, mutateJson, prng} from '../readers/robustness.js'
 
 const NOISE = [
   ...COMMON_NOISE,
-  '-A KUBE-SERVICES ', ' -j KUBE-SEP-', ' --probability 0.5', ' -m statistic --mode random', ' -p tcp', ' --dport 0', ' -d 10.0.0.1/32',
-  'vmap {', ' goto endpoint-', ' dnat to ', ' : ', '/', '::1', '0x4000', 'KUBE-', 'TCP', '->', 'Masq', ' rr ', ' sh ', '{', '}',
+  '-A KUBE-SERVICES ',
+  ' -j KUBE-SEP-',
+  ' --probability 0.5',
+  ' -m statistic --mode random',
+  ' -p tcp',
+  ' --dport 0',
+  ' -d 10.0.0.1/32',
+  'vmap {',
+  ' goto endpoint-',
+  ' dnat to ',
+  ' : ',
+  '/',
+  '::1',
+  '0x4000',
+  'KUBE-',
+  'TCP',
+  '->',
+  'Masq',
+  ' rr ',
+  ' sh ',
+  '{',
+  '}',
 ]
 
 /** Everything a command does with a state once it is read; throws if any of it does. */
 function useAsCommandsDo(state: ProxyState, original: ProxyState): void {
   renderServiceList(state, {wide: true, total: state.services.length, style: plainStyle})
-  for (const to of ['nftables', 'iptables', 'ipvs'] as const) formatFindings(planMigration(state, to), {color: false})
+  for (const to of ['nftables', 'iptables', 'ipvs'] as const)
+    formatFindings(planMigration(state, to), {color: false})
   renderNftables(state)
   renderIptables(state)
   renderIpvs(state)
@@ -49,7 +70,8 @@ function useAsCommandsDo(state: ProxyState, original: ProxyState): void {
     const query = parseServiceQuery(displayName(sp))
     if ('invalid' in query) continue
     const result = explainService(state, query)
-    if (result.kind === 'ExplainResult') renderExplain(result, {rules: true, ruleText: () => null, style: plainStyle})
+    if (result.kind === 'ExplainResult')
+      renderExplain(result, {rules: true, ruleText: () => null, style: plainStyle})
   }
 }
 
@@ -57,7 +79,13 @@ const INPUTS: Array<{files: string[]; opts?: ReadOptions}> = [
   {files: ['fixtures/iptables/upstream-overall/input.rules']},
   {files: ['fixtures/nft/upstream-overall/list.nft']},
   {files: ['fixtures/nft-json/newest-inline-dnat/input.json']},
-  {files: ['fixtures/ipvs/generated/ipvsadm-Ln.txt', 'fixtures/ipvs/generated/ipset-save.ipvs-mode.txt', 'fixtures/ipvs/generated/iptables-save.ipvs-mode.nft-backend.txt']},
+  {
+    files: [
+      'fixtures/ipvs/generated/ipvsadm-Ln.txt',
+      'fixtures/ipvs/generated/ipset-save.ipvs-mode.txt',
+      'fixtures/ipvs/generated/iptables-save.ipvs-mode.nft-backend.txt',
+    ],
+  },
   {files: ['fixtures/kube/iptables-overall/cluster.yaml'], opts: {node: 'node1'}},
   {files: ['fixtures/kp-json/overall/state.json']},
 ]
@@ -66,7 +94,8 @@ describe('states read from mutated dumps go through every analysis and view with
   for (const input of INPUTS) {
     it(input.files.join(' + '), async () => {
       const texts = input.files.map((f) => readFileSync(`${ROOT}${f}`, 'utf8'))
-      const sourcesWith = (i: number, text: string): SourceText[] => texts.map((t, k) => ({path: input.files[k]!, text: k === i ? text : t}))
+      const sourcesWith = (i: number, text: string): SourceText[] =>
+        texts.map((t, k) => ({path: input.files[k]!, text: k === i ? text : t}))
       const original = await readState({sources: sourcesWith(-1, '')}, input.opts)
       expect(original.services.length, 'the unmutated input has services to use').toBeGreaterThan(0)
       const rnd = prng(0x6b70 + texts[0]!.length)
@@ -74,12 +103,15 @@ describe('states read from mutated dumps go through every analysis and view with
       for (let round = 0; round < 40; round++) {
         const i = Math.floor(rnd() * texts.length)
         const text = texts[i]!
-        const mutated = /^\s*[[{]/.test(text) && rnd() < 0.5 ? mutateJson(text, rnd) : mutate(text, rnd, NOISE)
+        const mutated =
+          /^\s*[[{]/.test(text) && rnd() < 0.5 ? mutateJson(text, rnd) : mutate(text, rnd, NOISE)
         const state = await readState({sources: sourcesWith(i, mutated)}, input.opts)
         try {
           useAsCommandsDo(state, original)
         } catch (error) {
-          failures.push(`round ${round} (${input.files[i]}): ${error instanceof Error ? error.stack : String(error)}`)
+          failures.push(
+            `round ${round} (${input.files[i]}): ${error instanceof Error ? error.stack : String(error)}`,
+          )
         }
       }
       expect(failures).toEqual([])

@@ -31,9 +31,26 @@ describe('writeCompactJson', () => {
     ['null', null],
     ['an empty object and array', {a: {}, b: []}],
     ['properties with no JSON form', {a: undefined, b: () => 1, c: Symbol('x'), d: 1}],
-    ['long arrays with elements with no JSON form', {list: Array.from({length: 100}, (_, i) => (i % 3 === 0 ? undefined : i % 3 === 1 ? () => i : {i}))}],
-    ['nested long arrays', {rows: Array.from({length: 70}, (_, i) => Array.from({length: 80}, (_, j) => ({i, j, s: `${i}.${j}`})))}],
-    ['objects with toJSON', {when: new Date(0), list: Array.from({length: 65}, () => ({toJSON: () => 'x'}))}],
+    [
+      'long arrays with elements with no JSON form',
+      {
+        list: Array.from({length: 100}, (_, i) =>
+          i % 3 === 0 ? undefined : i % 3 === 1 ? () => i : {i},
+        ),
+      },
+    ],
+    [
+      'nested long arrays',
+      {
+        rows: Array.from({length: 70}, (_, i) =>
+          Array.from({length: 80}, (_, j) => ({i, j, s: `${i}.${j}`})),
+        ),
+      },
+    ],
+    [
+      'objects with toJSON',
+      {when: new Date(0), list: Array.from({length: 65}, () => ({toJSON: () => 'x'}))},
+    ],
     ['a top-level long array', Array.from({length: 200}, (_, i) => ({n: i}))],
   ])('%s: the same text as JSON.stringify', (_name, value) => {
     expect(written(value).text).toBe(JSON.stringify(value))
@@ -43,7 +60,10 @@ describe('writeCompactJson', () => {
     const text = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
     const state = await readState({sources: [{path: 'x', text}]})
     // 8,000 copies of its services: a document of several MB.
-    const big = {...state, services: Array.from({length: 8000}, (_, i) => state.services[i % state.services.length])}
+    const big = {
+      ...state,
+      services: Array.from({length: 8000}, (_, i) => state.services[i % state.services.length]),
+    }
     const {text: out, pieces} = written(big)
     expect(out).toBe(JSON.stringify(big))
     expect(out.length).toBeGreaterThan(3 << 20)
@@ -53,7 +73,13 @@ describe('writeCompactJson', () => {
 })
 
 describe('bufferedStreamOut', () => {
-  const doc = {services: Array.from({length: 8000}, (_, i) => ({name: `svc-${i}`, comment: `café ☕ ${'x'.repeat(i % 700)}`, n: i}))}
+  const doc = {
+    services: Array.from({length: 8000}, (_, i) => ({
+      name: `svc-${i}`,
+      comment: `café ☕ ${'x'.repeat(i % 700)}`,
+      n: i,
+    })),
+  }
 
   it('into a stream that takes each write at once, reuses one buffer and writes the same bytes', () => {
     const chunks: Buffer[] = []
@@ -73,7 +99,15 @@ describe('bufferedStreamOut', () => {
 
   it('a text longer than the buffer, between short ones, comes out whole and in order', () => {
     // One service port with 200,000 endpoints is a single 10 MB text (stringified whole).
-    const huge = {services: ([{a: 1}, {endpoints: Array.from({length: 200_000}, (_, i) => `10.0.${i}:80 ☕`)}, {b: 'é'}] as unknown[]).concat(doc.services)}
+    const huge = {
+      services: (
+        [
+          {a: 1},
+          {endpoints: Array.from({length: 200_000}, (_, i) => `10.0.${i}:80 ☕`)},
+          {b: 'é'},
+        ] as unknown[]
+      ).concat(doc.services),
+    }
     const chunks: Buffer[] = []
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -120,7 +154,11 @@ describe('blockWhenPipe', () => {
         'process.stdout.write(Buffer.alloc(4 << 20, 120))',
         'process.stderr.write(String(process.stdout.writableLength))',
       ].join('\n')
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {cwd: ROOT})
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        {cwd: ROOT},
+      )
       let received = 0
       let stderr = ''
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))

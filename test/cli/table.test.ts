@@ -43,7 +43,9 @@ describe('renderTable', () => {
 
   it('lays a coloured table out as the plain one (colour codes take no columns)', () => {
     const plainRows = rows.map((r) => ({...r, note: uncoloured(r.note)}))
-    expect(uncoloured(renderTable(columns, rows, colour))).toBe(renderTable(columns, plainRows, plainStyle))
+    expect(uncoloured(renderTable(columns, rows, colour))).toBe(
+      renderTable(columns, plainRows, plainStyle),
+    )
   })
 
   it('is only the header for no rows', () => {

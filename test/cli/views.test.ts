@@ -40,13 +40,29 @@ function rows(table: string): string[][] {
 }
 
 describe('list view', () => {
-  const text = renderServiceList(overall, {wide: false, total: overall.services.length, style: plainStyle})
+  const text = renderServiceList(overall, {
+    wide: false,
+    total: overall.services.length,
+    style: plainStyle,
+  })
 
   it('shows one row per service port, frontends with REJECT/DROP and source-range marks', () => {
     const table = rows(text)
     expect(table[0]).toEqual(['SERVICE PORT', 'FRONTENDS', 'ENDPOINTS', 'POLICY', 'AFFINITY'])
-    expect(table[1]).toEqual(['ns1/svc1:p80/tcp', 'ClusterIP 172.30.0.41:80', '1', 'ITP=Cluster', '-'])
-    expect(table[2]).toEqual(['ns2/svc2:p80/tcp', 'ClusterIP 172.30.0.42:80', '1 (0 local)', 'ITP=Cluster', '-'])
+    expect(table[1]).toEqual([
+      'ns1/svc1:p80/tcp',
+      'ClusterIP 172.30.0.41:80',
+      '1',
+      'ITP=Cluster',
+      '-',
+    ])
+    expect(table[2]).toEqual([
+      'ns2/svc2:p80/tcp',
+      'ClusterIP 172.30.0.42:80',
+      '1 (0 local)',
+      'ITP=Cluster',
+      '-',
+    ])
     expect(table[3]).toEqual(['', 'ExternalIP 192.168.99.22:80 DROP', 'ETP=Local'])
     expect(text).toContain('NodePort *:3001 DROP')
     expect(text).toContain('LB 5.6.7.8:80 (from 203.0.113.0/25)')
@@ -65,10 +81,15 @@ describe('list view', () => {
   })
 
   it('says plainly when there is nothing to list', () => {
-    expect(renderServiceList(emptyState('nftables'), {wide: false, total: 0, style: plainStyle})).toBe('No service ports found (nftables mode, 0 sources read).')
-    expect(renderServiceList({...overall, services: []}, {wide: false, namespace: 'nope', total: 8, style: plainStyle})).toBe(
-      'No service ports in namespace nope (8 in other namespaces; drop -n to see them).',
-    )
+    expect(
+      renderServiceList(emptyState('nftables'), {wide: false, total: 0, style: plainStyle}),
+    ).toBe('No service ports found (nftables mode, 0 sources read).')
+    expect(
+      renderServiceList(
+        {...overall, services: []},
+        {wide: false, namespace: 'nope', total: 8, style: plainStyle},
+      ),
+    ).toBe('No service ports in namespace nope (8 in other namespaces; drop -n to see them).')
   })
 
   it('escapes control characters that came from the input', () => {
@@ -78,7 +99,11 @@ describe('list view', () => {
   })
 
   it('marks actions with words even when colour is on', () => {
-    const coloured = renderServiceList(overall, {wide: false, total: 8, style: new Chalk({level: 1})})
+    const coloured = renderServiceList(overall, {
+      wide: false,
+      total: 8,
+      style: new Chalk({level: 1}),
+    })
     expect(coloured).toContain('\u001b[31mREJECT\u001b[39m')
     expect(coloured).toContain('\u001b[31mDROP\u001b[39m')
   })
@@ -88,8 +113,12 @@ describe('explain view', () => {
   it('spells out each frontend of ns5/svc5: verdict, masquerade and source ranges', () => {
     const out = explainText(overall, 'ns5/svc5')
     expect(out).toContain('ns5/svc5:p80/tcp  (iptables mode)')
-    expect(out).toContain('session affinity ClientIP: a client keeps the endpoint it got first for 10800 s after its last new connection')
-    expect(out).toMatch(/ {2}LB 5\.6\.7\.8:80 \(from 203\.0\.113\.0\/25\)\n {4}Forwarded \(DNAT\) to the only endpoint\.\n {4}Source NAT \(masquerade\): always\./)
+    expect(out).toContain(
+      'session affinity ClientIP: a client keeps the endpoint it got first for 10800 s after its last new connection',
+    )
+    expect(out).toMatch(
+      / {2}LB 5\.6\.7\.8:80 \(from 203\.0\.113\.0\/25\)\n {4}Forwarded \(DNAT\) to the only endpoint\.\n {4}Source NAT \(masquerade\): always\./,
+    )
     expect(out).toContain('Only clients from 203.0.113.0/25 are let in')
     expect(out).toMatch(/10\.180\.0\.3:80 +100 % +unknown/)
     expect(out).not.toContain('Rules')
@@ -104,16 +133,28 @@ describe('explain view', () => {
   it('--rules lists path:line in source order, with the rule text when the file was read', () => {
     const r = explainService(overall, query('ns6/svc6'))
     if (r.kind !== 'ExplainResult') throw new Error('not found')
-    const withText = renderExplain(r, {rules: true, ruleText: (ref) => (ref.line === 9 ? '-A KUBE-SERVICES ... -j REJECT' : null), style: plainStyle})
-    expect(withText).toContain('  Rules (1), in source order:\n    fixtures/iptables/upstream-overall/input.rules:9  -A KUBE-SERVICES ... -j REJECT')
-    expect(explainText(overall, 'ns1/svc1', true)).toMatch(/input\.rules:46\n.*input\.rules:79\n.*input\.rules:80\n.*input\.rules:93\n.*input\.rules:94$/)
+    const withText = renderExplain(r, {
+      rules: true,
+      ruleText: (ref) => (ref.line === 9 ? '-A KUBE-SERVICES ... -j REJECT' : null),
+      style: plainStyle,
+    })
+    expect(withText).toContain(
+      '  Rules (1), in source order:\n    fixtures/iptables/upstream-overall/input.rules:9  -A KUBE-SERVICES ... -j REJECT',
+    )
+    expect(explainText(overall, 'ns1/svc1', true)).toMatch(
+      /input\.rules:46\n.*input\.rules:79\n.*input\.rules:80\n.*input\.rules:93\n.*input\.rules:94$/,
+    )
   })
 
   it('escapes control characters in names and rule text', () => {
     const state = load('control-chars')
     const r = explainService(state, query('172.30.0.41'))
     if (r.kind !== 'ExplainResult') throw new Error('not found')
-    const out = renderExplain(r, {rules: true, ruleText: () => '-A X -m comment --comment "\u001b[2J"', style: plainStyle})
+    const out = renderExplain(r, {
+      rules: true,
+      ruleText: () => '-A X -m comment --comment "\u001b[2J"',
+      style: plainStyle,
+    })
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
     expect(out).toContain('\\x1b[2J')
   })

@@ -4,7 +4,15 @@
  * trips (collect → list -f equals the file read) are in test/live/kernel.test.ts.
  */
 import {spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -58,30 +66,56 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
       const manifest = JSON.parse(r.stdout) as BundleManifest
       expect(manifest).toMatchObject({kind: 'KpBundle', schemaVersion: 1, mode: null})
       expect(manifest.createdBy).toMatch(/^kp\/\d+\.\d+\.\d+/)
-      expect(manifest.warnings).toEqual([expect.stringContaining('no kube-proxy rules found: nft has no table ip kube-proxy or ip6 kube-proxy')])
+      expect(manifest.warnings).toEqual([
+        expect.stringContaining(
+          'no kube-proxy rules found: nft has no table ip kube-proxy or ip6 kube-proxy',
+        ),
+      ])
       expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'))).toEqual(manifest)
 
       const byCommand = new Map(manifest.files.map((f) => [f.command.join(' '), f]))
       // Each saved file holds what the command printed; uname -r is the kernel release.
       const uname = byCommand.get('uname -r')!
-      expect(readFileSync(join(out, uname.path!), 'utf8')).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8'))
+      expect(readFileSync(join(out, uname.path!), 'utf8')).toBe(
+        readFileSync('/proc/sys/kernel/osrelease', 'utf8'),
+      )
       expect(manifest.facts.kernel).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim())
-      for (const f of manifest.files) if (f.path !== null) expect(existsSync(join(out, f.path))).toBe(true)
+      for (const f of manifest.files)
+        if (f.path !== null) expect(existsSync(join(out, f.path))).toBe(true)
       // A fresh namespace has no legacy tables: not run (it would load modules), and said why.
-      expect(byCommand.get('iptables-legacy-save')).toMatchObject({path: null, exitCode: null, read: false})
-      expect(byCommand.get('iptables-legacy-save')!.error).toMatch(/^not run: the legacy backend has no IPv4 tables/)
-      expect(byCommand.get('iptables-nft-save')).toMatchObject({path: 'iptables-nft-save.txt', format: 'iptables-save', exitCode: 0, read: false})
+      expect(byCommand.get('iptables-legacy-save')).toMatchObject({
+        path: null,
+        exitCode: null,
+        read: false,
+      })
+      expect(byCommand.get('iptables-legacy-save')!.error).toMatch(
+        /^not run: the legacy backend has no IPv4 tables/,
+      )
+      expect(byCommand.get('iptables-nft-save')).toMatchObject({
+        path: 'iptables-nft-save.txt',
+        format: 'iptables-save',
+        exitCode: 0,
+        read: false,
+      })
       expect(manifest.files.some((f) => f.read)).toBe(false)
       // Each family's kube-proxy table was asked for by name; not there is no file and no failure.
       for (const family of ['ip', 'ip6']) {
-        expect(byCommand.get(`nft -j list table ${family} kube-proxy`)).toMatchObject({path: null, format: 'nft-json', exitCode: 1, read: false, error: `nft has no table ${family} kube-proxy`})
+        expect(byCommand.get(`nft -j list table ${family} kube-proxy`)).toMatchObject({
+          path: null,
+          format: 'nft-json',
+          exitCode: 1,
+          read: false,
+          error: `nft has no table ${family} kube-proxy`,
+        })
       }
 
       const list = await runKpAsync(['list', '-f', out])
       expect(list.exitCode).toBe(3)
       expect(list.stderr).toContain('the bundle holds no kube-proxy rules to read')
 
-      const again = await runKpAsync(['collect', '--out', out, '--force', '--json'], {prefix: ns.prefix})
+      const again = await runKpAsync(['collect', '--out', out, '--force', '--json'], {
+        prefix: ns.prefix,
+      })
       expect(again.exitCode).toBe(0)
     } finally {
       ns.delete()
@@ -91,7 +125,10 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
   it('exits 4 with "cannot write" when the folder cannot be made (it hung at full CPU under /proc)', async () => {
     const ns = new Netns()
     try {
-      const r = await runKpAsync(['collect', '--out', '/proc/kp-test-no-such-folder', '--json'], {prefix: ns.prefix, timeout: 30_000})
+      const r = await runKpAsync(['collect', '--out', '/proc/kp-test-no-such-folder', '--json'], {
+        prefix: ns.prefix,
+        timeout: 30_000,
+      })
       expect(r.exitCode).toBe(4)
       expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'OUTPUT_UNWRITABLE', exitCode: 4}})
       expect(r.stderr).toContain('cannot write /proc/kp-test-no-such-folder: ENOENT')
@@ -101,17 +138,22 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
   })
 })
 
-describe.skipIf(spawnSync('setpriv', ['--version']).status !== 0 || process.getuid?.() !== 0)('kp collect without root', () => {
-  it('exits 4 when no ruleset could be saved, and writes nothing', async () => {
-    // A folder the unprivileged user may write, so the only failure left is the missing root.
-    chmodSync(tmp, 0o755)
-    const parent = join(tmp, 'world-writable')
-    mkdirSync(parent, {mode: 0o777})
-    chmodSync(parent, 0o777)
-    const out = join(parent, 'as-nobody')
-    const r = await runKpAsync(['collect', '--out', out, '--json'], {prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']})
-    expect(r.exitCode).toBe(4)
-    expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'LIVE_NEEDS_ROOT', exitCode: 4}})
-    expect(existsSync(out)).toBe(false)
-  })
-})
+describe.skipIf(spawnSync('setpriv', ['--version']).status !== 0 || process.getuid?.() !== 0)(
+  'kp collect without root',
+  () => {
+    it('exits 4 when no ruleset could be saved, and writes nothing', async () => {
+      // A folder the unprivileged user may write, so the only failure left is the missing root.
+      chmodSync(tmp, 0o755)
+      const parent = join(tmp, 'world-writable')
+      mkdirSync(parent, {mode: 0o777})
+      chmodSync(parent, 0o777)
+      const out = join(parent, 'as-nobody')
+      const r = await runKpAsync(['collect', '--out', out, '--json'], {
+        prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+      })
+      expect(r.exitCode).toBe(4)
+      expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'LIVE_NEEDS_ROOT', exitCode: 4}})
+      expect(existsSync(out)).toBe(false)
+    })
+  },
+)

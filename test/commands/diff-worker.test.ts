@@ -38,26 +38,48 @@ writeFileSync(join(BROKEN_BUNDLE, 'manifest.json'), '{"kind": "KpBundle",')
 const EMPTY_FILE = join(tmp, 'empty.rules')
 writeFileSync(EMPTY_FILE, '\n')
 /** A `kp collect` bundle of the overall iptables dump, with node facts. */
-const BUNDLE = writeBundle(join(tmp, 'bundle'), [[bundleFile('iptables/iptables-save.txt', {command: ['iptables-save'], tool: 'iptables v1.8.9 (nf_tables)'}), readFileSync(join(ROOT, IPT_OVERALL))]], {
-  node: 'node-b',
-  kernel: '6.1.0',
-  nftVersion: null,
-  iptablesBackends: ['nf_tables'],
-  sysctls: {},
-})
+const BUNDLE = writeBundle(
+  join(tmp, 'bundle'),
+  [
+    [
+      bundleFile('iptables/iptables-save.txt', {
+        command: ['iptables-save'],
+        tool: 'iptables v1.8.9 (nf_tables)',
+      }),
+      readFileSync(join(ROOT, IPT_OVERALL)),
+    ],
+  ],
+  {
+    node: 'node-b',
+    kernel: '6.1.0',
+    nftVersion: null,
+    iptablesBackends: ['nf_tables'],
+    sysctls: {},
+  },
+)
 
 const WORKER_ON = '0'
 const WORKER_OFF = '1e18'
 /** A kp that hangs on a worker fails the test instead of blocking it. */
 const TIMEOUT = 45_000
 
-const SPY_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${join(ROOT, 'test/helpers/worker-spy.cjs')}`.trim()
+const SPY_OPTIONS =
+  `${process.env.NODE_OPTIONS ?? ''} --require ${join(ROOT, 'test/helpers/worker-spy.cjs')}`.trim()
 
 /** `threshold` '' is the default one. */
-function runDiff(args: string[], threshold: string, spy: {log: string; crash?: string}): Promise<CliResult> {
+function runDiff(
+  args: string[],
+  threshold: string,
+  spy: {log: string; crash?: string},
+): Promise<CliResult> {
   return runKpAsync(['diff', ...args], {
     timeout: TIMEOUT,
-    env: {KP_DIFF_WORKER_MIN_BYTES: threshold, NODE_OPTIONS: SPY_OPTIONS, KP_SPY_LOG: spy.log, KP_SPY_CRASH: spy.crash ?? ''},
+    env: {
+      KP_DIFF_WORKER_MIN_BYTES: threshold,
+      NODE_OPTIONS: SPY_OPTIONS,
+      KP_SPY_LOG: spy.log,
+      KP_SPY_CRASH: spy.crash ?? '',
+    },
   })
 }
 
@@ -67,13 +89,19 @@ function spyLog(): string {
   writeFileSync(log, '')
   return log
 }
-const workersStarted = (log: string): string[] => readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('started '))
+const workersStarted = (log: string): string[] =>
+  readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('started '))
 
 /** Runs the diff with the worker forced on and off; both must print and exit the same. */
 async function onAndOff(args: string[], crash?: string): Promise<{on: CliResult; off: CliResult}> {
   const onLog = spyLog()
   const offLog = spyLog()
-  const [on, off] = await Promise.all([runDiff(args, WORKER_ON, {log: onLog, crash}), runDiff(args, WORKER_OFF, {log: offLog, crash})])
+  const [on, off] = await Promise.all([
+    runDiff(args, WORKER_ON, {log: onLog, crash}),
+    runDiff(args, WORKER_OFF, {log: offLog, crash}),
+  ])
   expect(workersStarted(onLog)).toEqual([expect.stringMatching(/read-worker(-tsx\.mjs|\.js)$/)])
   expect(workersStarted(offLog)).toEqual([])
   expect(on).toEqual(off)
@@ -83,19 +111,40 @@ async function onAndOff(args: string[], crash?: string): Promise<{on: CliResult;
 describe('kp diff reads B in a worker: same output and exit code as reading in turn', () => {
   it.each([
     ['equal saved states', [`${STATES}iptables.state.json`, `${STATES}nftables.state.json`], 0],
-    ['equal saved states, --json', [`${STATES}iptables.state.json`, `${STATES}nftables.state.json`, '--json'], 0],
-    ['iptables rules equal to their cluster objects (--cluster in the worker too)', [IPT_OVERALL, CLUSTER, '--node', 'test-node', '--cluster', CLUSTER], 0],
+    [
+      'equal saved states, --json',
+      [`${STATES}iptables.state.json`, `${STATES}nftables.state.json`, '--json'],
+      0,
+    ],
+    [
+      'iptables rules equal to their cluster objects (--cluster in the worker too)',
+      [IPT_OVERALL, CLUSTER, '--node', 'test-node', '--cluster', CLUSTER],
+      0,
+    ],
     ['a bundle folder against its own dump', [IPT_OVERALL, BUNDLE, '--json'], 0],
     ['iptables dumps that differ in one service', [IPT_OVERALL, IPT_OLDER], 1],
     ['iptables vs nftables, --json', [IPT_OVERALL, NFT_OVERALL, '--json'], 1],
-    ['nft text read with --mode iptables', ['fixtures/nft/iptables-nft-multipleservices-older/input.nft', IPT_OLDER, '--mode', 'iptables'], 0],
+    [
+      'nft text read with --mode iptables',
+      [
+        'fixtures/nft/iptables-nft-multipleservices-older/input.nft',
+        IPT_OLDER,
+        '--mode',
+        'iptables',
+      ],
+      0,
+    ],
     ['warnings on both sides, A first', [IPT_WARNINGS, IPVSADM_WARNINGS], 1],
     ['info diagnostics on both sides, --verbose', [NFT_INFO, IPT_WARNINGS, '--verbose'], 1],
     ['B with an error diagnostic after A warnings', [IPT_WARNINGS, NFT_UNRELATED], 3],
     ['B in an unknown format, --json', [IPT_OVERALL, NOT_A_DUMP, '--json'], 3],
     ['B an empty file', [NFT_OVERALL, EMPTY_FILE], 3],
     ['B an empty folder (an InputError thrown in the worker)', [IPT_OVERALL, EMPTY_FOLDER], 3],
-    ['B a broken bundle (an InputError thrown in the worker), --json', [IPT_OVERALL, BROKEN_BUNDLE, '--json'], 3],
+    [
+      'B a broken bundle (an InputError thrown in the worker), --json',
+      [IPT_OVERALL, BROKEN_BUNDLE, '--json'],
+      3,
+    ],
     ['A with an error diagnostic', [NFT_UNRELATED, NFT_OVERALL], 3],
     ['A and B both with errors: A wins', [NFT_UNRELATED, NOT_A_DUMP], 3],
     ['A an empty folder, B with an error', [EMPTY_FOLDER, NFT_UNRELATED, '--json'], 3],
@@ -122,17 +171,21 @@ describe('kp diff reads B in a worker: same output and exit code as reading in t
 })
 
 describe('kp diff when the worker crashes (a bug)', () => {
-  it.each(['throw', 'exit', 'async'])('reads B itself when the worker crashes (%s): same output, no stack trace, no hang', async (crash) => {
-    const cases: Array<[string[], number]> = [
-      [[IPT_OVERALL, NFT_OVERALL, '--json'], 1],
-      [[`${STATES}iptables.state.json`, `${STATES}nftables.state.json`], 0],
-      [[IPT_OVERALL, NFT_UNRELATED], 3],
-      [[NFT_UNRELATED, NFT_OVERALL], 3],
-    ]
-    const results = await Promise.all(cases.map(([args]) => onAndOff(args, crash)))
-    expect(results.map((r) => r.on.exitCode)).toEqual(cases.map(([, exitCode]) => exitCode))
-    for (const {on} of results) expect(on.stderr).not.toMatch(/worker-spy|internal error|\n\s+at /)
-  })
+  it.each(['throw', 'exit', 'async'])(
+    'reads B itself when the worker crashes (%s): same output, no stack trace, no hang',
+    async (crash) => {
+      const cases: Array<[string[], number]> = [
+        [[IPT_OVERALL, NFT_OVERALL, '--json'], 1],
+        [[`${STATES}iptables.state.json`, `${STATES}nftables.state.json`], 0],
+        [[IPT_OVERALL, NFT_UNRELATED], 3],
+        [[NFT_UNRELATED, NFT_OVERALL], 3],
+      ]
+      const results = await Promise.all(cases.map(([args]) => onAndOff(args, crash)))
+      expect(results.map((r) => r.on.exitCode)).toEqual(cases.map(([, exitCode]) => exitCode))
+      for (const {on} of results)
+        expect(on.stderr).not.toMatch(/worker-spy|internal error|\n\s+at /)
+    },
+  )
 })
 
 describe('kp diff on small inputs', () => {

@@ -16,9 +16,18 @@ describe('kp diff on saved states', () => {
     const r = runKp(['diff', `${DIR}iptables.state.json`, `${DIR}nftables.state.json`, '--json'])
     expect(r.exitCode).toBe(0)
     const doc = JSON.parse(r.stdout)
-    expect(doc).toMatchObject({schemaVersion: 1, kind: 'DiffResult', equal: true, services: [], node: []})
+    expect(doc).toMatchObject({
+      schemaVersion: 1,
+      kind: 'DiffResult',
+      equal: true,
+      services: [],
+      node: [],
+    })
     expect(doc.a.mode).toBe('iptables')
-    expect(doc.b).toEqual({mode: 'nftables', sources: [{path: 'corpus/upstream/nftables-overall.dump', format: 'nft', tool: null}]})
+    expect(doc.b).toEqual({
+      mode: 'nftables',
+      sources: [{path: 'corpus/upstream/nftables-overall.dump', format: 'nft', tool: null}],
+    })
   })
 
   it('shows differences as -/+ lines grouped by service, without colour when not on a terminal, and exits 1', () => {
@@ -27,12 +36,17 @@ describe('kp diff on saved states', () => {
     const lines = r.stdout.split('\n')
     const at = lines.indexOf('ns5/svc5:p80/tcp  (changed)')
     expect(at).toBeGreaterThan(0)
-    expect(lines.slice(at + 1, at + 3)).toEqual(['  - sessionAffinity: ClientIP 10800s', '  + sessionAffinity: None'])
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      '  - sessionAffinity: ClientIP 10800s',
+      '  + sessionAffinity: None',
+    ])
     expect(r.stdout).not.toMatch(/\u001b\[/)
   })
 
   it('reads one side from stdin', () => {
-    const r = runKp(['diff', '-', `${DIR}nftables.state.json`, '--json'], {input: readFileSync(`${DIR}iptables.state.json`, 'utf8')})
+    const r = runKp(['diff', '-', `${DIR}nftables.state.json`, '--json'], {
+      input: readFileSync(`${DIR}iptables.state.json`, 'utf8'),
+    })
     expect(r.exitCode).toBe(0)
     expect(JSON.parse(r.stdout).equal).toBe(true)
   })
@@ -44,13 +58,23 @@ describe('kp diff on real dumps (through the readers)', () => {
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
     expect(doc.services).toEqual([
-      {service: 'ns5/svc5:p80/tcp', change: 'changed', differences: [{field: 'sessionAffinity', a: 'ClientIP 10800s', b: 'None'}]},
+      {
+        service: 'ns5/svc5:p80/tcp',
+        change: 'changed',
+        differences: [{field: 'sessionAffinity', a: 'ClientIP 10800s', b: 'None'}],
+      },
     ])
   })
 
   it('iptables rules equal the cluster objects they come from, seen from test-node', () => {
     const r = runKp(['diff', IPT_OVERALL, CLUSTER, '--node', 'test-node', '--json'])
-    expect(JSON.parse(r.stdout)).toMatchObject({equal: true, services: [], node: [], a: {mode: 'iptables'}, b: {mode: 'cluster'}})
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      equal: true,
+      services: [],
+      node: [],
+      a: {mode: 'iptables'},
+      b: {mode: 'cluster'},
+    })
     expect(r.exitCode).toBe(0)
   })
 
@@ -61,7 +85,11 @@ describe('kp diff on real dumps (through the readers)', () => {
     expect(doc.services).toEqual([])
     // nftables always masquerades fully-random (reference §3.8), never serves localhost NodePorts,
     // and this dump lists its NodePort addresses; the iptables test has localhost NodePorts on.
-    expect(doc.node.map((d: {field: string}) => d.field).sort()).toEqual(['localhostNodePorts', 'nodePortAddresses', 'randomFully'])
+    expect(doc.node.map((d: {field: string}) => d.field).sort()).toEqual([
+      'localhostNodePorts',
+      'nodePortAddresses',
+      'randomFully',
+    ])
   })
 })
 
@@ -111,9 +139,24 @@ items:
     try {
       const cluster = join(dir, 'cluster.yaml')
       writeFileSync(cluster, yaml)
-      for (const [to, file] of [['iptables', 'rules.txt'], ['nftables', 'rules.nft']] as const) {
+      for (const [to, file] of [
+        ['iptables', 'rules.txt'],
+        ['nftables', 'rules.nft'],
+      ] as const) {
         const out = join(dir, file)
-        const m = runKp(['migrate', '--to', to, '-f', cluster, '--node', 'node-a', '--pod-cidr', '10.244.0.0/16', '--out', out])
+        const m = runKp([
+          'migrate',
+          '--to',
+          to,
+          '-f',
+          cluster,
+          '--node',
+          'node-a',
+          '--pod-cidr',
+          '10.244.0.0/16',
+          '--out',
+          out,
+        ])
         expect(m.exitCode, m.stderr).toBe(0)
         const d = runKp(['diff', cluster, out, '--node', 'node-a', '--json'])
         const doc = JSON.parse(d.stdout)

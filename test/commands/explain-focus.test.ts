@@ -14,7 +14,9 @@ import {kpCommand, ROOT, runKp} from '../helpers/run-cli.js'
 
 async function fullReadAnswer(path: string, service: string): Promise<unknown> {
   const state = await readState({sources: [{path, text: readFileSync(join(ROOT, path), 'utf8')}]})
-  return JSON.parse(JSON.stringify(explainService(state, parseServiceQuery(service) as ServiceQuery)))
+  return JSON.parse(
+    JSON.stringify(explainService(state, parseServiceQuery(service) as ServiceQuery)),
+  )
 }
 
 describe('kp explain NAME reads only that service, and answers as a full read does', () => {
@@ -29,7 +31,12 @@ describe('kp explain NAME reads only that service, and answers as a full read do
   })
 
   it('an unknown name still gets the closest names of the whole dump', () => {
-    const r = runKp(['explain', 'ns5/svc55', '-f', 'fixtures/iptables/upstream-overall/input.rules'])
+    const r = runKp([
+      'explain',
+      'ns5/svc55',
+      '-f',
+      'fixtures/iptables/upstream-overall/input.rules',
+    ])
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('closest: ')
     expect(r.stderr).toMatch(/ns5\/svc5\b/)
@@ -37,7 +44,10 @@ describe('kp explain NAME reads only that service, and answers as a full read do
 
   it('says each warning once, though an unknown name makes it read the dump twice', () => {
     // The dump without its last COMMIT: the reader warns that it was cut off (IPT_TRUNCATED).
-    const text = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8').replace(/COMMIT\n?$/, '')
+    const text = readFileSync(
+      join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'),
+      'utf8',
+    ).replace(/COMMIT\n?$/, '')
     const r = runKp(['explain', 'ns9/nothing', '-f', '-'], {input: text})
     expect(r.exitCode).toBe(3)
     const warnings = r.stderr.split('\n').filter((l) => l.includes('IPT_TRUNCATED'))
@@ -50,8 +60,14 @@ describe('kp explain NAME reads only that service, and answers as a full read do
   it('reads a pipe (`-f <(iptables-save)`), which cannot be read at an offset, whole', async () => {
     const path = 'fixtures/iptables/upstream-overall/input.rules'
     const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
-    const command = [...kpCommand(), 'explain', 'ns5/svc5', '--json', '--verbose'].map(quote).join(' ')
-    const r = spawnSync('bash', ['-c', `${command} -f <(cat ${quote(path)})`], {cwd: ROOT, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+    const command = [...kpCommand(), 'explain', 'ns5/svc5', '--json', '--verbose']
+      .map(quote)
+      .join(' ')
+    const r = spawnSync('bash', ['-c', `${command} -f <(cat ${quote(path)})`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: {...process.env, NO_COLOR: '1'},
+    })
     expect(r.status, r.stderr).toBe(0)
     const answer = JSON.parse(r.stdout) as {matches: Array<{rules: Array<{path: string}>}>}
     for (const m of answer.matches) for (const rule of m.rules) rule.path = path
@@ -62,6 +78,8 @@ describe('kp explain NAME reads only that service, and answers as a full read do
   it('a file that cannot be read is an input error, one line', () => {
     const r = runKp(['explain', 'ns5/svc5', '-f', 'fixtures/iptables/no-such-dump.rules'])
     expect(r.exitCode).toBe(3)
-    expect(r.stderr.trim()).toBe('kp: fixtures/iptables/no-such-dump.rules:1: cannot read: no such file or directory')
+    expect(r.stderr.trim()).toBe(
+      'kp: fixtures/iptables/no-such-dump.rules:1: cannot read: no such file or directory',
+    )
   })
 })

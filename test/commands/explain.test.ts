@@ -23,7 +23,12 @@ const names = (result: any) => result.matches.map((m: any) => m.service.displayN
 describe('kp explain', () => {
   it('by name: ns5/svc5 from the dump, every frontend, affinity and rules', () => {
     const r = explainJson(['ns5/svc5', '-f', RULES])
-    expect(r).toMatchObject({schemaVersion: 1, kind: 'ExplainResult', mode: 'iptables', query: {by: 'name', namespace: 'ns5', name: 'svc5'}})
+    expect(r).toMatchObject({
+      schemaVersion: 1,
+      kind: 'ExplainResult',
+      mode: 'iptables',
+      query: {by: 'name', namespace: 'ns5', name: 'svc5'},
+    })
     const [m] = r.matches
     expect(m.frontends.map((f: any) => [f.type, f.address, f.action, f.masquerade.when])).toEqual([
       ['ClusterIP', '172.30.0.45:80', 'forward', 'conditional'], // line 88: ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ
@@ -32,8 +37,20 @@ describe('kp explain', () => {
     ])
     expect(m.frontends[1].sourceRanges).toEqual(['203.0.113.0/25']) // line 65
     expect(m.affinity).toMatchObject({type: 'ClientIP', timeoutSeconds: 10800}) // line 89
-    expect(m.endpoints).toEqual([{ip: '10.180.0.3', port: 80, address: '10.180.0.3:80', share: 1, local: null, weight: null, state: null}])
-    expect(m.rules.map((x: any) => x.line)).toEqual([17, 44, 45, 53, 54, 61, 62, 65, 66, 73, 74, 88, 89, 90])
+    expect(m.endpoints).toEqual([
+      {
+        ip: '10.180.0.3',
+        port: 80,
+        address: '10.180.0.3:80',
+        share: 1,
+        local: null,
+        weight: null,
+        state: null,
+      },
+    ])
+    expect(m.rules.map((x: any) => x.line)).toEqual([
+      17, 44, 45, 53, 54, 61, 62, 65, 66, 73, 74, 88, 89, 90,
+    ])
   })
 
   it('by ns/name:port and by name -n ns give the same answer', () => {
@@ -46,9 +63,14 @@ describe('kp explain', () => {
     expect(names(explainJson(['192.168.99.22', '-f', RULES]))).toEqual(['ns2/svc2:p80/tcp'])
     const lb = explainJson(['1.2.3.4:80/tcp', '-f', RULES]).matches[0]
     // lines 11 and 58-60: ETP=Local without local endpoints drops outside clients
-    expect(lb.frontends).toMatchObject([{type: 'LoadBalancer', action: 'drop', trafficPolicy: 'Local'}])
+    expect(lb.frontends).toMatchObject([
+      {type: 'LoadBalancer', action: 'drop', trafficPolicy: 'Local'},
+    ])
     const np = explainJson([':3003', '-f', RULES]).matches[0]
-    expect([np.service.displayName, np.frontends.map((f: any) => f.address)]).toEqual(['ns3/svc3:p80/tcp', ['*:3003']])
+    expect([np.service.displayName, np.frontends.map((f: any) => f.address)]).toEqual([
+      'ns3/svc3:p80/tcp',
+      ['*:3003'],
+    ])
   })
 
   it('an unknown service exits 3 and names the closest matches', () => {
@@ -74,12 +96,20 @@ describe('kp explain', () => {
     expect(r.stdout).toContain(
       `${RULES}:84  -A KUBE-SVC-4SW47YFZTEDKD3PK -m comment --comment "ns4/svc4:p80 -> 10.180.0.4:80" -m statistic --mode random --probability 0.5000000000 -j KUBE-SEP-UKSFD7AGPMPPLUHC`,
     )
-    const lines = [...r.stdout.matchAll(new RegExp(`${RULES}:(\\d+)`, 'g'))].map((m) => Number(m[1]))
+    const lines = [...r.stdout.matchAll(new RegExp(`${RULES}:(\\d+)`, 'g'))].map((m) =>
+      Number(m[1]),
+    )
     expect(lines).toEqual([51, 52, 56, 57, 71, 72, 81, 82, 83, 84, 85])
   })
 
   it('escapes control characters from the input in human output', () => {
-    const r = runKp(['explain', '172.30.0.41', '--rules', '-f', 'fixtures/kp-json/control-chars/state.json'])
+    const r = runKp([
+      'explain',
+      '172.30.0.41',
+      '--rules',
+      '-f',
+      'fixtures/kp-json/control-chars/state.json',
+    ])
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toContain('ns1/evil\\x1b]0;pwned\\x07\\x1b[31m:p80/tcp')
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
@@ -90,16 +120,28 @@ describe('kp explain', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'kp-bom-')), 'input.rules')
     writeFileSync(file, `\ufeff${text}`)
     const marked = runKp(['explain', 'ns5/svc5', '--json', '-f', file])
-    const plain = runKp(['explain', 'ns5/svc5', '--json', '-f', 'fixtures/iptables/upstream-overall/input.rules'])
+    const plain = runKp([
+      'explain',
+      'ns5/svc5',
+      '--json',
+      '-f',
+      'fixtures/iptables/upstream-overall/input.rules',
+    ])
     expect(marked.exitCode).toBe(0)
     const same = (text: string, path: string) => text.replaceAll(path, 'F')
-    expect(same(marked.stderr, file)).toBe(same(plain.stderr, 'fixtures/iptables/upstream-overall/input.rules'))
-    expect(same(marked.stdout, file)).toBe(same(plain.stdout, 'fixtures/iptables/upstream-overall/input.rules'))
+    expect(same(marked.stderr, file)).toBe(
+      same(plain.stderr, 'fixtures/iptables/upstream-overall/input.rules'),
+    )
+    expect(same(marked.stdout, file)).toBe(
+      same(plain.stdout, 'fixtures/iptables/upstream-overall/input.rules'),
+    )
   })
 
   it('a newline in a name from the input does not split a warning line on stderr', () => {
     // JSON strings may hold "\n"; a warning quoting one must stay one `kp: ...` line.
-    const state = JSON.parse(readFileSync('fixtures/kp-json/control-chars/state.json', 'utf8')) as Record<string, unknown>
+    const state = JSON.parse(
+      readFileSync('fixtures/kp-json/control-chars/state.json', 'utf8'),
+    ) as Record<string, unknown>
     state['odd\nkey\r'] = 1
     const file = join(mkdtempSync(join(tmpdir(), 'kp-nl-')), 'state.json')
     writeFileSync(file, JSON.stringify(state))

@@ -45,21 +45,35 @@ describe('kp list', () => {
     expect(json(second.stdout)).toEqual(json(first.stdout))
     // and the dump agrees with the hand-made state on ns1..ns6 (both written from iptables-overall.dump)
     const hand = JSON.parse(readFileSync(STATE, 'utf8'))
-    expect(json(first.stdout).services).toEqual(hand.services.filter((s: {namespace: string}) => Number(s.namespace.slice(2)) <= 6))
+    expect(json(first.stdout).services).toEqual(
+      hand.services.filter((s: {namespace: string}) => Number(s.namespace.slice(2)) <= 6),
+    )
   })
 
   it('prints a table of service ports, sorted as the state is', () => {
     const r = runKp(['list', '-f', RULES])
     expect(r.exitCode).toBe(0)
-    const names = r.stdout.split('\n').filter((l) => /^ns\d/.test(l)).map((l) => l.split(/\s+/)[0])
-    expect(names).toEqual(['ns1/svc1:p80/tcp', 'ns2/svc2:p80/tcp', 'ns3/svc3:p80/tcp', 'ns4/svc4:p80/tcp', 'ns5/svc5:p80/tcp', 'ns6/svc6:p80/tcp'])
+    const names = r.stdout
+      .split('\n')
+      .filter((l) => /^ns\d/.test(l))
+      .map((l) => l.split(/\s+/)[0])
+    expect(names).toEqual([
+      'ns1/svc1:p80/tcp',
+      'ns2/svc2:p80/tcp',
+      'ns3/svc3:p80/tcp',
+      'ns4/svc4:p80/tcp',
+      'ns5/svc5:p80/tcp',
+      'ns6/svc6:p80/tcp',
+    ])
     expect(r.stdout).toMatch(/ns6\/svc6:p80\/tcp +ClusterIP 172\.30\.0\.46:80 REJECT/)
     expect(r.stdout).not.toContain('\u001b[')
   })
 
   it('-n keeps one namespace, in the table and in --json', () => {
     const r = runKp(['list', '-n', 'ns4', '-o', 'wide', '-f', STATE])
-    expect(r.stdout).toMatch(/ns4\/svc4:p80\/tcp +ClusterIP 172\.30\.0\.44:80 +10\.180\.0\.4:80 50 %/)
+    expect(r.stdout).toMatch(
+      /ns4\/svc4:p80\/tcp +ClusterIP 172\.30\.0\.44:80 +10\.180\.0\.4:80 50 %/,
+    )
     expect(r.stdout).not.toContain('ns5/')
     const j = runKp(['list', '-n', 'ns4', '--json', '-f', STATE])
     expect(json(j.stdout).services.map((s: {name: string}) => s.name)).toEqual(['svc4'])
@@ -67,7 +81,10 @@ describe('kp list', () => {
 
   it('an empty state (from stdin) is a clear line and exit 0', () => {
     const r = runKp(['list', '-f', '-'], {input: JSON.stringify(emptyState('nftables'))})
-    expect(r).toMatchObject({exitCode: 0, stdout: 'No service ports found (nftables mode, 0 sources read).\n'})
+    expect(r).toMatchObject({
+      exitCode: 0,
+      stdout: 'No service ports found (nftables mode, 0 sources read).\n',
+    })
   })
 
   it('a malformed saved state exits 3 with path:line, and --json still prints one document', () => {
@@ -88,14 +105,24 @@ describe('kp list', () => {
   it('the same warning 30 times shows 20 and counts the rest; --verbose shows all, --json lists all', () => {
     // A dump broken the same way thousands of times must not bury the terminal (30,000 stray `}` once made 30,000 lines).
     const file = join(tmp, 'braces.nft')
-    writeFileSync(file, readFileSync('fixtures/nft/upstream-overall/list.nft', 'utf8') + '}\n'.repeat(30))
-    const brace = (stderr: string) => stderr.split('\n').filter((l) => l.endsWith('[NFT_UNBALANCED_BRACE]')).length
+    writeFileSync(
+      file,
+      readFileSync('fixtures/nft/upstream-overall/list.nft', 'utf8') + '}\n'.repeat(30),
+    )
+    const brace = (stderr: string) =>
+      stderr.split('\n').filter((l) => l.endsWith('[NFT_UNBALANCED_BRACE]')).length
     const plain = runKp(['list', '-f', file])
     expect(plain.exitCode).toBe(0)
     expect(brace(plain.stderr)).toBe(20)
-    expect(plain.stderr).toContain('kp: 10 more NFT_UNBALANCED_BRACE warning(s) hidden; --verbose shows them, --json lists them\n')
+    expect(plain.stderr).toContain(
+      'kp: 10 more NFT_UNBALANCED_BRACE warning(s) hidden; --verbose shows them, --json lists them\n',
+    )
     expect(brace(runKp(['list', '--verbose', '-f', file]).stderr)).toBe(30)
     const json = runKp(['list', '--json', '-f', file])
-    expect((JSON.parse(json.stdout) as {diagnostics: Array<{code: string}>}).diagnostics.filter((d) => d.code === 'NFT_UNBALANCED_BRACE')).toHaveLength(30)
+    expect(
+      (JSON.parse(json.stdout) as {diagnostics: Array<{code: string}>}).diagnostics.filter(
+        (d) => d.code === 'NFT_UNBALANCED_BRACE',
+      ),
+    ).toHaveLength(30)
   })
 })

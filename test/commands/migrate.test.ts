@@ -17,7 +17,14 @@ describe('kp migrate --check', () => {
   it('reports the IPVS-to-nftables caveats of node-a as one MigrateResult; exit status follows --fail-on error', () => {
     const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--json'])
     const doc = JSON.parse(r.stdout)
-    expect(doc).toMatchObject({schemaVersion: 1, kind: 'MigrateResult', from: 'ipvs', to: 'nftables', text: null, files: []})
+    expect(doc).toMatchObject({
+      schemaVersion: 1,
+      kind: 'MigrateResult',
+      from: 'ipvs',
+      to: 'nftables',
+      text: null,
+      files: [],
+    })
     // What node-a shows (fixtures/migrate/ipvs-node-a/PROVENANCE.md): NodePorts on 10.0.0.10, an LB and an
     // externalIP bound to kube-ipvs0, ClientIP affinity on default/sticky, 10.244.2.7 draining at weight 0,
     // IPv6 kube-dns ports, healthCheckNodePort 32000, no kernel or nft version.
@@ -38,15 +45,38 @@ describe('kp migrate --check', () => {
     expect(ids(doc.findings)).not.toContain('MIGRATE_IPVS_LOCAL_FALLBACK')
     expect(ids(doc.findings)).not.toContain('MIGRATE_IPVS_SCHEDULER_STICKY')
     const draining = doc.findings.find((f: Finding) => f.id === 'MIGRATE_IPVS_DRAINING') as Finding
-    expect(draining).toMatchObject({severity: 'info', services: ['default/web:http/tcp'], addresses: ['10.244.2.7:8080']})
-    expect(draining.evidence).toEqual([{path: 'fixtures/migrate/ipvs-node-a/ipvsadm-Sn.txt', line: 1}])
-    expect(doc.findings.find((f: Finding) => f.id === 'MIGRATE_HOST_FIREWALL_UNVERIFIED').action).toContain('32000')
+    expect(draining).toMatchObject({
+      severity: 'info',
+      services: ['default/web:http/tcp'],
+      addresses: ['10.244.2.7:8080'],
+    })
+    expect(draining.evidence).toEqual([
+      {path: 'fixtures/migrate/ipvs-node-a/ipvsadm-Sn.txt', line: 1},
+    ])
+    expect(
+      doc.findings.find((f: Finding) => f.id === 'MIGRATE_HOST_FIREWALL_UNVERIFIED').action,
+    ).toContain('32000')
     expect(r.exitCode).toBe(doc.findings.some((f: Finding) => f.severity === 'error') ? 1 : 0)
   })
 
   it('--fail-on warning and none move the threshold', () => {
-    expect(runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--fail-on', 'warning']).exitCode).toBe(1)
-    expect(runKp(['migrate', '--to', 'nftables', '-f', KEEPALIVED, '--check', '--fail-on', 'none', '--json']).exitCode).toBe(0)
+    expect(
+      runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--fail-on', 'warning'])
+        .exitCode,
+    ).toBe(1)
+    expect(
+      runKp([
+        'migrate',
+        '--to',
+        'nftables',
+        '-f',
+        KEEPALIVED,
+        '--check',
+        '--fail-on',
+        'none',
+        '--json',
+      ]).exitCode,
+    ).toBe(0)
   })
 
   it('exits 1 on a foreign virtual server the switch would flush, with its path:line', () => {
@@ -83,10 +113,17 @@ describe('kp migrate', () => {
 
   it('--out-dir makes missing folders, and exits 4 where one cannot be made (it hung at full CPU under /proc)', () => {
     const outDir = join(tmp, 'new', 'folder')
-    const ok = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', outDir], {timeout: 30_000})
+    const ok = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', outDir], {
+      timeout: 30_000,
+    })
     expect(ok.exitCode).toBe(0)
-    expect(readFileSync(join(outDir, 'kube-proxy.nft'), 'utf8')).toContain('add table ip kube-proxy')
-    const refused = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', '/proc/kp-test-no-such-folder'], {timeout: 30_000})
+    expect(readFileSync(join(outDir, 'kube-proxy.nft'), 'utf8')).toContain(
+      'add table ip kube-proxy',
+    )
+    const refused = runKp(
+      ['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', '/proc/kp-test-no-such-folder'],
+      {timeout: 30_000},
+    )
     expect(refused.exitCode).toBe(4)
     expect(refused.stderr).toContain('cannot write /proc/kp-test-no-such-folder: ENOENT')
   })
@@ -107,18 +144,36 @@ describe('kp migrate target settings', () => {
     ['--service-cidr', '10.96.0.0/12,10.96.0.0/abc', 'nftables', 'a CIDR'],
     ['--node-ip', '300.1.1.1', 'iptables', 'an IP address'],
     ['--nodeport-addresses', 'primary,eth0', 'nftables', 'a CIDR, an IP address, or primary'],
-  ])('%s %j is refused with exit 2 before anything is read or written', (flag, value, to, expected) => {
-    const r = runKp(['migrate', '--to', to, '-f', NODE_A, flag, value])
-    expect(r.exitCode).toBe(2)
-    expect(r.stdout).toBe('')
-    const bad = value.split(',').find((v) => v !== 'primary' && v !== '10.96.0.0/12')!
-    // One line, the value in JSON quotes: a newline in it is shown as \n, never printed.
-    expect(r.stderr).toMatch(new RegExp(`^kp: ${flag} ${escapeRegExp(JSON.stringify(bad))}: expected ${escapeRegExp(expected)}`))
-    expect(r.stderr.trim().split('\n')).toHaveLength(1)
-  })
+  ])(
+    '%s %j is refused with exit 2 before anything is read or written',
+    (flag, value, to, expected) => {
+      const r = runKp(['migrate', '--to', to, '-f', NODE_A, flag, value])
+      expect(r.exitCode).toBe(2)
+      expect(r.stdout).toBe('')
+      const bad = value.split(',').find((v) => v !== 'primary' && v !== '10.96.0.0/12')!
+      // One line, the value in JSON quotes: a newline in it is shown as \n, never printed.
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^kp: ${flag} ${escapeRegExp(JSON.stringify(bad))}: expected ${escapeRegExp(expected)}`,
+        ),
+      )
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    },
+  )
 
   it('list flags take comma-separated values, as kube-proxy flags do (dual-stack pod CIDRs)', () => {
-    const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--json', '--pod-cidr', '10.244.0.0/16,fd00:10:244::/56', '--nodeport-addresses', 'primary,10.0.0.0/8'])
+    const r = runKp([
+      'migrate',
+      '--to',
+      'nftables',
+      '-f',
+      NODE_A,
+      '--json',
+      '--pod-cidr',
+      '10.244.0.0/16,fd00:10:244::/56',
+      '--nodeport-addresses',
+      'primary,10.0.0.0/8',
+    ])
     expect(r.exitCode).toBe(0)
     const doc = JSON.parse(r.stdout)
     expect(doc.text).toContain('ip saddr != 10.244.0.0/16')
@@ -127,4 +182,3 @@ describe('kp migrate target settings', () => {
     expect(ids(doc.findings)).not.toContain('RENDER_BAD_SETTING')
   })
 })
-

@@ -7,7 +7,6 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-// @ts-expect-error: a plain .mjs script without type declarations
 import {generateNftTransaction} from '../../scripts/bench/gen-nft.mjs'
 import {pushAll} from '../../src/core/arrays.js'
 import {readFiles, readState} from '../../src/readers/read-state.js'
@@ -33,10 +32,16 @@ describe('inputs with that many items of one kind', () => {
     const lines = listing.split('\n')
     const at = lines.findIndex((l) => l.startsWith('  -> ') && !l.includes('RemoteAddress'))
     const realServer = lines[at]!
-    const text = [...lines.slice(0, at), ...Array<string>(200_000).fill(realServer), ...lines.slice(at + 1)].join('\n')
+    const text = [
+      ...lines.slice(0, at),
+      ...Array<string>(200_000).fill(realServer),
+      ...lines.slice(at + 1),
+    ].join('\n')
     const state = await readState({sources: [{path: 'copies.txt', text}]})
     const plain = await readState({sources: [{path: 'copies.txt', text: listing}]})
-    expect(state.services.map((sp) => sp.endpoints)).toEqual(plain.services.map((sp) => sp.endpoints))
+    expect(state.services.map((sp) => sp.endpoints)).toEqual(
+      plain.services.map((sp) => sp.endpoints),
+    )
   })
 
   it("an nftables table with one service of 200,000 endpoints (one rule's vmap) reads them all", async () => {

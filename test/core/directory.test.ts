@@ -26,7 +26,13 @@ describe('makeDirectory', () => {
   })
 
   // Node 20's mkdir(path, {recursive: true}) spins forever here (procfs refuses new entries with ENOENT).
-  it.skipIf(!existsSync('/proc/self'))('ends with the kernel\'s refusal where recursive mkdir never returns (/proc)', async () => {
-    await expect(makeDirectory('/proc/kp-test-no-such-folder/sub')).rejects.toMatchObject({code: 'ENOENT'})
-  }, 5000)
+  it.skipIf(!existsSync('/proc/self'))(
+    "ends with the kernel's refusal where recursive mkdir never returns (/proc)",
+    async () => {
+      await expect(makeDirectory('/proc/kp-test-no-such-folder/sub')).rejects.toMatchObject({
+        code: 'ENOENT',
+      })
+    },
+    5000,
+  )
 })

@@ -4,7 +4,13 @@ import {describe, expect, it} from 'vitest'
 import {ipaddr} from '../../src/core/ipaddr.js'
 
 function sourcesUnder(dir: string): string[] {
-  return readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? sourcesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+  return readdirSync(dir, {withFileTypes: true}).flatMap((e) =>
+    e.isDirectory()
+      ? sourcesUnder(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
+  )
 }
 
 describe('ipaddr.js is loaded with require (src/core/ipaddr.ts)', () => {
@@ -14,7 +20,11 @@ describe('ipaddr.js is loaded with require (src/core/ipaddr.ts)', () => {
   })
 
   it('is imported from src/core/ipaddr.ts everywhere else: an ESM import of it costs every kp process ~60 ms at exit', () => {
-    const offenders = sourcesUnder('src').filter((f) => !f.endsWith(join('core', 'ipaddr.ts')) && /^import (?!type )[^\n]* from 'ipaddr\.js'/m.test(readFileSync(f, 'utf8')))
+    const offenders = sourcesUnder('src').filter(
+      (f) =>
+        !f.endsWith(join('core', 'ipaddr.ts')) &&
+        /^import (?!type )[^\n]* from 'ipaddr\.js'/m.test(readFileSync(f, 'utf8')),
+    )
     expect(offenders).toEqual([])
   })
 })

@@ -5,7 +5,13 @@
  */
 import {readdirSync, statSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {decodePort, encodePorts, PortEncoder, UnencodableValue, type EncodedPorts} from '../../src/core/port-codec.js'
+import {
+  decodePort,
+  encodePorts,
+  PortEncoder,
+  UnencodableValue,
+  type EncodedPorts,
+} from '../../src/core/port-codec.js'
 import {serviceKey} from '../../src/core/state.js'
 import type {ServicePort} from '../../src/model/types.js'
 import {readFiles} from '../../src/readers/read-state.js'
@@ -13,7 +19,8 @@ import {ROOT} from '../helpers/run-cli.js'
 
 const withoutRules = (sp: ServicePort): ServicePort => ({...sp, rules: []})
 const encode = (ports: ServicePort[]): EncodedPorts => encodePorts(ports)
-const matches = (sp: ServicePort, encoded: EncodedPorts, i = 0): boolean => new PortEncoder().matches(sp, encoded, i)
+const matches = (sp: ServicePort, encoded: EncodedPorts, i = 0): boolean =>
+  new PortEncoder().matches(sp, encoded, i)
 
 function port(extra: Partial<ServicePort> = {}): ServicePort {
   return {
@@ -22,13 +29,23 @@ function port(extra: Partial<ServicePort> = {}): ServicePort {
     portName: 'http',
     protocol: 'TCP',
     family: 'IPv4',
-    frontends: [{type: 'LoadBalancer', ip: '192.0.2.7', port: 80, sourceRanges: ['203.0.113.0/24'], action: 'forward'}],
+    frontends: [
+      {
+        type: 'LoadBalancer',
+        ip: '192.0.2.7',
+        port: 80,
+        sourceRanges: ['203.0.113.0/24'],
+        action: 'forward',
+      },
+    ],
     healthCheckNodePort: 30_123,
     internalTrafficPolicy: 'Cluster',
     externalTrafficPolicy: 'Local',
     sessionAffinity: {type: 'ClientIP', timeoutSeconds: 10_800},
     scheduler: 'rr',
-    endpoints: [{ip: '10.244.1.5', port: 8080, local: true, share: 1 / 3, weight: 1, state: 'ready'}],
+    endpoints: [
+      {ip: '10.244.1.5', port: 8080, local: true, share: 1 / 3, weight: 1, state: 'ready'},
+    ],
     rules: [{path: 'x', line: 1}],
     ...extra,
   }
@@ -55,8 +72,10 @@ async function fixturePorts(): Promise<Array<{path: string; ports: ServicePort[]
 function* changedLeaves(sp: ServicePort): Generator<{path: string; port: ServicePort}> {
   const copy = (): ServicePort => structuredClone(sp)
   function* walk(value: unknown, path: Array<string | number>): Generator<Array<string | number>> {
-    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* walk(value[i], [...path, i])
-    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) yield* walk(v, [...path, k])
+    if (Array.isArray(value))
+      for (let i = 0; i < value.length; i++) yield* walk(value[i], [...path, i])
+    else if (value !== null && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) yield* walk(v, [...path, k])
     else yield path
   }
   for (const path of walk({...sp, rules: undefined}, [])) {
@@ -66,18 +85,55 @@ function* changedLeaves(sp: ServicePort): Generator<{path: string; port: Service
     for (const k of path.slice(0, -1)) holder = holder[k] as Record<string | number, unknown>
     const last = path[path.length - 1]!
     const v = holder[last]
-    holder[last] = typeof v === 'string' ? `${v}x` : typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : typeof v === 'undefined' ? v : path.includes('endpoints') && last === 'local' ? true : 0
+    holder[last] =
+      typeof v === 'string'
+        ? `${v}x`
+        : typeof v === 'number'
+          ? v + 1
+          : typeof v === 'boolean'
+            ? !v
+            : typeof v === 'undefined'
+              ? v
+              : path.includes('endpoints') && last === 'local'
+                ? true
+                : 0
     if (typeof v === 'undefined') continue
     // A null string field gets a string, a null number a number; the codes tell null from both.
-    if (v === null && ['namespace', 'name', 'portName', 'ip', 'internalTrafficPolicy', 'externalTrafficPolicy', 'scheduler', 'state'].includes(String(last))) holder[last] = 'x'
+    if (
+      v === null &&
+      [
+        'namespace',
+        'name',
+        'portName',
+        'ip',
+        'internalTrafficPolicy',
+        'externalTrafficPolicy',
+        'scheduler',
+        'state',
+      ].includes(String(last))
+    )
+      holder[last] = 'x'
     yield {path: path.join('.'), port: changed}
   }
   // Lists one longer.
   const longer = copy()
-  longer.endpoints.push({ip: '10.0.0.1', port: 1, local: null, share: null, weight: null, state: null})
+  longer.endpoints.push({
+    ip: '10.0.0.1',
+    port: 1,
+    local: null,
+    share: null,
+    weight: null,
+    state: null,
+  })
   yield {path: 'endpoints+1', port: longer}
   const moreFrontends = copy()
-  moreFrontends.frontends.push({type: 'ClusterIP', ip: '10.96.0.1', port: 1, sourceRanges: [], action: 'forward'})
+  moreFrontends.frontends.push({
+    type: 'ClusterIP',
+    ip: '10.96.0.1',
+    port: 1,
+    sourceRanges: [],
+    action: 'forward',
+  })
   yield {path: 'frontends+1', port: moreFrontends}
   if (sp.frontends.length > 0) {
     const moreRanges = copy()
@@ -85,7 +141,8 @@ function* changedLeaves(sp: ServicePort): Generator<{path: string; port: Service
     yield {path: 'frontends.0.sourceRanges+1', port: moreRanges}
   }
   const affinity = copy()
-  affinity.sessionAffinity = sp.sessionAffinity === null ? {type: 'ClientIP', timeoutSeconds: null} : null
+  affinity.sessionAffinity =
+    sp.sessionAffinity === null ? {type: 'ClientIP', timeoutSeconds: null} : null
   yield {path: 'sessionAffinity', port: affinity}
 }
 
@@ -96,9 +153,15 @@ describe('port codes', () => {
     for (const {path, ports} of all) {
       const encoded = encode(ports)
       expect(encoded.keys, path).toEqual(ports.map(serviceKey))
-      expect(ports.map((_sp, i) => decodePort(encoded, i)), path).toStrictEqual(ports.map(withoutRules))
+      expect(
+        ports.map((_sp, i) => decodePort(encoded, i)),
+        path,
+      ).toStrictEqual(ports.map(withoutRules))
       const encoder = new PortEncoder()
-      expect(ports.every((sp, i) => encoder.matches(sp, encoded, i)), path).toBe(true)
+      expect(
+        ports.every((sp, i) => encoder.matches(sp, encoded, i)),
+        path,
+      ).toBe(true)
     }
   })
 
@@ -123,7 +186,16 @@ describe('port codes', () => {
     const encoded = encode([sp])
     expect(decodePort(encoded, 0)).toStrictEqual(withoutRules(sp))
     const fields = [...changedLeaves(sp)].map((c) => c.path)
-    expect(fields).toEqual(expect.arrayContaining(['healthCheckNodePort', 'scheduler', 'sessionAffinity.timeoutSeconds', 'endpoints.0.weight', 'endpoints.0.state', 'frontends.0.sourceRanges.0']))
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'healthCheckNodePort',
+        'scheduler',
+        'sessionAffinity.timeoutSeconds',
+        'endpoints.0.weight',
+        'endpoints.0.state',
+        'frontends.0.sourceRanges.0',
+      ]),
+    )
     for (const c of changedLeaves(sp)) expect(matches(c.port, encoded), c.path).toBe(false)
     // Rules are not compared by diff, and not in the codes.
     expect(matches({...sp, rules: []}, encoded)).toBe(true)
@@ -131,15 +203,21 @@ describe('port codes', () => {
 
   it('keep numbers bit for bit: -0, fractions, NaN, large and negative ports', () => {
     for (const share of [0, -0, 0.1, 1 / 3, Number.NaN, 1e-300]) {
-      const sp = port({endpoints: [{ip: '10.0.0.1', port: 65_535, local: false, share, weight: -1, state: null}]})
+      const sp = port({
+        endpoints: [{ip: '10.0.0.1', port: 65_535, local: false, share, weight: -1, state: null}],
+      })
       const encoded = encode([sp])
       expect(Object.is(decodePort(encoded, 0).endpoints[0]!.share, share), String(share)).toBe(true)
       expect(decodePort(encoded, 0).endpoints[0]!.weight).toBe(-1)
     }
     const zero = encode([port({healthCheckNodePort: 0})])
     expect(matches(port({healthCheckNodePort: -0}), zero)).toBe(false)
-    expect(matches(port({healthCheckNodePort: 65_536}), encode([port({healthCheckNodePort: 65_535})]))).toBe(false)
-    expect(decodePort(encode([port({healthCheckNodePort: 70_000})]), 0).healthCheckNodePort).toBe(70_000)
+    expect(
+      matches(port({healthCheckNodePort: 65_536}), encode([port({healthCheckNodePort: 65_535})])),
+    ).toBe(false)
+    expect(decodePort(encode([port({healthCheckNodePort: 70_000})]), 0).healthCheckNodePort).toBe(
+      70_000,
+    )
   })
 
   it('keep strings code unit by code unit, long ones and lone surrogates included', () => {
@@ -153,9 +231,22 @@ describe('port codes', () => {
   })
 
   it('refuse a value of the wrong type (UnencodableValue), and such a port matches nothing', () => {
-    const bad = port({endpoints: [{ip: null as unknown as string, port: 1, local: null, share: null, weight: null, state: null}]})
+    const bad = port({
+      endpoints: [
+        {
+          ip: null as unknown as string,
+          port: 1,
+          local: null,
+          share: null,
+          weight: null,
+          state: null,
+        },
+      ],
+    })
     expect(() => encode([bad])).toThrow(UnencodableValue)
-    expect(() => encode([port({healthCheckNodePort: '80' as unknown as number})])).toThrow(UnencodableValue)
+    expect(() => encode([port({healthCheckNodePort: '80' as unknown as number})])).toThrow(
+      UnencodableValue,
+    )
     expect(matches(bad, encode([port()]))).toBe(false)
   })
 

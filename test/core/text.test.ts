@@ -12,7 +12,9 @@ describe('isBlank', () => {
 describe('indexAtOrBefore', () => {
   it('finds the last start at or before an offset', () => {
     const starts = [0, 5, 9, 20]
-    expect([0, 4, 5, 8, 9, 19, 20, 1000].map((o) => indexAtOrBefore(starts, o))).toEqual([0, 0, 1, 1, 2, 2, 3, 3])
+    expect([0, 4, 5, 8, 9, 19, 20, 1000].map((o) => indexAtOrBefore(starts, o))).toEqual([
+      0, 0, 1, 1, 2, 2, 3, 3,
+    ])
     expect(indexAtOrBefore([0], 7)).toBe(0)
   })
 })

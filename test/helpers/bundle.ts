@@ -19,10 +19,20 @@ export const bundleFile = (path: string | null, over: Partial<BundleFile> = {}):
   ...over,
 })
 
-export const NODE_A_FACTS: BundleFacts = {node: 'node-a', kernel: '6.1.0', nftVersion: '1.0.6', iptablesBackends: ['nf_tables'], sysctls: {'net.ipv4.conf.all.route_localnet': '1'}}
+export const NODE_A_FACTS: BundleFacts = {
+  node: 'node-a',
+  kernel: '6.1.0',
+  nftVersion: '1.0.6',
+  iptablesBackends: ['nf_tables'],
+  sysctls: {'net.ipv4.conf.all.route_localnet': '1'},
+}
 
 /** Writes folder `dir`: each file with its text (none for a null path or text), and the manifest. */
-export function writeBundle(dir: string, files: Array<[BundleFile, string | Buffer | null]>, facts: BundleFacts = NODE_A_FACTS): string {
+export function writeBundle(
+  dir: string,
+  files: Array<[BundleFile, string | Buffer | null]>,
+  facts: BundleFacts = NODE_A_FACTS,
+): string {
   mkdirSync(dir, {recursive: true})
   const manifest: BundleManifest = {
     kind: 'KpBundle',

@@ -51,7 +51,11 @@ export function runKp(args: string[], opts: RunOptions = {}): CliResult {
 export function runKpAsync(args: string[], opts: RunOptions = {}): Promise<CliResult> {
   const [cmd, ...rest] = [...(opts.prefix ?? []), ...kpCommand(), ...args]
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd!, rest, {cwd: ROOT, env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env}, timeout: opts.timeout})
+    const child = spawn(cmd!, rest, {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...opts.env},
+      timeout: opts.timeout,
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))

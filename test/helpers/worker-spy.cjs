@@ -22,7 +22,8 @@ if (wt.isMainThread) {
   const crash = process.env.KP_SPY_CRASH
   if (crash === 'throw') throw new Error('worker-spy: crash while starting')
   if (crash === 'exit') process.exit(0)
-  if (crash === 'async') setImmediate(() => {
-    throw new Error('worker-spy: crash after starting')
-  })
+  if (crash === 'async')
+    setImmediate(() => {
+      throw new Error('worker-spy: crash after starting')
+    })
 }

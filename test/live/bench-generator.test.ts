@@ -8,15 +8,19 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-// @ts-expect-error: a plain .mjs script without type declarations
-import {chainHash, generateIptablesSave, kernelProbability} from '../../scripts/bench/gen-iptables.mjs'
+import {
+  chainHash,
+  generateIptablesSave,
+  kernelProbability,
+} from '../../scripts/bench/gen-iptables.mjs'
 import {Netns, netnsUnavailable} from './netns.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-gen-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 const skipReason = netnsUnavailable()
-if (skipReason) console.log(`bench-generator.test: skipping the round trip through the kernel: ${skipReason}`)
+if (skipReason)
+  console.log(`bench-generator.test: skipping the round trip through the kernel: ${skipReason}`)
 
 /** Header/footer comment lines carry the time; counters are the kernel's. */
 const comparable = (dump: string) =>
@@ -31,24 +35,38 @@ describe('benchmark dump generator', () => {
     // reference/kube-proxy-iptables-nftables.md §2.6 (checked there against kube-proxy's tests) and §2.8.
     expect(chainHash('ns1/svc1:p80tcp')).toBe('XPGD46QRK7WJZT7O')
     expect(chainHash('ns1/svc1:p80tcp10.180.0.1:80')).toBe('SXIVWICOYRO3J4NJ')
-    expect([2, 3, 4, 5].map(kernelProbability)).toEqual(['0.50000000000', '0.33333333349', '0.25000000000', '0.20000000019'])
+    expect([2, 3, 4, 5].map(kernelProbability)).toEqual([
+      '0.50000000000',
+      '0.33333333349',
+      '0.25000000000',
+      '0.20000000019',
+    ])
   })
 
-  it.skipIf(skipReason !== null)('writes dumps that iptables-save prints back unchanged, with and without comments', async () => {
-    // 20 × 3 = 60 endpoints keeps the comments; 150 × 10 = 1500 is kube-proxy's large-cluster mode.
-    for (const [services, endpointsPerService, largeCluster] of [[20, 3, false], [150, 10, true]] as const) {
-      const path = join(tmp, `${services}x${endpointsPerService}.txt`)
-      const written = (await generateIptablesSave(path, {services, endpointsPerService})) as {lines: number; largeCluster: boolean}
-      expect(written.largeCluster).toBe(largeCluster)
-      const text = readFileSync(path, 'utf8')
-      expect(text.split('\n').length - 1).toBe(written.lines)
-      const ns = new Netns()
-      try {
-        ns.run(['iptables-restore'], text)
-        expect(comparable(ns.run(['iptables-save']))).toBe(comparable(text))
-      } finally {
-        ns.delete()
+  it.skipIf(skipReason !== null)(
+    'writes dumps that iptables-save prints back unchanged, with and without comments',
+    async () => {
+      // 20 × 3 = 60 endpoints keeps the comments; 150 × 10 = 1500 is kube-proxy's large-cluster mode.
+      for (const [services, endpointsPerService, largeCluster] of [
+        [20, 3, false],
+        [150, 10, true],
+      ] as const) {
+        const path = join(tmp, `${services}x${endpointsPerService}.txt`)
+        const written = (await generateIptablesSave(path, {services, endpointsPerService})) as {
+          lines: number
+          largeCluster: boolean
+        }
+        expect(written.largeCluster).toBe(largeCluster)
+        const text = readFileSync(path, 'utf8')
+        expect(text.split('\n').length - 1).toBe(written.lines)
+        const ns = new Netns()
+        try {
+          ns.run(['iptables-restore'], text)
+          expect(comparable(ns.run(['iptables-save']))).toBe(comparable(text))
+        } finally {
+          ns.delete()
+        }
       }
-    }
-  })
+    },
+  )
 })

@@ -3,7 +3,7 @@
  * marks `read` are sources; failed, empty and leftover outputs are not; a manifest cannot
  * point outside its folder. Bundles are written here by hand in the manifest's shape.
  */
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -19,7 +19,8 @@ afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 const OVERALL = readFileSync(`${ROOT}fixtures/iptables/upstream-overall/input.rules`, 'utf8')
 
 const file = bundleFile
-const writeBundle = (name: string, files: Array<[BundleFile, string | null]>): string => writeBundleIn(join(tmp, name), files)
+const writeBundle = (name: string, files: Array<[BundleFile, string | null]>): string =>
+  writeBundleIn(join(tmp, name), files)
 
 describe('reading a bundle folder', () => {
   it('reads only the files marked read, with their format and tool, and returns the facts', async () => {
@@ -27,21 +28,53 @@ describe('reading a bundle folder', () => {
       [file('iptables-nft-save.txt', {tool: 'iptables v1.8.9 (nf_tables)'}), OVERALL],
       [file('iptables-legacy-save.txt', {read: false}), OVERALL], // a leftover backend
       [file('ip6tables-nft-save.txt'), ''], // empty on the node: nothing to read
-      [file('nft-ip-kube-proxy.json', {format: 'nft-json', exitCode: 1, error: 'nft exited with status 1', read: false}), ''],
-      [file(null, {command: ['ipvsadm', '-Sn'], format: 'ipvsadm', exitCode: null, error: 'ipvsadm is not installed', read: false}), null],
+      [
+        file('nft-ip-kube-proxy.json', {
+          format: 'nft-json',
+          exitCode: 1,
+          error: 'nft exited with status 1',
+          read: false,
+        }),
+        '',
+      ],
+      [
+        file(null, {
+          command: ['ipvsadm', '-Sn'],
+          format: 'ipvsadm',
+          exitCode: null,
+          error: 'ipvsadm is not installed',
+          read: false,
+        }),
+        null,
+      ],
       [file('uname-r.txt', {format: null, read: false}), '6.1.0\n'],
     ])
     const loaded = await loadInputs([dir])
     // Sources decode their text on first use: compare what they say, not the objects.
-    expect(loaded.sources.map(({path, text, format, tool}) => ({path, text, format, tool}))).toEqual([{path: join(dir, 'iptables-nft-save.txt'), text: OVERALL, format: 'iptables-save', tool: 'iptables v1.8.9 (nf_tables)'}])
-    expect(loaded.facts).toMatchObject({node: 'node-a', kernel: '6.1.0', iptablesBackends: ['nf_tables']})
+    expect(
+      loaded.sources.map(({path, text, format, tool}) => ({path, text, format, tool})),
+    ).toEqual([
+      {
+        path: join(dir, 'iptables-nft-save.txt'),
+        text: OVERALL,
+        format: 'iptables-save',
+        tool: 'iptables v1.8.9 (nf_tables)',
+      },
+    ])
+    expect(loaded.facts).toMatchObject({
+      node: 'node-a',
+      kernel: '6.1.0',
+      iptablesBackends: ['nf_tables'],
+    })
   })
 
   it('refuses a manifest path that leaves the bundle folder (exit 3)', async () => {
     const dir = writeBundle('escape', [[file('../../etc/passwd'), null]])
     const err = await loadInputs([dir]).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(InputError)
-    expect((err as InputError).message).toBe(`${join(dir, 'manifest.json')}:1: bundle file path "../../etc/passwd" points outside the bundle`)
+    expect((err as InputError).message).toBe(
+      `${join(dir, 'manifest.json')}:1: bundle file path "../../etc/passwd" points outside the bundle`,
+    )
     const abs = writeBundle('absolute', [[file('/etc/passwd'), null]])
     await expect(loadInputs([abs])).rejects.toMatchObject({code: 'INPUT_BAD_BUNDLE', exitCode: 3})
   })
@@ -57,6 +90,9 @@ describe('reading a bundle folder', () => {
 
   it('reports a listed file that is missing from the folder with its path (exit 3)', async () => {
     const dir = writeBundle('missing', [[file('iptables-nft-save.txt'), null]])
-    await expect(loadInputs([dir])).rejects.toMatchObject({code: 'INPUT_UNREADABLE', message: `${join(dir, 'iptables-nft-save.txt')}:1: cannot read bundle file: no such file or directory`})
+    await expect(loadInputs([dir])).rejects.toMatchObject({
+      code: 'INPUT_UNREADABLE',
+      message: `${join(dir, 'iptables-nft-save.txt')}:1: cannot read bundle file: no such file or directory`,
+    })
   })
 })

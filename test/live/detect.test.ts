@@ -50,7 +50,13 @@ describe('summarizeIptablesSave', () => {
   it('counts kube-proxy chains and rules of the overall iptables-mode dump, without the kubelet KUBE-FIREWALL', () => {
     // By hand from the dump: filter declares 6 KUBE-* chains (KUBE-FIREWALL is the kubelet's),
     // nat 20 (2 fixed + 4 EXT + 1 FW + MARK-MASQ + POSTROUTING + 6 SEP + 5 SVC); 16 of them are per-service (4 EXT, 1 FW, 6 SEP, 5 SVC); 65 "-A KUBE-" rules, 1 in KUBE-FIREWALL.
-    expect(summarizeIptablesSave(OVERALL)).toEqual({kubeChains: 25, kubeRules: 64, serviceChains: 16, ipvsChains: 0, natServicesWrittenBy: 'iptables'})
+    expect(summarizeIptablesSave(OVERALL)).toEqual({
+      kubeChains: 25,
+      kubeRules: 64,
+      serviceChains: 16,
+      ipvsChains: 0,
+      natServicesWrittenBy: 'iptables',
+    })
     expect(hasIptablesModeRules(summarizeIptablesSave(OVERALL))).toBe(true)
   })
 
@@ -64,7 +70,13 @@ describe('summarizeIptablesSave', () => {
   })
 
   it('does not take the kubelet chains for kube-proxy', () => {
-    expect(summarizeIptablesSave(KUBELET_ONLY)).toEqual({kubeChains: 0, kubeRules: 0, serviceChains: 0, ipvsChains: 0, natServicesWrittenBy: null})
+    expect(summarizeIptablesSave(KUBELET_ONLY)).toEqual({
+      kubeChains: 0,
+      kubeRules: 0,
+      serviceChains: 0,
+      ipvsChains: 0,
+      natServicesWrittenBy: null,
+    })
   })
 
   it('takes kube-proxy fixed chains without services as iptables mode', () => {
@@ -100,74 +112,153 @@ describe('/proc/net/ip_vs', () => {
   })
 })
 
-const dump = (backend: 'nf_tables' | 'legacy', family: 'ip' | 'ip6', text: string): IptablesDump => ({
+const dump = (
+  backend: 'nf_tables' | 'legacy',
+  family: 'ip' | 'ip6',
+  text: string,
+): IptablesDump => ({
   backend,
   family,
   command: `${family === 'ip' ? 'iptables' : 'ip6tables'}-${backend === 'nf_tables' ? 'nft' : 'legacy'}-save`,
   summary: summarizeIptablesSave(text),
 })
 
-const base: DetectionInput = {nftFamilies: [], nftUnavailable: null, iptables: [], iptablesNotes: [], ipvsVirtualServers: null, ipvsNote: null, kubeIpvs0: false}
+const base: DetectionInput = {
+  nftFamilies: [],
+  nftUnavailable: null,
+  iptables: [],
+  iptablesNotes: [],
+  ipvsVirtualServers: null,
+  ipvsNote: null,
+  kubeIpvs0: false,
+}
 
 describe('detectMode', () => {
   it('iptables mode on the nf_tables backend, no warnings', () => {
-    const d = detectMode({...base, iptables: [dump('nf_tables', 'ip', OVERALL), dump('nf_tables', 'ip6', ''), dump('legacy', 'ip', KUBELET_ONLY)]})
-    expect(d).toMatchObject({mode: 'iptables', backend: 'nf_tables', backendsWithRules: ['nf_tables'], warnings: []})
+    const d = detectMode({
+      ...base,
+      iptables: [
+        dump('nf_tables', 'ip', OVERALL),
+        dump('nf_tables', 'ip6', ''),
+        dump('legacy', 'ip', KUBELET_ONLY),
+      ],
+    })
+    expect(d).toMatchObject({
+      mode: 'iptables',
+      backend: 'nf_tables',
+      backendsWithRules: ['nf_tables'],
+      warnings: [],
+    })
   })
 
   it('nftables mode from a kube-proxy table', () => {
-    const d = detectMode({...base, nftFamilies: ['ip', 'ip6'], iptables: [dump('nf_tables', 'ip', KUBELET_ONLY)]})
+    const d = detectMode({
+      ...base,
+      nftFamilies: ['ip', 'ip6'],
+      iptables: [dump('nf_tables', 'ip', KUBELET_ONLY)],
+    })
     expect(d).toMatchObject({mode: 'nftables', warnings: []})
   })
 
   it('IPVS mode needs virtual servers and kube-ipvs0; its iptables rules are not leftovers', () => {
-    const d = detectMode({...base, ipvsVirtualServers: 3, kubeIpvs0: true, iptables: [dump('nf_tables', 'ip', IPVS_SAVE)]})
+    const d = detectMode({
+      ...base,
+      ipvsVirtualServers: 3,
+      kubeIpvs0: true,
+      iptables: [dump('nf_tables', 'ip', IPVS_SAVE)],
+    })
     expect(d).toMatchObject({mode: 'ipvs', backend: 'nf_tables', warnings: []})
   })
 
-  it('IPVS virtual servers without kube-ipvs0 are someone else\'s', () => {
-    const d = detectMode({...base, ipvsVirtualServers: 2, kubeIpvs0: false, iptables: [dump('nf_tables', 'ip', OVERALL)]})
+  it("IPVS virtual servers without kube-ipvs0 are someone else's", () => {
+    const d = detectMode({
+      ...base,
+      ipvsVirtualServers: 2,
+      kubeIpvs0: false,
+      iptables: [dump('nf_tables', 'ip', OVERALL)],
+    })
     expect(d.mode).toBe('iptables')
-    expect(d.warnings).toEqual(['2 IPVS virtual server(s) exist but there is no kube-ipvs0 device: they are not kube-proxy\'s'])
+    expect(d.warnings).toEqual([
+      "2 IPVS virtual server(s) exist but there is no kube-ipvs0 device: they are not kube-proxy's",
+    ])
   })
 
   it('rules in both backends: reads the one with more KUBE-* rules and warns', () => {
-    const d = detectMode({...base, iptables: [dump('nf_tables', 'ip', OVERALL), dump('legacy', 'ip', IPTABLES_NO_SERVICES)]})
+    const d = detectMode({
+      ...base,
+      iptables: [dump('nf_tables', 'ip', OVERALL), dump('legacy', 'ip', IPTABLES_NO_SERVICES)],
+    })
     expect(d.mode).toBe('iptables')
     expect(d.backend).toBe('nf_tables')
     expect(d.backendsWithRules).toEqual(['legacy', 'nf_tables'])
     expect(d.warnings).toHaveLength(1)
-    expect(d.warnings[0]).toContain('kube-proxy chains exist in both iptables backends (nf_tables: 64 KUBE-* rules, legacy: 2)')
-    const flipped = detectMode({...base, iptables: [dump('nf_tables', 'ip', IPTABLES_NO_SERVICES), dump('legacy', 'ip', OVERALL)]})
+    expect(d.warnings[0]).toContain(
+      'kube-proxy chains exist in both iptables backends (nf_tables: 64 KUBE-* rules, legacy: 2)',
+    )
+    const flipped = detectMode({
+      ...base,
+      iptables: [dump('nf_tables', 'ip', IPTABLES_NO_SERVICES), dump('legacy', 'ip', OVERALL)],
+    })
     expect(flipped.backend).toBe('legacy')
   })
 
   it('a kube-proxy table next to iptables-mode chains: nftables is active, the chains are leftovers', () => {
-    const d = detectMode({...base, nftFamilies: ['ip'], iptables: [dump('nf_tables', 'ip', OVERALL)]})
+    const d = detectMode({
+      ...base,
+      nftFamilies: ['ip'],
+      iptables: [dump('nf_tables', 'ip', OVERALL)],
+    })
     expect(d.mode).toBe('nftables')
-    expect(d.warnings).toEqual(['leftover iptables-mode rules (iptables-nft-save: 16 per-service KUBE-SVC/SEP/EXT/FW chains) (kube-proxy --cleanup removes them)'])
+    expect(d.warnings).toEqual([
+      'leftover iptables-mode rules (iptables-nft-save: 16 per-service KUBE-SVC/SEP/EXT/FW chains) (kube-proxy --cleanup removes them)',
+    ])
   })
 
   it('IPVS next to iptables-mode chains: the mode that last wrote nat KUBE-SERVICES is active', () => {
     // After iptables → ipvs, IPVS mode rewrote KUBE-SERVICES but old KUBE-SVC-* chains remain.
-    const leftoverSvc = IPVS_SAVE.replace(':KUBE-SERVICES - [0:0]', ':KUBE-SERVICES - [0:0]\n:KUBE-SVC-XPGD46QRK7WJZT7O - [0:0]')
-    const toIpvs = detectMode({...base, ipvsVirtualServers: 3, kubeIpvs0: true, iptables: [dump('nf_tables', 'ip', leftoverSvc)]})
+    const leftoverSvc = IPVS_SAVE.replace(
+      ':KUBE-SERVICES - [0:0]',
+      ':KUBE-SERVICES - [0:0]\n:KUBE-SVC-XPGD46QRK7WJZT7O - [0:0]',
+    )
+    const toIpvs = detectMode({
+      ...base,
+      ipvsVirtualServers: 3,
+      kubeIpvs0: true,
+      iptables: [dump('nf_tables', 'ip', leftoverSvc)],
+    })
     expect(toIpvs.mode).toBe('ipvs')
-    expect(toIpvs.warnings).toEqual(['leftover iptables-mode rules (iptables-nft-save: 1 per-service KUBE-SVC/SEP/EXT/FW chains) (kube-proxy --cleanup removes them)'])
+    expect(toIpvs.warnings).toEqual([
+      'leftover iptables-mode rules (iptables-nft-save: 1 per-service KUBE-SVC/SEP/EXT/FW chains) (kube-proxy --cleanup removes them)',
+    ])
     // After ipvs → iptables, the virtual servers and kube-ipvs0 remain.
-    const toIptables = detectMode({...base, ipvsVirtualServers: 3, kubeIpvs0: true, iptables: [dump('nf_tables', 'ip', OVERALL)]})
+    const toIptables = detectMode({
+      ...base,
+      ipvsVirtualServers: 3,
+      kubeIpvs0: true,
+      iptables: [dump('nf_tables', 'ip', OVERALL)],
+    })
     expect(toIptables.mode).toBe('iptables')
-    expect(toIptables.warnings).toEqual(['leftover IPVS-mode state: 3 IPVS virtual server(s) and the kube-ipvs0 device (kube-proxy --cleanup removes them)'])
+    expect(toIptables.warnings).toEqual([
+      'leftover IPVS-mode state: 3 IPVS virtual server(s) and the kube-ipvs0 device (kube-proxy --cleanup removes them)',
+    ])
   })
 
   it('--mode forces a mode that is present, and finds nothing for one that is not', () => {
-    const input = {...base, nftFamilies: ['ip' as const], iptables: [dump('nf_tables', 'ip', OVERALL)]}
+    const input = {
+      ...base,
+      nftFamilies: ['ip' as const],
+      iptables: [dump('nf_tables', 'ip', OVERALL)],
+    }
     expect(detectMode({...input, forced: 'iptables'}).mode).toBe('iptables')
     const ipvs = detectMode({...input, forced: 'ipvs'})
     expect(ipvs.mode).toBeNull()
     expect(ipvs.looked).toEqual(['IPVS: not present'])
     // The message for a forced mode names only that mode's probes.
-    const nft = detectMode({...base, iptables: [dump('nf_tables', 'ip', OVERALL)], forced: 'nftables'})
+    const nft = detectMode({
+      ...base,
+      iptables: [dump('nf_tables', 'ip', OVERALL)],
+      forced: 'nftables',
+    })
     expect(nft.mode).toBeNull()
     expect(nft.looked).toEqual(['nft has no table ip kube-proxy or ip6 kube-proxy'])
   })
@@ -186,7 +277,11 @@ describe('detectMode', () => {
       'iptables-legacy-save not run: the legacy backend has no IPv4 tables',
       'IPVS: not loaded in this kernel',
     ])
-    const noNft = detectMode({...base, nftFamilies: null, nftUnavailable: 'nft is not installed (not found in PATH)'})
+    const noNft = detectMode({
+      ...base,
+      nftFamilies: null,
+      nftUnavailable: 'nft is not installed (not found in PATH)',
+    })
     expect(noNft.looked[0]).toBe('nft: nft is not installed (not found in PATH)')
   })
 })

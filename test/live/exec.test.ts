@@ -11,12 +11,18 @@ import {commandLineOf, environmentError, runChecked, runCommand} from '../../src
 
 const isRoot = process.getuid?.() === 0
 const setprivWorks = isRoot && (await runCommand(['setpriv', '--version'])).failure === null
-if (!setprivWorks) console.log('exec.test: skipping the no-root case: needs root and setpriv(1) to drop privileges')
+if (!setprivWorks)
+  console.log('exec.test: skipping the no-root case: needs root and setpriv(1) to drop privileges')
 
 describe('runCommand', () => {
   it('returns stdout byte for byte (final newline kept) and exit 0 without a failure', async () => {
     const r = await runCommand(['printf', 'a b\\nc\\n'])
-    expect(r).toMatchObject({stdout: 'a b\nc\n', exitCode: 0, failure: null, commandLine: "printf 'a b\\nc\\n'"})
+    expect(r).toMatchObject({
+      stdout: 'a b\nc\n',
+      exitCode: 0,
+      failure: null,
+      commandLine: "printf 'a b\\nc\\n'",
+    })
   })
 
   it('classifies a program that does not exist as LIVE_MISSING_PROGRAM', async () => {
@@ -32,7 +38,9 @@ describe('runCommand', () => {
     expect(f.failure).toEqual({code: 'LIVE_COMMAND_FAILED', message: 'false exited with status 1'})
     const ls = await runCommand(['ls', '/kp-no-such-dir'])
     expect(ls.exitCode).toBe(2)
-    expect(ls.failure?.message).toMatch(/^ls \/kp-no-such-dir exited with status 2: ls: cannot access/)
+    expect(ls.failure?.message).toMatch(
+      /^ls \/kp-no-such-dir exited with status 2: ls: cannot access/,
+    )
   })
 
   it('says a dump program crashed (SIGSEGV) and how to give it more stack, and only for a -save program', async () => {
@@ -45,11 +53,19 @@ describe('runCommand', () => {
         chmodSync(join(dir, name), 0o755)
       }
       const save = await runCommand([join(dir, 'crashing-save')])
-      expect(save.failure).toMatchObject({code: 'LIVE_COMMAND_FAILED', message: `${join(dir, 'crashing-save')} crashed (SIGSEGV)`})
+      expect(save.failure).toMatchObject({
+        code: 'LIVE_COMMAND_FAILED',
+        message: `${join(dir, 'crashing-save')} crashed (SIGSEGV)`,
+      })
       expect(environmentError(save).hints[0]).toContain('`ulimit -s unlimited`')
       const other = await runCommand([join(dir, 'crashing-tool')])
-      expect(other.failure).toEqual({code: 'LIVE_COMMAND_FAILED', message: `${join(dir, 'crashing-tool')} was killed by SIGSEGV`})
-      expect(environmentError(other).hints).toEqual(['run the command by hand to see its full error output'])
+      expect(other.failure).toEqual({
+        code: 'LIVE_COMMAND_FAILED',
+        message: `${join(dir, 'crashing-tool')} was killed by SIGSEGV`,
+      })
+      expect(environmentError(other).hints).toEqual([
+        'run the command by hand to see its full error output',
+      ])
     } finally {
       rmSync(dir, {recursive: true, force: true})
     }
@@ -65,7 +81,13 @@ describe('runCommand', () => {
 
   it.skipIf(!setprivWorks)('classifies iptables-save without root as LIVE_NEEDS_ROOT', async () => {
     // iptables 1.8.9 prints "Could not fetch rule set generation id: Permission denied (you must be root)".
-    const r = await runCommand(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'iptables-save'])
+    const r = await runCommand([
+      'setpriv',
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      'iptables-save',
+    ])
     expect(r.failure?.code).toBe('LIVE_NEEDS_ROOT')
     expect(r.failure?.message).toMatch(/needs root: .*(Permission denied|not permitted)/)
   })
@@ -96,12 +118,17 @@ describe('environment errors (exit 4)', () => {
   })
 
   it('runChecked throws for a missing program and returns a good run', async () => {
-    await expect(runChecked(['kp-no-such-program-xyz'])).rejects.toMatchObject({code: 'LIVE_MISSING_PROGRAM', exitCode: 4})
+    await expect(runChecked(['kp-no-such-program-xyz'])).rejects.toMatchObject({
+      code: 'LIVE_MISSING_PROGRAM',
+      exitCode: 4,
+    })
     await expect(runChecked(['true'])).resolves.toMatchObject({exitCode: 0})
   })
 
   it('quotes arguments with spaces or shell characters in command lines', () => {
-    expect(commandLineOf(['nft', '-j', 'list', 'table', 'ip', 'kube-proxy'])).toBe('nft -j list table ip kube-proxy')
+    expect(commandLineOf(['nft', '-j', 'list', 'table', 'ip', 'kube-proxy'])).toBe(
+      'nft -j list table ip kube-proxy',
+    )
     expect(commandLineOf(['echo', "it's here"])).toBe(`echo 'it'\\''s here'`)
   })
 })

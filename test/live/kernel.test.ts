@@ -8,12 +8,17 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-// @ts-expect-error: a plain .mjs script without type declarations
 import {chainHash, generateIptablesSave} from '../../scripts/bench/gen-iptables.mjs'
 import type {BundleManifest} from '../../src/readers/bundle.js'
 import type {ProxyState} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
-import {Netns, addKubeProxyNfacctCounters, netnsUnavailable, objectsBeforeRules, runKpAsync} from './netns.js'
+import {
+  Netns,
+  addKubeProxyNfacctCounters,
+  netnsUnavailable,
+  objectsBeforeRules,
+  runKpAsync,
+} from './netns.js'
 
 const skipReason = netnsUnavailable()
 if (skipReason) console.log(`kernel.test: skipping the real-kernel tests: ${skipReason}`)
@@ -75,7 +80,14 @@ function comparable(state: ProxyState): unknown {
     sources: undefined,
     // The mark as each source writes it: the corpus transaction says 0x4000, `nft list` and
     // `nft -j` (a number) show 0x00004000. The same value either way.
-    node: {...state.node, name: null, kernel: null, nftVersion: null, iptablesBackends: null, masqueradeMark: state.node.masqueradeMark === null ? null : Number(state.node.masqueradeMark)},
+    node: {
+      ...state.node,
+      name: null,
+      kernel: null,
+      nftVersion: null,
+      iptablesBackends: null,
+      masqueradeMark: state.node.masqueradeMark === null ? null : Number(state.node.masqueradeMark),
+    },
     services: state.services.map((sp) => ({...sp, rules: undefined})),
     foreign: state.foreign.map((f) => ({...f, source: null})),
     diagnostics: state.diagnostics.map((d) => ({...d, source: null})),
@@ -84,7 +96,8 @@ function comparable(state: ProxyState): unknown {
 
 async function listJson(args: string[], prefix?: string[]): Promise<ProxyState> {
   const r = await runKpAsync(['list', '--json', ...args], {prefix})
-  if (r.exitCode !== 0) throw new Error(`kp list ${args.join(' ')} exited ${r.exitCode}: ${r.stderr}`)
+  if (r.exitCode !== 0)
+    throw new Error(`kp list ${args.join(' ')} exited ${r.exitCode}: ${r.stderr}`)
   return JSON.parse(r.stdout) as ProxyState
 }
 
@@ -137,12 +150,24 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       const r = await runKpAsync(['list', '--json', '--verbose'], {prefix: ns.prefix})
       expect(r.exitCode).toBe(0)
       const live = JSON.parse(r.stdout) as ProxyState
-      for (const ran of ['nft -j list table ip kube-proxy', 'nft -j list table ip6 kube-proxy', 'iptables-nft-save', 'ip6tables-nft-save']) expect(r.stderr).toContain(`kp: ran ${ran}\n`)
+      for (const ran of [
+        'nft -j list table ip kube-proxy',
+        'nft -j list table ip6 kube-proxy',
+        'iptables-nft-save',
+        'ip6tables-nft-save',
+      ])
+        expect(r.stderr).toContain(`kp: ran ${ran}\n`)
       expect(fromFile.services.length).toBeGreaterThan(0)
       expect(comparable(live)).toEqual(comparable(fromFile))
       // Where it came from: the nf_tables backend's iptables-save, with its version.
       const version = /v\d+\.\d+\.\d+/.exec(ns.run(['iptables', '--version']))![0]
-      expect(live.sources).toEqual([{path: 'live:iptables-nft-save', format: 'iptables-save', tool: `iptables ${version} (nf_tables)`}])
+      expect(live.sources).toEqual([
+        {
+          path: 'live:iptables-nft-save',
+          format: 'iptables-save',
+          tool: `iptables ${version} (nf_tables)`,
+        },
+      ])
       expect(live.node.iptablesBackends).toEqual(['nf_tables'])
       expect(live.node.kernel).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim())
     })
@@ -153,7 +178,9 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       expect(r.exitCode).toBe(0)
       const manifest = JSON.parse(r.stdout) as BundleManifest
       expect(manifest.mode).toBe('iptables')
-      expect(manifest.files.filter((f) => f.read).map((f) => f.path)).toEqual(['iptables-nft-save.txt'])
+      expect(manifest.files.filter((f) => f.read).map((f) => f.path)).toEqual([
+        'iptables-nft-save.txt',
+      ])
       expect(manifest.facts.sysctls['net.ipv4.conf.all.route_localnet']).toMatch(/^[01]$/)
       expect(comparable(await listJson(['-f', out]))).toEqual(comparable(fromFile))
     })
@@ -166,7 +193,14 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
 
     it('warns when kube-proxy chains are in the legacy backend too, and reads the one with more rules', async () => {
       // A leftover legacy-backend copy of kube-proxy's fixed chains (§2.3), as an image upgrade can leave.
-      const legacy = ['*nat', ':KUBE-SERVICES - [0:0]', ':KUBE-MARK-MASQ - [0:0]', '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000', 'COMMIT', ''].join('\n')
+      const legacy = [
+        '*nat',
+        ':KUBE-SERVICES - [0:0]',
+        ':KUBE-MARK-MASQ - [0:0]',
+        '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000',
+        'COMMIT',
+        '',
+      ].join('\n')
       const both = new Netns()
       try {
         addKubeProxyNfacctCounters(both)
@@ -174,7 +208,9 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
         both.run(['iptables-legacy-restore'], legacy)
         const r = await runKpAsync(['list', '--json'], {prefix: both.prefix})
         expect(r.exitCode).toBe(0)
-        expect(r.stderr).toMatch(/kp: warning: kube-proxy chains exist in both iptables backends \(nf_tables: \d+ KUBE-\* rules, legacy: 1\); reading nf_tables/)
+        expect(r.stderr).toMatch(
+          /kp: warning: kube-proxy chains exist in both iptables backends \(nf_tables: \d+ KUBE-\* rules, legacy: 1\); reading nf_tables/,
+        )
         const live = JSON.parse(r.stdout) as ProxyState
         expect(live.node.iptablesBackends).toEqual(['legacy', 'nf_tables'])
         expect(comparable(live)).toEqual(comparable(fromFile))
@@ -196,11 +232,17 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       // Live reads IPv4 first, then IPv6: give the files in the same order.
       const fromFiles = await listJson(['-f', IPTABLES_OVERALL, '-f', v6Path])
       expect(comparable(live)).toEqual(comparable(fromFiles))
-      expect(live.sources.map((s) => s.path)).toEqual(['live:iptables-nft-save', 'live:ip6tables-nft-save'])
+      expect(live.sources.map((s) => s.path)).toEqual([
+        'live:iptables-nft-save',
+        'live:ip6tables-nft-save',
+      ])
       const v6 = live.services.filter((sp) => sp.family === 'IPv6')
       expect(v6.map((sp) => [sp.namespace, sp.name, sp.portName])).toEqual([['ns7', 'svc7', 'p80']])
       // Two endpoints behind "--probability 0.5" and an unconditional rule: half each (§2.4).
-      expect(v6[0]!.endpoints.map((e) => [e.ip, e.port, e.share])).toEqual([['fd00:10:180::1', 80, 0.5], ['fd00:10:180::2', 80, 0.5]])
+      expect(v6[0]!.endpoints.map((e) => [e.ip, e.port, e.share])).toEqual([
+        ['fd00:10:180::1', 80, 0.5],
+        ['fd00:10:180::2', 80, 0.5],
+      ])
     } finally {
       ns.delete()
     }
@@ -231,7 +273,9 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
       expect(r.exitCode).toBe(0)
       const manifest = JSON.parse(r.stdout) as BundleManifest
       expect(manifest.mode).toBe('nftables')
-      expect(manifest.warnings).toEqual([expect.stringMatching(/^leftover iptables-mode rules \(iptables-nft-save: 16 per-service/)])
+      expect(manifest.warnings).toEqual([
+        expect.stringMatching(/^leftover iptables-mode rules \(iptables-nft-save: 16 per-service/),
+      ])
       // The leftovers are saved for people but not read.
       const byPath = Object.fromEntries(manifest.files.map((f) => [f.path, f.read]))
       expect(byPath).toMatchObject({'nft-ip-kube-proxy.json': true, 'iptables-nft-save.txt': false})
@@ -242,9 +286,13 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
   it.skipIf(spawnSync('setpriv', ['--version']).status !== 0)(
     'exits 4 with a hint when not root',
     async () => {
-      const r = await runKpAsync(['list', '--json'], {prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']})
+      const r = await runKpAsync(['list', '--json'], {
+        prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+      })
       expect(r.exitCode).toBe(4)
-      const {error} = JSON.parse(r.stdout) as {error: {code: string; message: string; hints: string[]}}
+      const {error} = JSON.parse(r.stdout) as {
+        error: {code: string; message: string; hints: string[]}
+      }
       expect(error.code).toBe('LIVE_NEEDS_ROOT')
       expect(error.message).toMatch(/needs root/)
       expect(error.hints[0]).toMatch(/run kp as root/)

@@ -9,9 +9,16 @@ import {type CliResult, ROOT, kpCommand} from '../helpers/run-cli.js'
 
 let counter = 0
 
-function sh(argv: string[], input?: string): {status: number | null; stdout: string; stderr: string} {
+function sh(
+  argv: string[],
+  input?: string,
+): {status: number | null; stdout: string; stderr: string} {
   const r = spawnSync(argv[0]!, argv.slice(1), {input: input ?? '', encoding: 'utf8'})
-  return {status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? (r.error ? String(r.error) : '')}
+  return {
+    status: r.status,
+    stdout: r.stdout ?? '',
+    stderr: r.stderr ?? (r.error ? String(r.error) : ''),
+  }
 }
 
 /** Why kernel tests cannot run here, or null when they can. */
@@ -39,7 +46,8 @@ export class Netns {
   /** Runs a program inside the namespace and fails the test when it fails. */
   run(argv: string[], input?: string): string {
     const r = sh([...this.prefix, ...argv], input)
-    if (r.status !== 0) throw new Error(`${argv.join(' ')} in ${this.name} exited ${r.status}: ${r.stderr}`)
+    if (r.status !== 0)
+      throw new Error(`${argv.join(' ')} in ${this.name} exited ${r.status}: ${r.stderr}`)
     return r.stdout
   }
 
@@ -70,15 +78,33 @@ export function objectsBeforeRules(transaction: string): string {
  * runKp without blocking the test worker: kernel tests run many CLI processes, and on a loaded
  * machine a blocking spawnSync starves vitest's worker RPC ("Timeout calling onTaskUpdate").
  */
-export function runKpAsync(args: string[], opts: {prefix?: string[]; /** ms before the process is killed (a hang then fails the test instead of outliving it). */ timeout?: number} = {}): Promise<CliResult> {
+export function runKpAsync(
+  args: string[],
+  opts: {
+    prefix?: string[]
+    /** ms before the process is killed (a hang then fails the test instead of outliving it). */ timeout?: number
+  } = {},
+): Promise<CliResult> {
   const [cmd, ...rest] = [...(opts.prefix ?? []), ...kpCommand(), ...args]
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd!, rest, {cwd: ROOT, env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0'}, stdio: ['ignore', 'pipe', 'pipe'], timeout: opts.timeout, killSignal: 'SIGKILL'})
+    const child = spawn(cmd!, rest, {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: opts.timeout,
+      killSignal: 'SIGKILL',
+    })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (b: Buffer) => out.push(b))
     child.stderr.on('data', (b: Buffer) => err.push(b))
     child.on('error', reject)
-    child.on('close', (code) => resolve({stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), exitCode: code ?? -1}))
+    child.on('close', (code) =>
+      resolve({
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        exitCode: code ?? -1,
+      }),
+    )
   })
 }

@@ -37,16 +37,28 @@ function fakeRoot(name: string, opts: {kubeIpvs0: boolean}): string {
 
 const ipvsadmInstalled = spawnSync('ipvsadm', ['--version']).error === undefined
 const canRun = process.getuid?.() === 0 && !ipvsadmInstalled
-if (!canRun) console.log('snapshot.test: skipping: needs root, and a machine without ipvsadm installed')
+if (!canRun)
+  console.log('snapshot.test: skipping: needs root, and a machine without ipvsadm installed')
 
 describe.skipIf(!canRun)('live reading with IPVS in the kernel', () => {
   it('exits 4 naming ipvsadm when IPVS mode is found but ipvsadm is not installed', async () => {
-    const err = await collectLive({mode: 'ipvs', root: fakeRoot('with-device', {kubeIpvs0: true})}).catch((e: unknown) => e)
-    expect(err).toMatchObject({exitCode: 4, code: 'LIVE_MISSING_PROGRAM', command: 'ipvsadm -Sn', message: 'ipvsadm is not installed (not found in PATH)'})
+    const err = await collectLive({
+      mode: 'ipvs',
+      root: fakeRoot('with-device', {kubeIpvs0: true}),
+    }).catch((e: unknown) => e)
+    expect(err).toMatchObject({
+      exitCode: 4,
+      code: 'LIVE_MISSING_PROGRAM',
+      command: 'ipvsadm -Sn',
+      message: 'ipvsadm is not installed (not found in PATH)',
+    })
   })
 
   it('does not take virtual servers without kube-ipvs0 for kube-proxy (exit 3)', async () => {
-    const err = await collectLive({mode: 'ipvs', root: fakeRoot('no-device', {kubeIpvs0: false})}).catch((e: unknown) => e)
+    const err = await collectLive({
+      mode: 'ipvs',
+      root: fakeRoot('no-device', {kubeIpvs0: false}),
+    }).catch((e: unknown) => e)
     expect(err).toMatchObject({exitCode: 3, code: 'LIVE_NO_KUBE_PROXY'})
     expect((err as Error).message).toContain('IPVS: 1 virtual server(s), kube-ipvs0 absent')
   })

@@ -12,7 +12,9 @@ import {loadInputs} from '../../src/readers/load.js'
 import {readState} from '../../src/readers/read-state.js'
 import {ROOT} from '../helpers/run-cli.js'
 
-const pieces = (text: string, pieceBytes: number): string[] => [...textPieces(memoryBytes(Buffer.from(text, 'utf8')), pieceBytes)]
+const pieces = (text: string, pieceBytes: number): string[] => [
+  ...textPieces(memoryBytes(Buffer.from(text, 'utf8')), pieceBytes),
+]
 
 describe('textPieces', () => {
   it.each([
@@ -26,12 +28,15 @@ describe('textPieces', () => {
     for (const size of [1, 2, 7, 16, 1000]) {
       const got = pieces(text, size)
       expect(got.join(''), `pieces of ${size}`).toBe(text)
-      for (const piece of got.slice(0, -1)) expect(piece.endsWith('\n'), `pieces of ${size}`).toBe(true)
+      for (const piece of got.slice(0, -1))
+        expect(piece.endsWith('\n'), `pieces of ${size}`).toBe(true)
     }
   })
 })
 
-const DIRS = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true}).filter((d) => d.isDirectory()).map((d) => d.name)
+const DIRS = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
 
 describe('the iptables reader over pieces', () => {
   it.each(DIRS)('%s: pieces of any size read as the whole text', (dir) => {
@@ -40,7 +45,16 @@ describe('the iptables reader over pieces', () => {
     for (const size of [16, 300]) {
       const inPieces = parseIptablesText(pieces(text, size), 'x')
       expect(inPieces.diagnostics).toEqual(whole.diagnostics)
-      const rules = (r: typeof whole) => r.ruleset.rules.map((rule) => [rule.line, rule.table, rule.chain, rule.text, rule.target, rule.matches, rule.targetOptions])
+      const rules = (r: typeof whole) =>
+        r.ruleset.rules.map((rule) => [
+          rule.line,
+          rule.table,
+          rule.chain,
+          rule.text,
+          rule.target,
+          rule.matches,
+          rule.targetOptions,
+        ])
       expect(rules(inPieces)).toEqual(rules(whole))
     }
   })

@@ -34,18 +34,51 @@ describe('loadInputs on a hand-edited bundle', () => {
     // Was `TypeError: Cannot read properties of null (reading 'format')`, exit 70.
     const bundle = join(dir, 'bundle-null-entry')
     mkdirSync(bundle)
-    writeFileSync(join(bundle, 'manifest.json'), JSON.stringify({kind: 'KpBundle', schemaVersion: 1, files: [null], facts: null}))
-    await expect(loadInputs([bundle])).rejects.toMatchObject({code: 'INPUT_BAD_BUNDLE', message: expect.stringContaining('an entry of "files" is not an object')})
+    writeFileSync(
+      join(bundle, 'manifest.json'),
+      JSON.stringify({kind: 'KpBundle', schemaVersion: 1, files: [null], facts: null}),
+    )
+    await expect(loadInputs([bundle])).rejects.toMatchObject({
+      code: 'INPUT_BAD_BUNDLE',
+      message: expect.stringContaining('an entry of "files" is not an object'),
+    })
   })
 
-  it('keeps only facts of the manifest\'s types (a sysctl of 1 made kp migrate fail on .trim())', async () => {
+  it("keeps only facts of the manifest's types (a sysctl of 1 made kp migrate fail on .trim())", async () => {
     const bundle = join(dir, 'bundle-odd-facts')
     mkdirSync(bundle)
-    writeFileSync(join(bundle, 'sn.txt'), '-A -t 10.96.0.1:443 -s rr\n-a -t 10.96.0.1:443 -r 10.0.0.10:6443 -m -w 1\n')
-    const file = {path: 'sn.txt', format: 'ipvsadm', command: ['ipvsadm', '-Sn'], tool: null, exitCode: 0, stderr: '', error: null, read: true}
-    const facts = {node: {toString: 1}, kernel: '6.1.0', nftVersion: 5, iptablesBackends: 'nf_tables', sysctls: {'net.ipv4.conf.all.arp_ignore': 1, 'net.ipv4.vs.conntrack': '1'}}
-    writeFileSync(join(bundle, 'manifest.json'), JSON.stringify({kind: 'KpBundle', schemaVersion: 1, files: [file], facts}))
-    expect((await loadInputs([bundle])).facts).toEqual({node: null, kernel: '6.1.0', nftVersion: null, iptablesBackends: null, sysctls: {'net.ipv4.vs.conntrack': '1'}})
+    writeFileSync(
+      join(bundle, 'sn.txt'),
+      '-A -t 10.96.0.1:443 -s rr\n-a -t 10.96.0.1:443 -r 10.0.0.10:6443 -m -w 1\n',
+    )
+    const file = {
+      path: 'sn.txt',
+      format: 'ipvsadm',
+      command: ['ipvsadm', '-Sn'],
+      tool: null,
+      exitCode: 0,
+      stderr: '',
+      error: null,
+      read: true,
+    }
+    const facts = {
+      node: {toString: 1},
+      kernel: '6.1.0',
+      nftVersion: 5,
+      iptablesBackends: 'nf_tables',
+      sysctls: {'net.ipv4.conf.all.arp_ignore': 1, 'net.ipv4.vs.conntrack': '1'},
+    }
+    writeFileSync(
+      join(bundle, 'manifest.json'),
+      JSON.stringify({kind: 'KpBundle', schemaVersion: 1, files: [file], facts}),
+    )
+    expect((await loadInputs([bundle])).facts).toEqual({
+      node: null,
+      kernel: '6.1.0',
+      nftVersion: null,
+      iptablesBackends: null,
+      sysctls: {'net.ipv4.vs.conntrack': '1'},
+    })
   })
 })
 
@@ -65,7 +98,8 @@ describe('a byte order mark at the start of a file', () => {
     const marked = join(mkdtempSync(join(dir, 'bom-')), 'input')
     writeFileSync(plain, text)
     writeFileSync(marked, BOM + text)
-    const read = async (file: string) => JSON.stringify(await readState(await loadInputs([file]))).replaceAll(file, 'FILE')
+    const read = async (file: string) =>
+      JSON.stringify(await readState(await loadInputs([file]))).replaceAll(file, 'FILE')
     const withMark = await read(marked)
     expect(withMark).toBe(await read(plain))
     expect(withMark).not.toContain('INPUT_UNKNOWN_FORMAT')
@@ -75,7 +109,10 @@ describe('a byte order mark at the start of a file', () => {
 describe('pipes and devices (-f <(iptables-save))', () => {
   it('reads a pipe whole, in pieces', async () => {
     // More than one 256 KiB piece, with no NUL byte: nothing is cut.
-    const text = '*nat\n:KUBE-SERVICES - [0:0]\n' + '# filler line for the pipe test\n'.repeat(20_000) + 'COMMIT\n'
+    const text =
+      '*nat\n:KUBE-SERVICES - [0:0]\n' +
+      '# filler line for the pipe test\n'.repeat(20_000) +
+      'COMMIT\n'
     const fifo = join(dir, 'pipe')
     const file = join(dir, 'pipe-source.rules')
     writeFileSync(file, text)
@@ -87,14 +124,21 @@ describe('pipes and devices (-f <(iptables-save))', () => {
   })
 
   // Was read with readFileSync until memory ran out: a device never ends.
-  it.skipIf(!existsSync('/dev/zero'))('refuses /dev/zero and /dev/urandom (with -f, and /dev/zero on stdin) as binary data, exit 3, without reading them to the end', () => {
-    for (const device of ['/dev/zero', '/dev/urandom']) {
-      const r = runKp(['list', '-f', device], {timeout: 20_000})
-      expect(r.exitCode, device).toBe(3)
-      expect(r.stderr).toContain(`${device}:1: binary data (NUL bytes), not a text dump`)
-    }
-    const stdin = spawnSync('sh', ['-c', 'exec "$@" < /dev/zero', 'sh', ...kpCommand(), 'list', '-f', '-'], {cwd: ROOT, encoding: 'utf8', timeout: 20_000})
-    expect(stdin.status).toBe(3)
-    expect(stdin.stderr).toContain('binary data (NUL bytes), not a text dump')
-  })
+  it.skipIf(!existsSync('/dev/zero'))(
+    'refuses /dev/zero and /dev/urandom (with -f, and /dev/zero on stdin) as binary data, exit 3, without reading them to the end',
+    () => {
+      for (const device of ['/dev/zero', '/dev/urandom']) {
+        const r = runKp(['list', '-f', device], {timeout: 20_000})
+        expect(r.exitCode, device).toBe(3)
+        expect(r.stderr).toContain(`${device}:1: binary data (NUL bytes), not a text dump`)
+      }
+      const stdin = spawnSync(
+        'sh',
+        ['-c', 'exec "$@" < /dev/zero', 'sh', ...kpCommand(), 'list', '-f', '-'],
+        {cwd: ROOT, encoding: 'utf8', timeout: 20_000},
+      )
+      expect(stdin.status).toBe(3)
+      expect(stdin.stderr).toContain('binary data (NUL bytes), not a text dump')
+    },
+  )
 })

@@ -6,7 +6,15 @@
  * test/commands/diff-worker.test.ts runs the whole command with the worker on and off.
  */
 import {execSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
@@ -14,7 +22,11 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {decodePort} from '../../src/core/port-codec.js'
 import {InputError} from '../../src/errors.js'
 import type {ProxyState} from '../../src/model/types.js'
-import {readInWorker, WORKER_MIN_BYTES_ENV, workerPaysOff} from '../../src/readers/read-in-worker.js'
+import {
+  readInWorker,
+  WORKER_MIN_BYTES_ENV,
+  workerPaysOff,
+} from '../../src/readers/read-in-worker.js'
 import {readFiles, type FileReadRequest} from '../../src/readers/read-state.js'
 import {bundleFile, NODE_A_FACTS, writeBundle} from '../helpers/bundle.js'
 import {ROOT} from '../helpers/run-cli.js'
@@ -30,10 +42,20 @@ async function mainThreadRead(req: FileReadRequest, {noRules = false} = {}): Pro
   try {
     const read = await readFiles(req)
     if (!noRules) return {kind: 'read', ...read}
-    return {kind: 'read', ...read, state: {...read.state, services: read.state.services.map((sp) => ({...sp, rules: []}))}}
+    return {
+      kind: 'read',
+      ...read,
+      state: {...read.state, services: read.state.services.map((sp) => ({...sp, rules: []}))},
+    }
   } catch (error) {
     if (!(error instanceof InputError)) throw error
-    return {kind: 'input-error', message: error.message, code: error.code, hints: error.hints, diagnostics: error.diagnostics}
+    return {
+      kind: 'input-error',
+      message: error.message,
+      code: error.code,
+      hints: error.hints,
+      diagnostics: error.diagnostics,
+    }
   }
 }
 
@@ -49,30 +71,63 @@ async function workerRead(req: FileReadRequest): Promise<unknown> {
   if (outcome.kind !== 'input-error') return outcome
   const e = outcome.error
   expect(e).toBeInstanceOf(InputError)
-  return {kind: 'input-error', message: e.message, code: e.code, hints: e.hints, diagnostics: e.diagnostics}
+  return {
+    kind: 'input-error',
+    message: e.message,
+    code: e.code,
+    hints: e.hints,
+    diagnostics: e.diagnostics,
+  }
 }
 
 describe('readInWorker', () => {
   it.each([
     ['an iptables-save dump', {files: [IPT_OVERALL]}],
     ['nft text', {files: [NFT_OVERALL]}],
-    ['nft text read with --mode iptables and --format nft', {files: [`${ROOT}fixtures/nft/iptables-nft-multipleservices-older/input.nft`], mode: 'iptables', format: 'nft'}],
+    [
+      'nft text read with --mode iptables and --format nft',
+      {
+        files: [`${ROOT}fixtures/nft/iptables-nft-multipleservices-older/input.nft`],
+        mode: 'iptables',
+        format: 'nft',
+      },
+    ],
     ['a folder of IPVS dumps', {files: [`${ROOT}fixtures/ipvs/generated`]}],
-    ['ipvsadm with cluster objects from one node', {files: [`${ROOT}fixtures/ipvs/generated/ipvsadm-Ln.txt`], cluster: [`${ROOT}fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml`], node: 'test-node'}],
+    [
+      'ipvsadm with cluster objects from one node',
+      {
+        files: [`${ROOT}fixtures/ipvs/generated/ipvsadm-Ln.txt`],
+        cluster: [
+          `${ROOT}fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml`,
+        ],
+        node: 'test-node',
+      },
+    ],
     ['a saved state', {files: [`${ROOT}fixtures/diff/upstream-overall/iptables.state.json`]}],
     ['a dump with an error diagnostic', {files: [`${ROOT}fixtures/nft/bad/unrelated.nft`]}],
-  ] as Array<[string, FileReadRequest]>)('reads %s into the state the main thread reads', async (_name, req) => {
-    const here = await mainThreadRead(req, {noRules: true})
-    expect(here).toMatchObject({kind: 'read'})
-    // Strict: no member lost or turned into null on the way through the codes and JSON.
-    expect(await workerRead(req)).toStrictEqual(here)
-  })
+  ] as Array<[string, FileReadRequest]>)(
+    'reads %s into the state the main thread reads',
+    async (_name, req) => {
+      const here = await mainThreadRead(req, {noRules: true})
+      expect(here).toMatchObject({kind: 'read'})
+      // Strict: no member lost or turned into null on the way through the codes and JSON.
+      expect(await workerRead(req)).toStrictEqual(here)
+    },
+  )
 
   it('brings back the facts of a bundle folder', async () => {
     const facts = {...NODE_A_FACTS, nftVersion: null}
-    const dir = writeBundle(join(tmp, 'bundle'), [[bundleFile('iptables-save.txt', {command: ['iptables-save']}), readFileSync(IPT_OVERALL)]], facts)
+    const dir = writeBundle(
+      join(tmp, 'bundle'),
+      [[bundleFile('iptables-save.txt', {command: ['iptables-save']}), readFileSync(IPT_OVERALL)]],
+      facts,
+    )
     const outcome = await workerRead({files: [dir]})
-    expect(outcome).toMatchObject({kind: 'read', facts, state: {node: {name: 'node-a', kernel: '6.1.0'}}})
+    expect(outcome).toMatchObject({
+      kind: 'read',
+      facts,
+      state: {node: {name: 'node-a', kernel: '6.1.0'}},
+    })
     expect(outcome).toStrictEqual(await mainThreadRead({files: [dir]}, {noRules: true}))
   })
 
@@ -88,12 +143,15 @@ describe('readInWorker', () => {
       },
     ],
     ['unreadable cluster objects', () => IPT_OVERALL, [join(tmp, 'no-cluster.yaml')]],
-  ] as Array<[string, () => string, string[]?]>)('reports %s with the InputError the main thread throws', async (_name, path, cluster) => {
-    const req: FileReadRequest = {files: [path()], cluster}
-    const here = await mainThreadRead(req)
-    expect(here).toMatchObject({kind: 'input-error', code: expect.stringMatching(/^INPUT_/)})
-    expect(await workerRead(req)).toStrictEqual(here)
-  })
+  ] as Array<[string, () => string, string[]?]>)(
+    'reports %s with the InputError the main thread throws',
+    async (_name, path, cluster) => {
+      const req: FileReadRequest = {files: [path()], cluster}
+      const here = await mainThreadRead(req)
+      expect(here).toMatchObject({kind: 'input-error', code: expect.stringMatching(/^INPUT_/)})
+      expect(await workerRead(req)).toStrictEqual(here)
+    },
+  )
 
   it('says `failed` instead of throwing when the worker cannot read its request', async () => {
     // Not a path list: loadInputs throws a TypeError inside the worker, which is a bug, not an input error.

@@ -24,7 +24,27 @@ export function prng(seed: number): () => number {
 }
 
 /** Noise every format gets: quotes, control characters, odd numbers, a very long token. */
-export const COMMON_NOISE = ['"', "'", '\\', ' ', '\t', '\u0000', '\r', '\n', 'é', '\u2028', '😀', 'x'.repeat(3000), '-', ':', '#', '-1', '99999999999999999999', 'NaN', '1e309']
+export const COMMON_NOISE = [
+  '"',
+  "'",
+  '\\',
+  ' ',
+  '\t',
+  '\u0000',
+  '\r',
+  '\n',
+  'é',
+  '\u2028',
+  '😀',
+  'x'.repeat(3000),
+  '-',
+  ':',
+  '#',
+  '-1',
+  '99999999999999999999',
+  'NaN',
+  '1e309',
+]
 
 const pick = <T>(list: readonly T[], rnd: () => number): T => list[Math.floor(rnd() * list.length)]!
 
@@ -35,14 +55,18 @@ export function mutate(text: string, rnd: () => number, noise: readonly string[]
   for (let e = 0; e < edits; e++) {
     const at = Math.floor(rnd() * out.length)
     const kind = Math.floor(rnd() * 5)
-    if (kind === 0) out = out.slice(0, at) // cut
-    else if (kind === 1) out = out.slice(0, at) + out.slice(at + 1 + Math.floor(rnd() * 40)) // delete
-    else if (kind === 2) out = out.slice(0, at) + pick(noise, rnd) + out.slice(at) // insert
+    if (kind === 0)
+      out = out.slice(0, at) // cut
+    else if (kind === 1)
+      out = out.slice(0, at) + out.slice(at + 1 + Math.floor(rnd() * 40)) // delete
+    else if (kind === 2)
+      out = out.slice(0, at) + pick(noise, rnd) + out.slice(at) // insert
     else {
       const lines = out.split('\n')
       const i = Math.floor(rnd() * lines.length)
       const j = Math.floor(rnd() * lines.length)
-      if (kind === 3) [lines[i], lines[j]] = [lines[j]!, lines[i]!] // swap two lines
+      if (kind === 3)
+        [lines[i], lines[j]] = [lines[j]!, lines[i]!] // swap two lines
       else lines.splice(j, 0, lines[i]!) // duplicate a line elsewhere
       out = lines.join('\n')
     }
@@ -103,7 +127,8 @@ export function mutateJson(text: string, rnd: () => number): string {
     const [parent, key] = pick(slots, rnd)
     const op = Math.floor(rnd() * 3)
     if (op === 0 && !Array.isArray(parent)) delete parent[key]
-    else if (op === 1 && Array.isArray(parent)) parent.splice(key as number, 0, parent[key as number])
+    else if (op === 1 && Array.isArray(parent))
+      parent.splice(key as number, 0, parent[key as number])
     else parent[key] = wrongValue(rnd)
   }
   let out: string
@@ -122,7 +147,11 @@ export function mutateJson(text: string, rnd: () => number): string {
  * the caller); (c) every error is one line at a line of one of the inputs; (d) every share is a
  * probability and every port a port. `label` says which round failed, so it can be replayed.
  */
-export function expectSane(state: ProxyState, inputs: Array<{path: string; text: string}>, label: string): void {
+export function expectSane(
+  state: ProxyState,
+  inputs: Array<{path: string; text: string}>,
+  label: string,
+): void {
   expect(state.kind, label).toBe('ProxyState')
   const lineCounts = new Map(inputs.map((s) => [s.path, s.text.split('\n').length]))
   for (const d of state.diagnostics) {
@@ -131,14 +160,20 @@ export function expectSane(state: ProxyState, inputs: Array<{path: string; text:
     expect(d.source, `${label}: ${d.code} ${d.message}`).not.toBeNull()
     const lines = lineCounts.get(d.source!.path)
     expect(lines, `${label}: ${d.code} at ${d.source!.path}`).toBeDefined()
-    expect(Number.isInteger(d.source!.line) && d.source!.line >= 1 && d.source!.line <= lines!, `${label}: ${d.code} at line ${d.source!.line} of ${lines}`).toBe(true)
+    expect(
+      Number.isInteger(d.source!.line) && d.source!.line >= 1 && d.source!.line <= lines!,
+      `${label}: ${d.code} at line ${d.source!.line} of ${lines}`,
+    ).toBe(true)
   }
   const isPort = (p: number | null) => p === null || (Number.isInteger(p) && p >= 0 && p <= 65535)
   for (const sp of state.services) {
-    for (const f of sp.frontends) expect(isPort(f.port), `${label}: frontend port ${f.port}`).toBe(true)
+    for (const f of sp.frontends)
+      expect(isPort(f.port), `${label}: frontend port ${f.port}`).toBe(true)
     for (const e of sp.endpoints) {
       expect(isPort(e.port), `${label}: endpoint port ${e.port}`).toBe(true)
-      expect(e.share === null || (e.share >= 0 && e.share <= 1), `${label}: share ${e.share}`).toBe(true)
+      expect(e.share === null || (e.share >= 0 && e.share <= 1), `${label}: share ${e.share}`).toBe(
+        true,
+      )
     }
   }
   expect(() => JSON.stringify(state), label).not.toThrow()
@@ -165,8 +200,14 @@ export async function mutatedReads(run: MutationRun): Promise<void> {
   for (let round = 0; round < run.rounds; round++) {
     const i = mutable[Math.floor(rnd() * mutable.length)]!
     const original = texts[i]!
-    const mutated = /^\s*[[{]/.test(original) && rnd() < 0.5 ? mutateJson(original, rnd) : mutate(original, rnd, run.noise)
-    const sources: SourceText[] = texts.map((text, k) => ({path: `in${k}`, text: k === i ? mutated : text}))
+    const mutated =
+      /^\s*[[{]/.test(original) && rnd() < 0.5
+        ? mutateJson(original, rnd)
+        : mutate(original, rnd, run.noise)
+    const sources: SourceText[] = texts.map((text, k) => ({
+      path: `in${k}`,
+      text: k === i ? mutated : text,
+    }))
     const format = round % 2 === 1 && run.files.length === 1 ? run.format : undefined
     const state = await readState({sources, format}, run.opts)
     expectSane(state, sources, `${run.files[i]} round ${round}${format ? ` as ${format}` : ''}`)

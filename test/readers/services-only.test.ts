@@ -16,10 +16,15 @@ const IPT_FIXTURES = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes
   .filter((d) => d.isDirectory())
   .map((d) => join(ROOT, 'fixtures/iptables', d.name, 'input.rules'))
 
-const read = async (file: string, servicesOnly: boolean): Promise<ProxyState> => (await readFiles({files: [file], servicesOnly})).state
+const read = async (file: string, servicesOnly: boolean): Promise<ProxyState> =>
+  (await readFiles({files: [file], servicesOnly})).state
 
 /** The state without what servicesOnly leaves out. */
-const withoutRulesAndForeign = (s: ProxyState): ProxyState => ({...s, foreign: [], services: s.services.map((sp) => ({...sp, rules: []}))})
+const withoutRulesAndForeign = (s: ProxyState): ProxyState => ({
+  ...s,
+  foreign: [],
+  services: s.services.map((sp) => ({...sp, rules: []})),
+})
 
 describe('servicesOnly reads (kp diff)', () => {
   it('give every iptables fixture the same state but for rule references and foreign objects', async () => {

@@ -14,15 +14,24 @@ import type {ProxyState} from '../../src/model/types.js'
 import {readState} from '../../src/readers/read-state.js'
 import {renderIpvs} from '../../src/render/ipvs/render.js'
 
-describe.each(['fixtures/migrate/ipvs-node-a/state.json', 'fixtures/migrate/ipvs-keepalived/state.json'])('%s rendered into IPVS mode', (path) => {
+describe.each([
+  'fixtures/migrate/ipvs-node-a/state.json',
+  'fixtures/migrate/ipvs-keepalived/state.json',
+])('%s rendered into IPVS mode', (path) => {
   it('reads back from the rendered files with no difference', async () => {
     const state = await readState({sources: [{path, text: readFileSync(path, 'utf8')}]})
     expect(state.mode).toBe('ipvs')
     const rendered = renderIpvs(state as ProxyState, {})
-    expect(rendered.files.map((f) => f.name)).toEqual(expect.arrayContaining(['ipvsadm-restore.txt', 'ipset-restore.txt', 'kube-ipvs0.sh']))
-    const back = await readState({sources: rendered.files.map((f) => ({path: f.name, text: f.text}))})
+    expect(rendered.files.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['ipvsadm-restore.txt', 'ipset-restore.txt', 'kube-ipvs0.sh']),
+    )
+    const back = await readState({
+      sources: rendered.files.map((f) => ({path: f.name, text: f.text})),
+    })
     expect(back.mode).toBe('ipvs')
-    expect(back.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.message}`)).toEqual([])
+    expect(
+      back.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.message}`),
+    ).toEqual([])
     const diff = diffStates(state, back)
     expect(diff.services).toEqual([])
     expect(diff.node).toEqual([])

@@ -11,10 +11,17 @@ import {renderNftables} from '../../src/render/nftables/render.js'
 
 describe('a LoadBalancer with 100,000 source ranges', () => {
   it('renders every range once, in linear time', () => {
-    const state = JSON.parse(readFileSync('fixtures/kp-json/overall/state.json', 'utf8')) as ProxyState
-    const lb = state.services.find((sp) => sp.name === 'svc5')!.frontends.find((f) => f.type === 'LoadBalancer')!
+    const state = JSON.parse(
+      readFileSync('fixtures/kp-json/overall/state.json', 'utf8'),
+    ) as ProxyState
+    const lb = state.services
+      .find((sp) => sp.name === 'svc5')!
+      .frontends.find((f) => f.type === 'LoadBalancer')!
     const n = 100_000
-    lb.sourceRanges = Array.from({length: n}, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`)
+    lb.sourceRanges = Array.from(
+      {length: n},
+      (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`,
+    )
     // A repeated range is written once.
     lb.sourceRanges.push(lb.sourceRanges[5]!)
     const text = renderNftables(state, {}).text

@@ -93,7 +93,10 @@ export function parseIptablesDump(text: string): IptTable[] {
   return tables
 }
 
-export function sortIptablesRules(text: string, opts: IptablesNormaliseOptions = {}): {text: string; droppedChains: string[]} {
+export function sortIptablesRules(
+  text: string,
+  opts: IptablesNormaliseOptions = {},
+): {text: string; droppedChains: string[]} {
   const tables = parseIptablesDump(text)
   const droppedChains: string[] = []
   tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -110,10 +113,13 @@ export function sortIptablesRules(text: string, opts: IptablesNormaliseOptions =
       return ra - rb || (na < nb ? -1 : na > nb ? 1 : 0)
     })
     for (const c of chains) {
-      if (c.name === 'KUBE-NODEPORTS' || (c.name === 'KUBE-SERVICES' && t.name === 'filter')) c.rules.sort(byServiceName)
+      if (c.name === 'KUBE-NODEPORTS' || (c.name === 'KUBE-SERVICES' && t.name === 'filter'))
+        c.rules.sort(byServiceName)
       if (c.name === 'KUBE-SERVICES' && t.name === 'nat') {
         const isLast = (r: string) => (commentOf(r) ?? '').includes('must be the last rule')
-        c.rules.sort((a, b) => (isLast(a) ? (isLast(b) ? 0 : 1) : isLast(b) ? -1 : byServiceName(a, b)))
+        c.rules.sort((a, b) =>
+          isLast(a) ? (isLast(b) ? 0 : 1) : isLast(b) ? -1 : byServiceName(a, b),
+        )
       }
     }
     out.push(`*${t.name}`)
@@ -125,7 +131,14 @@ export function sortIptablesRules(text: string, opts: IptablesNormaliseOptions =
   return {text: out.join('\n') + '\n', droppedChains}
 }
 
-const NFT_OBJECT_ORDER: Record<string, number> = {table: 1, chain: 2, rule: 3, set: 4, map: 5, element: 6}
+const NFT_OBJECT_ORDER: Record<string, number> = {
+  table: 1,
+  chain: 2,
+  rule: 3,
+  set: 4,
+  map: 5,
+  element: 6,
+}
 
 export interface NftablesNormaliseOptions {
   /**
@@ -137,11 +150,16 @@ export interface NftablesNormaliseOptions {
   dropEmptyServiceChains?: boolean
 }
 
-export function sortNftablesTransaction(text: string, opts: NftablesNormaliseOptions = {}): {text: string; droppedChains: string[]} {
+export function sortNftablesTransaction(
+  text: string,
+  opts: NftablesNormaliseOptions = {},
+): {text: string; droppedChains: string[]} {
   let lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
   const droppedChains: string[] = []
   if (opts.dropEmptyServiceChains) {
-    const withRules = new Set(lines.filter((l) => l.startsWith('add rule ')).map((l) => l.split(' ')[4]))
+    const withRules = new Set(
+      lines.filter((l) => l.startsWith('add rule ')).map((l) => l.split(' ')[4]),
+    )
     lines = lines.filter((l) => {
       const name = l.split(' ')[4] ?? ''
       const empty = l.startsWith('add chain ') && name.includes('/') && !withRules.has(name)
@@ -157,7 +175,8 @@ export function sortNftablesTransaction(text: string, opts: NftablesNormaliseOpt
       const wb = words.get(b.line)!
       const ta = wa[1] ?? ''
       const tb = wb[1] ?? ''
-      if (ta === 'table' || tb === 'table') return ta === tb ? a.index - b.index : ta === 'table' ? -1 : 1
+      if (ta === 'table' || tb === 'table')
+        return ta === tb ? a.index - b.index : ta === 'table' ? -1 : 1
       if (ta !== tb) return (NFT_OBJECT_ORDER[ta] ?? 99) - (NFT_OBJECT_ORDER[tb] ?? 99)
       const na = wa[4] ?? ''
       const nb = wb[4] ?? ''

@@ -46,34 +46,77 @@ describe('a serving-terminating local endpoint through two migrations', () => {
   it.each([
     ['iptables', 'nftables'],
     ['nftables', 'iptables'],
-  ] as const)('YAML -> %s -> %s: the terminating endpoint stays off the cluster path', async (first, second) => {
-    const render = {iptables: renderIptables, nftables: renderNftables}
-    const opts = {podCIDRs: ['10.244.0.0/16'], nodeIPs: ['192.168.1.10']}
-    const yaml = await readState({sources: [{path: 'cluster.yaml', text: YAML}]}, {node: 'me'})
-    expect(yaml.services[0]!.endpoints.map((e) => `${e.ip} ${e.share}`)).toEqual(['10.244.1.1 0', '10.244.1.2 0.5', '10.244.1.3 0.5'])
-    const once = await readState({sources: render[first](yaml, opts).files.map((f) => ({path: f.name, text: f.text}))}, {mode: first})
-    // What the rules show: the local endpoint on the local chain only, so the terminating fallback.
-    expect(once.services[0]!.endpoints.map((e) => `${e.ip} ${e.share} ${e.state}`)).toEqual(['10.244.1.1 0 serving-terminating', '10.244.1.2 0.5 null', '10.244.1.3 0.5 null'])
-    const twice = await readState({sources: render[second](once, opts).files.map((f) => ({path: f.name, text: f.text}))}, {mode: second})
-    expect(diffStates(yaml, twice).services).toEqual([])
-    // A state that does not say it (made elsewhere): share 0 on the cluster path keeps it off as well.
-    const unsaid = structuredClone(once)
-    for (const ep of unsaid.services[0]!.endpoints) ep.state = null
-    const again = await readState({sources: render[second](unsaid, opts).files.map((f) => ({path: f.name, text: f.text}))}, {mode: second})
-    expect(diffStates(yaml, again).services).toEqual([])
-  })
+  ] as const)(
+    'YAML -> %s -> %s: the terminating endpoint stays off the cluster path',
+    async (first, second) => {
+      const render = {iptables: renderIptables, nftables: renderNftables}
+      const opts = {podCIDRs: ['10.244.0.0/16'], nodeIPs: ['192.168.1.10']}
+      const yaml = await readState({sources: [{path: 'cluster.yaml', text: YAML}]}, {node: 'me'})
+      expect(yaml.services[0]!.endpoints.map((e) => `${e.ip} ${e.share}`)).toEqual([
+        '10.244.1.1 0',
+        '10.244.1.2 0.5',
+        '10.244.1.3 0.5',
+      ])
+      const once = await readState(
+        {sources: render[first](yaml, opts).files.map((f) => ({path: f.name, text: f.text}))},
+        {mode: first},
+      )
+      // What the rules show: the local endpoint on the local chain only, so the terminating fallback.
+      expect(once.services[0]!.endpoints.map((e) => `${e.ip} ${e.share} ${e.state}`)).toEqual([
+        '10.244.1.1 0 serving-terminating',
+        '10.244.1.2 0.5 null',
+        '10.244.1.3 0.5 null',
+      ])
+      const twice = await readState(
+        {sources: render[second](once, opts).files.map((f) => ({path: f.name, text: f.text}))},
+        {mode: second},
+      )
+      expect(diffStates(yaml, twice).services).toEqual([])
+      // A state that does not say it (made elsewhere): share 0 on the cluster path keeps it off as well.
+      const unsaid = structuredClone(once)
+      for (const ep of unsaid.services[0]!.endpoints) ep.state = null
+      const again = await readState(
+        {sources: render[second](unsaid, opts).files.map((f) => ({path: f.name, text: f.text}))},
+        {mode: second},
+      )
+      expect(diffStates(yaml, again).services).toEqual([])
+    },
+  )
 
   it.each([
     ['iptables', 'nftables'],
     ['nftables', 'iptables'],
-  ] as const)('internalTrafficPolicy=Local with a NodePort, YAML -> %s -> %s: the same (its shares are the local path\'s)', async (first, second) => {
-    const render = {iptables: renderIptables, nftables: renderNftables}
-    const opts = {podCIDRs: ['10.244.0.0/16'], nodeIPs: ['192.168.1.10']}
-    const yaml = await readState({sources: [{path: 'cluster.yaml', text: YAML.replace('externalTrafficPolicy: Local', 'internalTrafficPolicy: Local')}]}, {node: 'me'})
-    expect(yaml.services[0]!.internalTrafficPolicy).toBe('Local')
-    const once = await readState({sources: render[first](yaml, opts).files.map((f) => ({path: f.name, text: f.text}))}, {mode: first})
-    expect(once.services[0]!.endpoints.map((e) => `${e.ip} ${e.share} ${e.state}`)).toEqual(['10.244.1.1 1 serving-terminating', '10.244.1.2 0 null', '10.244.1.3 0 null'])
-    const twice = await readState({sources: render[second](once, opts).files.map((f) => ({path: f.name, text: f.text}))}, {mode: second})
-    expect(diffStates(yaml, twice).services).toEqual([])
-  })
+  ] as const)(
+    "internalTrafficPolicy=Local with a NodePort, YAML -> %s -> %s: the same (its shares are the local path's)",
+    async (first, second) => {
+      const render = {iptables: renderIptables, nftables: renderNftables}
+      const opts = {podCIDRs: ['10.244.0.0/16'], nodeIPs: ['192.168.1.10']}
+      const yaml = await readState(
+        {
+          sources: [
+            {
+              path: 'cluster.yaml',
+              text: YAML.replace('externalTrafficPolicy: Local', 'internalTrafficPolicy: Local'),
+            },
+          ],
+        },
+        {node: 'me'},
+      )
+      expect(yaml.services[0]!.internalTrafficPolicy).toBe('Local')
+      const once = await readState(
+        {sources: render[first](yaml, opts).files.map((f) => ({path: f.name, text: f.text}))},
+        {mode: first},
+      )
+      expect(once.services[0]!.endpoints.map((e) => `${e.ip} ${e.share} ${e.state}`)).toEqual([
+        '10.244.1.1 1 serving-terminating',
+        '10.244.1.2 0 null',
+        '10.244.1.3 0 null',
+      ])
+      const twice = await readState(
+        {sources: render[second](once, opts).files.map((f) => ({path: f.name, text: f.text}))},
+        {mode: second},
+      )
+      expect(diffStates(yaml, twice).services).toEqual([])
+    },
+  )
 })

@@ -38,7 +38,7 @@ describe('TidyTextSink', () => {
       const length = Math.floor(next() * 40)
       for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)]
       const pieces: string[] = []
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const size = Math.floor(next() * 6)
         pieces.push(text.slice(at, at + size))
         at += size
@@ -73,11 +73,41 @@ describe('writeTextFile', () => {
 describe('addressFamily', () => {
   it('agrees with parseAddress', () => {
     const inputs = [
-      '10.0.0.1', '0.0.0.0', '255.255.255.255', '256.0.0.1', '1.2.3', '1.2.3.4.5', '01.002.3.4', '1.2.3.0004', '1..2.3', '.1.2.3', '1.2.3.',
-      '', 'a.b.c.d', '1.2.3.4 ', ' 1.2.3.4', '١.2.3.4', '10.0.0.1/8',
-      '::', '::1', 'fd00::1', '2001:db8::a:b:c:d:e', '2001:db8:0:0:0:0:0:1', '1:2:3:4:5:6:7:8:9', '1::2::3', 'fd00::g', '::ffff:1.2.3.4',
-      '::ffff:1.2.3.256', '1:2:3:4:5:6:1.2.3.4', '1:2:3:4:5:6:7:1.2.3.4', ':', ':::', '12345::', 'fe80::1%eth0',
+      '10.0.0.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '256.0.0.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      '01.002.3.4',
+      '1.2.3.0004',
+      '1..2.3',
+      '.1.2.3',
+      '1.2.3.',
+      '',
+      'a.b.c.d',
+      '1.2.3.4 ',
+      ' 1.2.3.4',
+      '١.2.3.4',
+      '10.0.0.1/8',
+      '::',
+      '::1',
+      'fd00::1',
+      '2001:db8::a:b:c:d:e',
+      '2001:db8:0:0:0:0:0:1',
+      '1:2:3:4:5:6:7:8:9',
+      '1::2::3',
+      'fd00::g',
+      '::ffff:1.2.3.4',
+      '::ffff:1.2.3.256',
+      '1:2:3:4:5:6:1.2.3.4',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      ':',
+      ':::',
+      '12345::',
+      'fe80::1%eth0',
     ]
-    for (const text of inputs) expect(addressFamily(text), text).toBe(parseAddress(text)?.family ?? null)
+    for (const text of inputs)
+      expect(addressFamily(text), text).toBe(parseAddress(text)?.family ?? null)
   })
 })

@@ -42,25 +42,51 @@ function clusterObjects(seed: number, services: number): string {
     const dual = chance(0.15)
     const v6 = !dual && chance(0.15)
     const fams = dual ? ['IPv4', 'IPv6'] : v6 ? ['IPv6'] : ['IPv4']
-    const cips = fams.map((f) => (f === 'IPv4' ? `10.96.${i >> 8}.${(i & 255) + 1}` : `fd00:96::${(i + 1).toString(16)}`))
+    const cips = fams.map((f) =>
+      f === 'IPv4' ? `10.96.${i >> 8}.${(i & 255) + 1}` : `fd00:96::${(i + 1).toString(16)}`,
+    )
     const nports = chance(0.3) ? 2 : 1
     const ports: Obj[] = []
     for (let p = 0; p < nports; p++) {
-      ports.push({name: nports > 1 || chance(0.5) ? `p${p}` : '', port: 80 + p, protocol: pick(['TCP', 'TCP', 'UDP', 'SCTP']), targetPort: 8080 + p, ...(type !== 'ClusterIP' ? {nodePort: 30000 + i * 2 + p} : {})})
+      ports.push({
+        name: nports > 1 || chance(0.5) ? `p${p}` : '',
+        port: 80 + p,
+        protocol: pick(['TCP', 'TCP', 'UDP', 'SCTP']),
+        targetPort: 8080 + p,
+        ...(type !== 'ClusterIP' ? {nodePort: 30000 + i * 2 + p} : {}),
+      })
     }
-    const spec: Obj = {type, clusterIP: cips[0], clusterIPs: cips, ipFamilies: fams, ipFamilyPolicy: dual ? 'RequireDualStack' : 'SingleStack', ports}
+    const spec: Obj = {
+      type,
+      clusterIP: cips[0],
+      clusterIPs: cips,
+      ipFamilies: fams,
+      ipFamilyPolicy: dual ? 'RequireDualStack' : 'SingleStack',
+      ports,
+    }
     if (chance(0.3)) spec.internalTrafficPolicy = 'Local'
     if (type !== 'ClusterIP' && chance(0.4)) spec.externalTrafficPolicy = 'Local'
-    if (type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local') spec.healthCheckNodePort = 32000 + i
-    if (chance(0.2)) spec.externalIPs = [fams[0] === 'IPv4' ? `192.168.50.${i + 1}` : `2001:db8::${i + 1}`]
+    if (type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local')
+      spec.healthCheckNodePort = 32000 + i
+    if (chance(0.2))
+      spec.externalIPs = [fams[0] === 'IPv4' ? `192.168.50.${i + 1}` : `2001:db8::${i + 1}`]
     if (chance(0.2)) {
       spec.sessionAffinity = 'ClientIP'
-      if (chance(0.5)) spec.sessionAffinityConfig = {clientIP: {timeoutSeconds: pick([10, 300, 10800])}}
+      if (chance(0.5))
+        spec.sessionAffinityConfig = {clientIP: {timeoutSeconds: pick([10, 300, 10800])}}
     }
-    if (type === 'LoadBalancer' && chance(0.4)) spec.loadBalancerSourceRanges = [fams[0] === 'IPv4' ? '203.0.113.0/24' : '2001:db8:1::/48']
+    if (type === 'LoadBalancer' && chance(0.4))
+      spec.loadBalancerSourceRanges = [fams[0] === 'IPv4' ? '203.0.113.0/24' : '2001:db8:1::/48']
     const namespace = pick(['a', 'b'])
     const svc: Obj = {apiVersion: 'v1', kind: 'Service', metadata: {name: `s${i}`, namespace}, spec}
-    if (type === 'LoadBalancer') svc.status = {loadBalancer: {ingress: fams.map((f, k) => ({ip: f === 'IPv4' ? `5.6.${i}.${k + 1}` : `2001:db8:5::${i + 1}`}))}}
+    if (type === 'LoadBalancer')
+      svc.status = {
+        loadBalancer: {
+          ingress: fams.map((f, k) => ({
+            ip: f === 'IPv4' ? `5.6.${i}.${k + 1}` : `2001:db8:5::${i + 1}`,
+          })),
+        },
+      }
     items.push(svc)
     for (const f of fams) {
       const eps: Obj[] = []
@@ -68,10 +94,27 @@ function clusterObjects(seed: number, services: number): string {
       for (let e = 0; e < n; e++) {
         const ready = chance(0.8)
         const terminating = !ready && chance(0.7)
-        eps.push({addresses: [f === 'IPv4' ? `10.244.${i}.${e + 1}` : `fd00:244:${i.toString(16)}::${e + 1}`], conditions: {ready, serving: ready || terminating, terminating}, nodeName: pick(['me', 'other', 'other2'])})
+        eps.push({
+          addresses: [
+            f === 'IPv4' ? `10.244.${i}.${e + 1}` : `fd00:244:${i.toString(16)}::${e + 1}`,
+          ],
+          conditions: {ready, serving: ready || terminating, terminating},
+          nodeName: pick(['me', 'other', 'other2']),
+        })
       }
-      const slicePorts = ports.map((p) => ({name: p.name, port: p.targetPort, protocol: p.protocol}))
-      const slice = (name: string, endpoints: Obj[]): Obj => ({apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: {name, namespace, labels: {'kubernetes.io/service-name': `s${i}`}}, addressType: f, ports: slicePorts, endpoints})
+      const slicePorts = ports.map((p) => ({
+        name: p.name,
+        port: p.targetPort,
+        protocol: p.protocol,
+      }))
+      const slice = (name: string, endpoints: Obj[]): Obj => ({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {name, namespace, labels: {'kubernetes.io/service-name': `s${i}`}},
+        addressType: f,
+        ports: slicePorts,
+        endpoints,
+      })
       if (eps.length > 1 && chance(0.3)) {
         const cut = 1 + Math.floor(rnd() * (eps.length - 1))
         items.push(slice(`s${i}-${f}-0`, eps.slice(0, cut)), slice(`s${i}-${f}-1`, eps.slice(cut)))
@@ -81,18 +124,36 @@ function clusterObjects(seed: number, services: number): string {
   return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
 }
 
-const OPTS: RenderOptions = {podCIDRs: ['10.244.0.0/16', 'fd00:244::/48'], nodeIPs: ['192.168.1.10', '2001:db8:ff::10']}
-const RENDER: Record<'iptables' | 'nftables', (s: ProxyState, o: RenderOptions) => RenderResult> = {iptables: renderIptables, nftables: renderNftables}
+const OPTS: RenderOptions = {
+  podCIDRs: ['10.244.0.0/16', 'fd00:244::/48'],
+  nodeIPs: ['192.168.1.10', '2001:db8:ff::10'],
+}
+const RENDER: Record<'iptables' | 'nftables', (s: ProxyState, o: RenderOptions) => RenderResult> = {
+  iptables: renderIptables,
+  nftables: renderNftables,
+}
 
-const readBack = (r: RenderResult, mode: Mode, extra: {cluster?: {path: string; text: string}[]; node?: string} = {}): Promise<ProxyState> =>
+const readBack = (
+  r: RenderResult,
+  mode: Mode,
+  extra: {cluster?: {path: string; text: string}[]; node?: string} = {},
+): Promise<ProxyState> =>
   readState({sources: r.files.map((f) => ({path: f.name, text: f.text}))}, {mode, ...extra})
 
 /** The service-port differences, with an externalIP standing for a LoadBalancer IP it cannot be told from. */
 function differences(a: ProxyState, b: ProxyState, lbAsExternal = false): string[] {
   const out: string[] = []
   for (const s of diffStates(a, b).services) {
-    const fields = s.differences.filter((d) => !(lbAsExternal && d.field === 'frontend' && /^(LoadBalancer|ExternalIP) /.test(String(d.a ?? d.b))))
-    if (fields.length > 0 || s.change !== 'changed') out.push(`${s.service} ${s.change}: ${JSON.stringify(fields)}`)
+    const fields = s.differences.filter(
+      (d) =>
+        !(
+          lbAsExternal &&
+          d.field === 'frontend' &&
+          /^(LoadBalancer|ExternalIP) /.test(String(d.a ?? d.b))
+        ),
+    )
+    if (fields.length > 0 || s.change !== 'changed')
+      out.push(`${s.service} ${s.change}: ${JSON.stringify(fields)}`)
   }
   return out
 }
@@ -107,15 +168,37 @@ describe('cluster objects -> rules -> read back: no service port changed', () =>
     for (const mode of ['iptables', 'nftables'] as const) {
       const back = await readBack(RENDER[mode](state, OPTS), mode)
       const families = new Set(back.services.map((sp) => sp.family))
-      expect(differences({...state, services: state.services.filter((sp) => families.has(sp.family))}, back), mode).toEqual([])
+      expect(
+        differences(
+          {...state, services: state.services.filter((sp) => families.has(sp.family))},
+          back,
+        ),
+        mode,
+      ).toEqual([])
     }
     const ipvsState = await readState({sources: src}, {node: 'me', mode: 'ipvs'})
-    expect(differences(ipvsState, await readBack(renderIpvs(ipvsState, OPTS), 'ipvs', {cluster: src, node: 'me'})), 'ipvs').toEqual([])
-    for (const [first, second] of [['iptables', 'nftables'], ['nftables', 'iptables']] as const) {
+    expect(
+      differences(
+        ipvsState,
+        await readBack(renderIpvs(ipvsState, OPTS), 'ipvs', {cluster: src, node: 'me'}),
+      ),
+      'ipvs',
+    ).toEqual([])
+    for (const [first, second] of [
+      ['iptables', 'nftables'],
+      ['nftables', 'iptables'],
+    ] as const) {
       const once = await readBack(RENDER[first](state, OPTS), first)
       const twice = await readBack(RENDER[second](once, OPTS), second)
       const families = new Set(twice.services.map((sp) => sp.family))
-      expect(differences({...state, services: state.services.filter((sp) => families.has(sp.family))}, twice, first === 'nftables'), `${first} -> ${second}`).toEqual([])
+      expect(
+        differences(
+          {...state, services: state.services.filter((sp) => families.has(sp.family))},
+          twice,
+          first === 'nftables',
+        ),
+        `${first} -> ${second}`,
+      ).toEqual([])
     }
   })
 })

@@ -28,7 +28,8 @@ import {ROOT} from '../helpers/run-cli.js'
 import {Netns, netnsUnavailable, runKpAsync} from '../live/netns.js'
 
 const skipReason = netnsUnavailable()
-if (skipReason) process.stderr.write(`test/roundtrip/kernel-roundtrip.test.ts skipped: ${skipReason}\n`)
+if (skipReason)
+  process.stderr.write(`test/roundtrip/kernel-roundtrip.test.ts skipped: ${skipReason}\n`)
 
 interface CorpusCase {
   /** e.g. 'iptables/upstream-overall' */
@@ -44,7 +45,10 @@ interface CorpusCase {
  */
 function corpusCases(): CorpusCase[] {
   const out: CorpusCase[] = []
-  for (const [dir, file] of [['iptables', 'input.rules'], ['nft', 'input.nft']] as const) {
+  for (const [dir, file] of [
+    ['iptables', 'input.rules'],
+    ['nft', 'input.nft'],
+  ] as const) {
     for (const name of readdirSync(join(ROOT, 'fixtures', dir)).sort()) {
       if (!name.startsWith('upstream-') || name === 'upstream-sortrules-transition') continue
       const input = join(ROOT, 'fixtures', dir, name, file)
@@ -66,18 +70,154 @@ const TARGETS: Target[] = ['iptables', 'nftables']
  * them the way kube-proxy does: the read-back is then of what a real node holds, jumps included.
  */
 const JUMP_RULES: string[][] = [
-  ['filter', 'INPUT', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes load balancer firewall', '-j', 'KUBE-PROXY-FIREWALL'],
-  ['filter', 'INPUT', '-m', 'comment', '--comment', 'kubernetes health check service ports', '-j', 'KUBE-NODEPORTS'],
-  ['filter', 'INPUT', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes externally-visible service portals', '-j', 'KUBE-EXTERNAL-SERVICES'],
-  ['filter', 'FORWARD', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes load balancer firewall', '-j', 'KUBE-PROXY-FIREWALL'],
-  ['filter', 'FORWARD', '-m', 'comment', '--comment', 'kubernetes forwarding rules', '-j', 'KUBE-FORWARD'],
-  ['filter', 'FORWARD', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES'],
-  ['filter', 'FORWARD', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes externally-visible service portals', '-j', 'KUBE-EXTERNAL-SERVICES'],
-  ['filter', 'OUTPUT', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes load balancer firewall', '-j', 'KUBE-PROXY-FIREWALL'],
-  ['filter', 'OUTPUT', '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES'],
-  ['nat', 'OUTPUT', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES'],
-  ['nat', 'PREROUTING', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES'],
-  ['nat', 'POSTROUTING', '-m', 'comment', '--comment', 'kubernetes postrouting rules', '-j', 'KUBE-POSTROUTING'],
+  [
+    'filter',
+    'INPUT',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes load balancer firewall',
+    '-j',
+    'KUBE-PROXY-FIREWALL',
+  ],
+  [
+    'filter',
+    'INPUT',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes health check service ports',
+    '-j',
+    'KUBE-NODEPORTS',
+  ],
+  [
+    'filter',
+    'INPUT',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes externally-visible service portals',
+    '-j',
+    'KUBE-EXTERNAL-SERVICES',
+  ],
+  [
+    'filter',
+    'FORWARD',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes load balancer firewall',
+    '-j',
+    'KUBE-PROXY-FIREWALL',
+  ],
+  [
+    'filter',
+    'FORWARD',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes forwarding rules',
+    '-j',
+    'KUBE-FORWARD',
+  ],
+  [
+    'filter',
+    'FORWARD',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes service portals',
+    '-j',
+    'KUBE-SERVICES',
+  ],
+  [
+    'filter',
+    'FORWARD',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes externally-visible service portals',
+    '-j',
+    'KUBE-EXTERNAL-SERVICES',
+  ],
+  [
+    'filter',
+    'OUTPUT',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes load balancer firewall',
+    '-j',
+    'KUBE-PROXY-FIREWALL',
+  ],
+  [
+    'filter',
+    'OUTPUT',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes service portals',
+    '-j',
+    'KUBE-SERVICES',
+  ],
+  [
+    'nat',
+    'OUTPUT',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes service portals',
+    '-j',
+    'KUBE-SERVICES',
+  ],
+  [
+    'nat',
+    'PREROUTING',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes service portals',
+    '-j',
+    'KUBE-SERVICES',
+  ],
+  [
+    'nat',
+    'POSTROUTING',
+    '-m',
+    'comment',
+    '--comment',
+    'kubernetes postrouting rules',
+    '-j',
+    'KUBE-POSTROUTING',
+  ],
 ]
 
 /**
@@ -89,7 +229,8 @@ function jumpRulesRestoreInput(): string {
   const out: string[] = []
   for (const table of ['filter', 'nat']) {
     out.push(`*${table}`)
-    for (const [t, chain, ...rule] of [...JUMP_RULES].reverse()) if (t === table) out.push(`-I ${chain} ${rule.map(quote).join(' ')}`)
+    for (const [t, chain, ...rule] of [...JUMP_RULES].reverse())
+      if (t === table) out.push(`-I ${chain} ${rule.map(quote).join(' ')}`)
     out.push('COMMIT')
   }
   return `${out.join('\n')}\n`
@@ -104,7 +245,10 @@ async function readFixture(path: string): Promise<ProxyState> {
 /** The line a loader complained about (iptables-restore: `Error occurred at line: N`, nft: `FILE:N:C-C: Error`), with its text. */
 function offendingLine(message: string, file: RenderedFile, path: string): string {
   const atPath = message.indexOf(`${path}:`)
-  const m = atPath >= 0 ? /^(\d+):/.exec(message.slice(atPath + path.length + 1)) : /line:? (\d+)/.exec(message)
+  const m =
+    atPath >= 0
+      ? /^(\d+):/.exec(message.slice(atPath + path.length + 1))
+      : /line:? (\d+)/.exec(message)
   if (!m) return '(the loader named no line)'
   const n = Number(m[1])
   return `${file.name}:${n}: ${file.text.split('\n')[n - 1] ?? '(past the end of the file)'}`
@@ -120,11 +264,19 @@ function load(ns: Netns, target: Target, files: RenderedFile[], dir: string): vo
   for (const file of files) {
     const path = join(dir, `${target}-${file.name}`)
     writeFileSync(path, file.text)
-    const r = spawnSync(ns.prefix[0]!, [...ns.prefix.slice(1), ...loaderFor(target, file, path)], {encoding: 'utf8'})
+    const r = spawnSync(ns.prefix[0]!, [...ns.prefix.slice(1), ...loaderFor(target, file, path)], {
+      encoding: 'utf8',
+    })
     if (r.status !== 0) {
-      throw new Error(`${loaderFor(target, file, path).join(' ')} exited ${r.status}:\n${r.stderr}\noffending line: ${offendingLine(r.stderr, file, path)}`)
+      throw new Error(
+        `${loaderFor(target, file, path).join(' ')} exited ${r.status}:\n${r.stderr}\noffending line: ${offendingLine(r.stderr, file, path)}`,
+      )
     }
-    if (target === 'iptables') ns.run([file.family === 'IPv6' ? 'ip6tables-restore' : 'iptables-restore', '--noflush'], jumpRulesRestoreInput())
+    if (target === 'iptables')
+      ns.run(
+        [file.family === 'IPv6' ? 'ip6tables-restore' : 'iptables-restore', '--noflush'],
+        jumpRulesRestoreInput(),
+      )
   }
 }
 
@@ -138,7 +290,10 @@ function render(state: ProxyState, target: Target): RenderResult {
  * and it never accepts NodePorts on localhost (same reference, and peers-and-user-pains.md: "NodePorts
  * on loopback stopped working" in nftables mode). iptables mode can express either value of both.
  */
-const FIXED_BY_TARGET: Record<Target, Partial<Record<'randomFully' | 'localhostNodePorts', boolean>>> = {
+const FIXED_BY_TARGET: Record<
+  Target,
+  Partial<Record<'randomFully' | 'localhostNodePorts', boolean>>
+> = {
   iptables: {},
   nftables: {randomFully: true, localhostNodePorts: false},
 }
@@ -149,7 +304,10 @@ const FIXED_BY_TARGET: Record<Target, Partial<Record<'randomFully' | 'localhostN
  */
 function expectedNodeDifferences(state: ProxyState, target: Target): FieldDifference[] {
   const out: FieldDifference[] = []
-  for (const [field, fixed] of Object.entries(FIXED_BY_TARGET[target]) as ['randomFully' | 'localhostNodePorts', boolean][]) {
+  for (const [field, fixed] of Object.entries(FIXED_BY_TARGET[target]) as [
+    'randomFully' | 'localhostNodePorts',
+    boolean,
+  ][]) {
     const had = state.node[field]
     if (had !== null && had !== fixed) out.push({field, a: had, b: fixed})
   }
@@ -178,43 +336,53 @@ interface Prepared {
 
 it('finds the corpus cases', () => {
   // 6 iptables + 8 nftables upstream cases (fixtures/iptables/README.md, fixtures/nft/PROVENANCE.md).
-  expect(CASES.map((c) => c.name.split('/')[0])).toEqual([...Array(6).fill('iptables'), ...Array(8).fill('nft')])
+  expect(CASES.map((c) => c.name.split('/')[0])).toEqual([
+    ...Array(6).fill('iptables'),
+    ...Array(8).fill('nft'),
+  ])
 })
 
-describe.skipIf(skipReason !== null)('round trip: corpus state -> render -> kernel -> live read', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'kp-roundtrip-'))
-  afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+describe.skipIf(skipReason !== null)(
+  'round trip: corpus state -> render -> kernel -> live read',
+  () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'kp-roundtrip-'))
+    afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-  async function prepare(c: CorpusCase, target: Target): Promise<Prepared> {
-    const state = await readFixture(c.input)
-    expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-    expect(state.services.length).toBeGreaterThan(0)
-    const dir = mkdtempSync(join(tmp, `${c.name.replace('/', '-')}-${target}-`))
-    const saved = join(dir, 'source-state.json')
-    writeFileSync(saved, JSON.stringify(state))
-    return {state, saved, rendered: render(state, target)}
-  }
+    async function prepare(c: CorpusCase, target: Target): Promise<Prepared> {
+      const state = await readFixture(c.input)
+      expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+      expect(state.services.length).toBeGreaterThan(0)
+      const dir = mkdtempSync(join(tmp, `${c.name.replace('/', '-')}-${target}-`))
+      const saved = join(dir, 'source-state.json')
+      writeFileSync(saved, JSON.stringify(state))
+      return {state, saved, rendered: render(state, target)}
+    }
 
-  describe.concurrent.each(CASES)('$name', (c) => {
-    it.each(TARGETS)('renders into %s, loads, and reads back live unchanged', async (target) => {
-      const {state, saved, rendered} = await prepare(c, target)
-      const ns = new Netns()
-      try {
-        load(ns, target, rendered.files, dirname(saved))
-        const r = await runKpAsync(['diff', saved, 'live', '--json'], {prefix: ns.prefix})
-        const shown = `${c.name} -> ${target}: kp diff exited ${r.exitCode}\n${r.stderr}\n${r.stdout}`
-        const expectedNode = expectedNodeDifferences(state, target)
-        expect(r.exitCode, shown).toBe(expectedNode.length === 0 ? 0 : 1)
-        const diff = JSON.parse(r.stdout) as DiffResult
-        expect(diff.b.mode, shown).toBe(target)
-        expect(diff.services, shown).toEqual([])
-        expect(diff.node, shown).toEqual(expectedNode)
-      } finally {
-        ns.delete()
-      }
-    }, ROUND_TRIP_TIMEOUT_MS)
-  })
-})
+    describe.concurrent.each(CASES)('$name', (c) => {
+      it.each(TARGETS)(
+        'renders into %s, loads, and reads back live unchanged',
+        async (target) => {
+          const {state, saved, rendered} = await prepare(c, target)
+          const ns = new Netns()
+          try {
+            load(ns, target, rendered.files, dirname(saved))
+            const r = await runKpAsync(['diff', saved, 'live', '--json'], {prefix: ns.prefix})
+            const shown = `${c.name} -> ${target}: kp diff exited ${r.exitCode}\n${r.stderr}\n${r.stdout}`
+            const expectedNode = expectedNodeDifferences(state, target)
+            expect(r.exitCode, shown).toBe(expectedNode.length === 0 ? 0 : 1)
+            const diff = JSON.parse(r.stdout) as DiffResult
+            expect(diff.b.mode, shown).toBe(target)
+            expect(diff.services, shown).toEqual([])
+            expect(diff.node, shown).toEqual(expectedNode)
+          } finally {
+            ns.delete()
+          }
+        },
+        ROUND_TRIP_TIMEOUT_MS,
+      )
+    })
+  },
+)
 
 // DESIGN: nothing dropped silently. What `kp migrate --to nftables` shows (the renderer's findings
 // and the migration analysis) must name each node setting the round trip above loses.
@@ -223,26 +391,36 @@ async function unannounced(c: CorpusCase): Promise<{state: ProxyState; fields: s
   const findings = [...renderNftables(state).findings, ...planMigration(state, 'nftables')]
   // Losing localhost NodePorts changes nothing on a node without IPv4 NodePorts (parse-basic,
   // syncrepeated-*): kp diff still shows the setting, but there is nothing to announce.
-  const hasIPv4NodePort = state.services.some((sp) => sp.family === 'IPv4' && sp.frontends.some((f) => f.type === 'NodePort'))
+  const hasIPv4NodePort = state.services.some(
+    (sp) => sp.family === 'IPv4' && sp.frontends.some((f) => f.type === 'NodePort'),
+  )
   const lost = expectedNodeDifferences(state, 'nftables')
     .map((d) => d.field)
     .filter((field) => field !== 'localhostNodePorts' || hasIPv4NodePort)
-  return {state, fields: lost.filter((field) => !findings.some((f) => ANNOUNCED_BY[field]!.test(`${f.title} ${f.message}`)))}
+  return {
+    state,
+    fields: lost.filter(
+      (field) => !findings.some((f) => ANNOUNCED_BY[field]!.test(`${f.title} ${f.message}`)),
+    ),
+  }
 }
 
-describe.each(CASES.filter((c) => c.name.startsWith('iptables/')))('$name: iptables -> nftables findings (no kernel needed)', (c) => {
-  it('kp migrate --to nftables announces lost localhost NodePorts (where NodePorts exist)', async () => {
-    const {state, fields} = await unannounced(c)
-    // None of kube-proxy's iptables test dumps has --random-fully (grep finds none),
-    // so every one of them changes randomFully=false in nftables mode: the test below checks it is announced.
-    expect(state.node.randomFully).toBe(false)
-    expect(fields.filter((f) => f !== 'randomFully')).toEqual([])
-  })
+describe.each(CASES.filter((c) => c.name.startsWith('iptables/')))(
+  '$name: iptables -> nftables findings (no kernel needed)',
+  (c) => {
+    it('kp migrate --to nftables announces lost localhost NodePorts (where NodePorts exist)', async () => {
+      const {state, fields} = await unannounced(c)
+      // None of kube-proxy's iptables test dumps has --random-fully (grep finds none),
+      // so every one of them changes randomFully=false in nftables mode: the test below checks it is announced.
+      expect(state.node.randomFully).toBe(false)
+      expect(fields.filter((f) => f !== 'randomFully')).toEqual([])
+    })
 
-  // MASQUERADE without --random-fully becomes nftables' `masquerade fully-random`:
-  // MIGRATE_MASQUERADE_FULLY_RANDOM (src/analyze/migrate/conntrack.ts) must say so.
-  it('kp migrate --to nftables announces that masquerading becomes fully-random', async () => {
-    const {fields} = await unannounced(c)
-    expect(fields).not.toContain('randomFully')
-  })
-})
+    // MASQUERADE without --random-fully becomes nftables' `masquerade fully-random`:
+    // MIGRATE_MASQUERADE_FULLY_RANDOM (src/analyze/migrate/conntrack.ts) must say so.
+    it('kp migrate --to nftables announces that masquerading becomes fully-random', async () => {
+      const {fields} = await unannounced(c)
+      expect(fields).not.toContain('randomFully')
+    })
+  },
+)

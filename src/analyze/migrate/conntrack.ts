@@ -3,7 +3,15 @@
  * KUBE-FORWARD to work around a conntrack bug of kernels before 6.1 that resets long-lived
  * connections; nftables and ipvs modes install nothing.
  */
-import {type Check, DOCS, type MigrationContext, finding, parseVersion, sysctl, versionBelow} from './context.js'
+import {
+  type Check,
+  DOCS,
+  type MigrationContext,
+  finding,
+  parseVersion,
+  sysctl,
+  versionBelow,
+} from './context.js'
 
 const KERNEL_WITH_FIX = [6, 1] as const
 const BE_LIBERAL = 'net.netfilter.nf_conntrack_tcp_be_liberal'
@@ -17,7 +25,12 @@ export const conntrackInvalidDrop: Check = (ctx) => {
   if (ctx.from === null || ctx.from === ctx.to) return []
   const liberal = sysctl(ctx, BE_LIBERAL) === '1'
   const bug = kernelHasBug(ctx)
-  const kernelNote = bug === null ? 'The input does not show the kernel version.' : bug ? `This node runs kernel ${ctx.state.node.kernel}, which has the bug.` : `This node runs kernel ${ctx.state.node.kernel}, which has the fix.`
+  const kernelNote =
+    bug === null
+      ? 'The input does not show the kernel version.'
+      : bug
+        ? `This node runs kernel ${ctx.state.node.kernel}, which has the bug.`
+        : `This node runs kernel ${ctx.state.node.kernel}, which has the fix.`
 
   if (ctx.from === 'iptables') {
     const hasRule = ctx.state.node.conntrackInvalidDrop
@@ -32,7 +45,8 @@ export const conntrackInvalidDrop: Check = (ctx) => {
           services: [],
           addresses: [],
           evidence: [],
-          action: 'Check the kube-proxy metric iptables_ct_state_invalid_dropped_packets_total; if it is not zero, run the new mode with conntrack.tcpBeLiberal: true.',
+          action:
+            'Check the kube-proxy metric iptables_ct_state_invalid_dropped_packets_total; if it is not zero, run the new mode with conntrack.tcpBeLiberal: true.',
           docs: DOCS.virtualIps,
         }),
       ]
@@ -46,7 +60,8 @@ export const conntrackInvalidDrop: Check = (ctx) => {
         services: [],
         addresses: [],
         evidence: [],
-        action: 'Run kube-proxy with `--conntrack-tcp-be-liberal` (config conntrack.tcpBeLiberal: true); the iptables_ct_state_invalid_dropped_packets_total metric shows whether the rule drops anything today.',
+        action:
+          'Run kube-proxy with `--conntrack-tcp-be-liberal` (config conntrack.tcpBeLiberal: true); the iptables_ct_state_invalid_dropped_packets_total metric shows whether the rule drops anything today.',
         docs: DOCS.virtualIps,
       }),
     ]
@@ -63,7 +78,8 @@ export const conntrackInvalidDrop: Check = (ctx) => {
         services: [],
         addresses: [],
         evidence: [],
-        action: 'Nothing to do unless traffic relies on INVALID packets being forwarded; then set conntrack.tcpBeLiberal: true.',
+        action:
+          'Nothing to do unless traffic relies on INVALID packets being forwarded; then set conntrack.tcpBeLiberal: true.',
         docs: DOCS.virtualIps,
       }),
     ]
@@ -98,7 +114,10 @@ export const masqueradeFullyRandom: Check = (ctx) => {
   if (today === true) return []
   return [
     finding({
-      id: today === false ? 'MIGRATE_MASQUERADE_FULLY_RANDOM' : 'MIGRATE_MASQUERADE_FULLY_RANDOM_UNVERIFIED',
+      id:
+        today === false
+          ? 'MIGRATE_MASQUERADE_FULLY_RANDOM'
+          : 'MIGRATE_MASQUERADE_FULLY_RANDOM_UNVERIFIED',
       severity: 'info',
       title: 'Masquerading becomes fully-random in nftables mode',
       message:
@@ -108,7 +127,8 @@ export const masqueradeFullyRandom: Check = (ctx) => {
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Nothing to do unless something downstream relies on SNAT keeping source ports (rare); check firewall or logging rules that match on source ports of masqueraded traffic.',
+      action:
+        'Nothing to do unless something downstream relies on SNAT keeping source ports (rare); check firewall or logging rules that match on source ports of masqueraded traffic.',
       docs: DOCS.virtualIps,
     }),
   ]

@@ -31,13 +31,15 @@ export type Check = (ctx: MigrationContext) => Finding[]
 /** Upstream pages the findings point to (ipvs-yaml-migration.md, "Source" of each caveat). */
 export const DOCS = {
   virtualIps: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
-  migrateToNftables: 'https://kubernetes.io/docs/reference/networking/virtual-ips/#migrating-from-iptables-mode-to-nftables',
+  migrateToNftables:
+    'https://kubernetes.io/docs/reference/networking/virtual-ips/#migrating-from-iptables-mode-to-nftables',
   trafficPolicies: 'https://kubernetes.io/docs/reference/networking/virtual-ips/#traffic-policies',
   sessionAffinity: 'https://kubernetes.io/docs/reference/networking/virtual-ips/#session-affinity',
   nftablesBlog: 'https://kubernetes.io/blog/2025/02/28/nftables-kube-proxy/',
   ipvsDeprecation: 'https://github.com/kubernetes/enhancements/issues/5495',
   kubeProxyConfig: 'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/',
-  platformCleanup: 'https://github.com/kubernetes/kubernetes/blob/master/cmd/kube-proxy/app/server_linux.go',
+  platformCleanup:
+    'https://github.com/kubernetes/kubernetes/blob/master/cmd/kube-proxy/app/server_linux.go',
   localFallback: 'https://github.com/kubernetes/kubernetes/pull/97081',
   affinityTemplates: 'https://github.com/kubernetes/kubernetes/issues/89358',
   vipAllPorts: 'https://github.com/kubernetes/kubernetes/issues/72236',
@@ -47,7 +49,12 @@ export const DOCS = {
 } as const
 
 export function finding(f: Finding): Finding {
-  return {...f, services: unique(f.services), addresses: unique(f.addresses), evidence: uniqueSourceRefs(f.evidence)}
+  return {
+    ...f,
+    services: unique(f.services),
+    addresses: unique(f.addresses),
+    evidence: uniqueSourceRefs(f.evidence),
+  }
 }
 
 function unique(values: string[]): string[] {
@@ -71,7 +78,8 @@ export function frontendAddress(f: Frontend): string {
   return f.port === null ? host : `${host}:${f.port}`
 }
 
-export const isExternal = (f: Frontend): boolean => f.type === 'ExternalIP' || f.type === 'LoadBalancer' || f.type === 'External'
+export const isExternal = (f: Frontend): boolean =>
+  f.type === 'ExternalIP' || f.type === 'LoadBalancer' || f.type === 'External'
 export const isNodePort = (f: Frontend): boolean => f.type === 'NodePort'
 
 /** Reachable from outside the cluster network: a NodePort, an externalIP or a LoadBalancer IP. */
@@ -103,4 +111,5 @@ export function sysctl(ctx: MigrationContext, name: string): string | null {
   return ctx.sysctls?.[name]?.trim() ?? null
 }
 
-export const from = (ctx: MigrationContext, ...modes: ProxyMode[]): boolean => ctx.from !== null && modes.includes(ctx.from)
+export const from = (ctx: MigrationContext, ...modes: ProxyMode[]): boolean =>
+  ctx.from !== null && modes.includes(ctx.from)

@@ -19,12 +19,15 @@ import {
 } from './context.js'
 
 const leavingIpvs = (ctx: MigrationContext): boolean => from(ctx, 'ipvs') && ctx.to !== 'ipvs'
-const enteringIpvs = (ctx: MigrationContext): boolean => from(ctx, 'iptables', 'nftables') && ctx.to === 'ipvs'
+const enteringIpvs = (ctx: MigrationContext): boolean =>
+  from(ctx, 'iptables', 'nftables') && ctx.to === 'ipvs'
 
 /** Endpoints that take new connections: a weight-0 real server is being drained (a.6). */
-const active = (sp: ServicePort): Endpoint[] => sp.endpoints.filter((e) => e.state !== 'draining' && e.weight !== 0)
+const active = (sp: ServicePort): Endpoint[] =>
+  sp.endpoints.filter((e) => e.state !== 'draining' && e.weight !== 0)
 
-const hostPort = (e: Endpoint): string => `${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port ?? '?'}`
+const hostPort = (e: Endpoint): string =>
+  `${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port ?? '?'}`
 
 /** Source-hashing schedulers give implicit stickiness that random selection does not (caveat 7). */
 const STICKY_SCHEDULERS = new Set(['sh', 'mh'])
@@ -33,8 +36,15 @@ const ROUND_ROBIN = new Set(['rr', 'wrr'])
 
 export const schedulers: Check = (ctx) => {
   if (!leavingIpvs(ctx)) return []
-  const sticky = ctx.state.services.filter((sp) => sp.scheduler !== null && STICKY_SCHEDULERS.has(sp.scheduler))
-  const loadAware = ctx.state.services.filter((sp) => sp.scheduler !== null && !STICKY_SCHEDULERS.has(sp.scheduler) && !ROUND_ROBIN.has(sp.scheduler))
+  const sticky = ctx.state.services.filter(
+    (sp) => sp.scheduler !== null && STICKY_SCHEDULERS.has(sp.scheduler),
+  )
+  const loadAware = ctx.state.services.filter(
+    (sp) =>
+      sp.scheduler !== null &&
+      !STICKY_SCHEDULERS.has(sp.scheduler) &&
+      !ROUND_ROBIN.has(sp.scheduler),
+  )
   const out = []
   if (sticky.length > 0) {
     const unprotected = sticky.filter((sp) => sp.sessionAffinity === null)
@@ -47,7 +57,8 @@ export const schedulers: Check = (ctx) => {
         services: serviceNames(sticky),
         addresses: [],
         evidence: serviceEvidence(sticky),
-        action: 'Set `sessionAffinity: ClientIP` on the Services that need stickiness, or accept random selection.',
+        action:
+          'Set `sessionAffinity: ClientIP` on the Services that need stickiness, or accept random selection.',
         docs: DOCS.virtualIps,
       }),
     )
@@ -74,7 +85,9 @@ export const schedulers: Check = (ctx) => {
 /** kube-proxy sets every real server's weight to 1; any other weight was set by hand and has no equivalent (caveat 7). */
 export const weights: Check = (ctx) => {
   if (!leavingIpvs(ctx)) return []
-  const weighted = ctx.state.services.filter((sp) => active(sp).some((e) => e.weight !== null && e.weight !== 1))
+  const weighted = ctx.state.services.filter((sp) =>
+    active(sp).some((e) => e.weight !== null && e.weight !== 1),
+  )
   if (weighted.length === 0) return []
   return [
     finding({
@@ -83,9 +96,14 @@ export const weights: Check = (ctx) => {
       title: `${ctx.to} mode cannot express IPVS real-server weights`,
       message: `These real servers have weights other than kube-proxy's 1, set outside kube-proxy; ${ctx.to} mode gives every endpoint the same share.`,
       services: serviceNames(weighted),
-      addresses: weighted.flatMap((sp) => active(sp).filter((e) => e.weight !== null && e.weight !== 1).map((e) => `${hostPort(e)} weight ${e.weight}`)),
+      addresses: weighted.flatMap((sp) =>
+        active(sp)
+          .filter((e) => e.weight !== null && e.weight !== 1)
+          .map((e) => `${hostPort(e)} weight ${e.weight}`),
+      ),
       evidence: serviceEvidence(weighted),
-      action: 'Scale the backing workloads instead of weighting real servers; kube-proxy would reset the weights on its next sync anyway.',
+      action:
+        'Scale the backing workloads instead of weighting real servers; kube-proxy would reset the weights on its next sync anyway.',
       docs: DOCS.virtualIps,
     }),
   ]
@@ -101,7 +119,11 @@ export const sessionAffinity: Check = (ctx) => {
   if (!leavingIpvs(ctx) && !enteringIpvs(ctx)) return []
   const sticky = ctx.state.services.filter((sp) => sp.sessionAffinity !== null)
   if (sticky.length === 0) return []
-  const short = sticky.filter((sp) => sp.sessionAffinity?.timeoutSeconds !== null && (sp.sessionAffinity?.timeoutSeconds ?? 0) < 120)
+  const short = sticky.filter(
+    (sp) =>
+      sp.sessionAffinity?.timeoutSeconds !== null &&
+      (sp.sessionAffinity?.timeoutSeconds ?? 0) < 120,
+  )
   return [
     finding({
       id: 'MIGRATE_SESSION_AFFINITY_SCOPE',
@@ -109,11 +131,14 @@ export const sessionAffinity: Check = (ctx) => {
       title: 'Session affinity changes scope and timing',
       message:
         'IPVS keeps a separate persistence template for the ClusterIP, each NodePort address and each external IP, and a template lives while any connection (TIME_WAIT included) exists; iptables and nftables keep one client-IP entry per service port, shared by all entry points, timed from the last new connection.' +
-        (short.length > 0 ? ` ${short.length} service port(s) have a timeout under 120 s, where the difference shows most.` : ''),
+        (short.length > 0
+          ? ` ${short.length} service port(s) have a timeout under 120 s, where the difference shows most.`
+          : ''),
       services: serviceNames(sticky),
       addresses: [],
       evidence: serviceEvidence(sticky),
-      action: 'Verify these Services with clients that use several entry points or reconnect after short pauses.',
+      action:
+        'Verify these Services with clients that use several entry points or reconnect after short pauses.',
       docs: DOCS.affinityTemplates,
     }),
   ]
@@ -142,7 +167,8 @@ export const vipsLocal: Check = (ctx) => {
   if (all.length === 0) return []
   const arpIgnore = sysctl(ctx, ARP_IGNORE)
   const arpAnnounce = sysctl(ctx, ARP_ANNOUNCE)
-  const strictArp = arpIgnore === null || arpAnnounce === null ? null : arpIgnore === '1' && arpAnnounce === '2'
+  const strictArp =
+    arpIgnore === null || arpAnnounce === null ? null : arpIgnore === '1' && arpAnnounce === '2'
   if (leavingIpvs(ctx)) {
     const arpNote =
       strictArp === null
@@ -159,7 +185,8 @@ export const vipsLocal: Check = (ctx) => {
         services: [],
         addresses: all,
         evidence: [],
-        action: 'Monitoring that pings service IPs will fail. With MetalLB L2 the duplicate-ARP problem goes away and strictARP can be dropped (decide whether to keep the ARP sysctls). Move host daemons off service IPs.',
+        action:
+          'Monitoring that pings service IPs will fail. With MetalLB L2 the duplicate-ARP problem goes away and strictARP can be dropped (decide whether to keep the ARP sysctls). Move host daemons off service IPs.',
         docs: DOCS.metallbStrictArp,
       }),
     ]
@@ -171,11 +198,14 @@ export const vipsLocal: Check = (ctx) => {
       title: 'Service IPs become local addresses of every node (kube-ipvs0)',
       message:
         'IPVS mode binds every ClusterIP, externalIP and LoadBalancer IP to the kube-ipvs0 dummy interface: they answer ping, and without strictARP every node answers ARP for the external and LoadBalancer IPs.' +
-        (external.length > 0 ? ` ${external.length} external/LoadBalancer address(es) are affected.` : ''),
+        (external.length > 0
+          ? ` ${external.length} external/LoadBalancer address(es) are affected.`
+          : ''),
       services: [],
       addresses: all,
       evidence: [],
-      action: 'Set ipvs.strictARP: true if MetalLB L2 or another ARP-based load balancer announces these addresses.',
+      action:
+        'Set ipvs.strictARP: true if MetalLB L2 or another ARP-based load balancer announces these addresses.',
       docs: DOCS.metallbStrictArp,
     }),
   ]
@@ -189,11 +219,13 @@ export const vipOtherPorts: Check = (ctx) => {
       id: 'MIGRATE_IPVS_VIP_OTHER_PORTS',
       severity: 'info',
       title: 'Non-service ports on service IPs no longer reach the host',
-      message: 'kube-ipvs0 makes service IPs local, so host sockets listening on 0.0.0.0 were reachable through them (on any port before kube-proxy added KUBE-IPVS-FILTER in 2022). After the switch only the service ports are proxied.',
+      message:
+        'kube-ipvs0 makes service IPs local, so host sockets listening on 0.0.0.0 were reachable through them (on any port before kube-proxy added KUBE-IPVS-FILTER in 2022). After the switch only the service ports are proxied.',
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Make sure nothing reaches host daemons through a service IP on a non-service port (for example hostNetwork daemons addressed by ClusterIP).',
+      action:
+        'Make sure nothing reaches host daemons through a service IP on a non-service port (for example hostNetwork daemons addressed by ClusterIP).',
       docs: DOCS.vipAllPorts,
     }),
   ]
@@ -215,11 +247,15 @@ export const localPolicyFallback: Check = (ctx) => {
       id: 'MIGRATE_LOCAL_POLICY_FALLBACK_ADDED',
       severity: 'warning',
       title: 'Local traffic policies without a local endpoint start forwarding to other nodes',
-      message: 'Today these frontends drop new connections because the traffic policy is Local and this node has no local endpoint. IPVS mode falls back to the cluster endpoints instead, so traffic is forwarded (and for externalTrafficPolicy: Local, source-NATed) to other nodes.',
+      message:
+        'Today these frontends drop new connections because the traffic policy is Local and this node has no local endpoint. IPVS mode falls back to the cluster endpoints instead, so traffic is forwarded (and for externalTrafficPolicy: Local, source-NATed) to other nodes.',
       services: serviceNames(dropping),
-      addresses: dropping.flatMap((sp) => sp.frontends.filter((f) => f.action === 'drop').map(frontendAddress)),
+      addresses: dropping.flatMap((sp) =>
+        sp.frontends.filter((f) => f.action === 'drop').map(frontendAddress),
+      ),
       evidence: serviceEvidence(dropping),
-      action: 'Check that clients and load balancers do not rely on the drop (for example health checks that take the node out of rotation).',
+      action:
+        'Check that clients and load balancers do not rely on the drop (for example health checks that take the node out of rotation).',
       docs: DOCS.localFallback,
     }),
   ]
@@ -247,7 +283,8 @@ function leavingIpvsFallback(ctx: MigrationContext): ReturnType<Check> {
     affected.push(sp)
     for (const f of sp.frontends) {
       const external = f.type !== 'ClusterIP'
-      if ((external && etp === 'Local') || (!external && itp === 'Local')) affectedAddresses.push(frontendAddress(f))
+      if ((external && etp === 'Local') || (!external && itp === 'Local'))
+        affectedAddresses.push(frontendAddress(f))
     }
   }
   const out = []
@@ -261,7 +298,8 @@ function leavingIpvsFallback(ctx: MigrationContext): ReturnType<Check> {
         services: serviceNames(affected),
         addresses: affectedAddresses,
         evidence: serviceEvidence(affected),
-        action: 'For externalTrafficPolicy: Local, make sure the load balancer relies on healthCheckNodePort; for internalTrafficPolicy: Local, run an endpoint on this node or use Cluster.',
+        action:
+          'For externalTrafficPolicy: Local, make sure the load balancer relies on healthCheckNodePort; for internalTrafficPolicy: Local, run an endpoint on this node or use Cluster.',
         docs: DOCS.trafficPolicies,
       }),
     )
@@ -271,12 +309,14 @@ function leavingIpvsFallback(ctx: MigrationContext): ReturnType<Check> {
       finding({
         id: 'MIGRATE_IPVS_LOCAL_FALLBACK_UNVERIFIED',
         severity: 'warning',
-        title: 'Cannot verify traffic policies and endpoint locality for externally reachable service ports',
+        title:
+          'Cannot verify traffic policies and endpoint locality for externally reachable service ports',
         message: `IPVS falls back to cluster endpoints when a Local traffic policy has no local endpoint; ${ctx.to} mode drops. The input does not show the traffic policy or which endpoints run on this node for these service ports.`,
         services: serviceNames(unknown),
         addresses: [],
         evidence: serviceEvidence(unknown),
-        action: 'Give kp the cluster objects: `--cluster svc-and-slices.yaml --node NODE` (kubectl get svc,endpointslices -A -o yaml).',
+        action:
+          'Give kp the cluster objects: `--cluster svc-and-slices.yaml --node NODE` (kubectl get svc,endpointslices -A -o yaml).',
         docs: DOCS.trafficPolicies,
       }),
     )
@@ -287,7 +327,9 @@ function leavingIpvsFallback(ctx: MigrationContext): ReturnType<Check> {
 /** Caveat 13: weight-0 real servers are draining; the new mode removes endpoints at once and lets conntrack finish flows. */
 export const draining: Check = (ctx) => {
   if (!leavingIpvs(ctx)) return []
-  const sps = ctx.state.services.filter((sp) => sp.endpoints.some((e) => e.state === 'draining' || e.weight === 0))
+  const sps = ctx.state.services.filter((sp) =>
+    sp.endpoints.some((e) => e.state === 'draining' || e.weight === 0),
+  )
   if (sps.length === 0) return []
   return [
     finding({
@@ -296,9 +338,12 @@ export const draining: Check = (ctx) => {
       title: 'Real servers are draining at weight 0',
       message: `IPVS keeps terminated TCP real servers at weight 0 until their connections end; ${ctx.to} mode removes the endpoint at once and lets existing flows finish through conntrack. A weight-0 real server that stays for a Ready endpoint is a known IPVS restart bug.`,
       services: serviceNames(sps),
-      addresses: sps.flatMap((sp) => sp.endpoints.filter((e) => e.state === 'draining' || e.weight === 0).map(hostPort)),
+      addresses: sps.flatMap((sp) =>
+        sp.endpoints.filter((e) => e.state === 'draining' || e.weight === 0).map(hostPort),
+      ),
       evidence: serviceEvidence(sps),
-      action: 'Nothing to do; compare with the EndpointSlices if a weight-0 real server belongs to a Ready endpoint.',
+      action:
+        'Nothing to do; compare with the EndpointSlices if a weight-0 real server belongs to a Ready endpoint.',
       docs: DOCS.gracefulTermination,
     }),
   ]
@@ -307,7 +352,13 @@ export const draining: Check = (ctx) => {
 /** Caveat 14: the ipvs.* configuration fields and the IPVS sysctls mean nothing in another mode. */
 export const ipvsConfig: Check = (ctx) => {
   if (!leavingIpvs(ctx)) return []
-  const set = ['net.ipv4.vs.conntrack', 'net.ipv4.vs.conn_reuse_mode', 'net.ipv4.vs.expire_nodest_conn', ARP_IGNORE, ARP_ANNOUNCE]
+  const set = [
+    'net.ipv4.vs.conntrack',
+    'net.ipv4.vs.conn_reuse_mode',
+    'net.ipv4.vs.expire_nodest_conn',
+    ARP_IGNORE,
+    ARP_ANNOUNCE,
+  ]
     .map((name) => [name, sysctl(ctx, name)] as const)
     .filter(([, v]) => v !== null)
     .map(([name, v]) => `${name}=${v}`)
@@ -318,11 +369,14 @@ export const ipvsConfig: Check = (ctx) => {
       title: 'IPVS-only configuration becomes meaningless',
       message:
         'The ipvs.* fields of the kube-proxy configuration (scheduler, syncPeriod, minSyncPeriod, excludeCIDRs, strictARP, tcpTimeout, tcpFinTimeout, udpTimeout) do nothing in another mode, and the sysctls IPVS mode set stay set.' +
-        (set.length > 0 ? ` On this node: ${set.join(', ')}.` : ' The input does not show the configuration or the sysctls.'),
+        (set.length > 0
+          ? ` On this node: ${set.join(', ')}.`
+          : ' The input does not show the configuration or the sysctls.'),
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Remove the ipvs.* fields from the kube-proxy ConfigMap; decide whether to keep arp_ignore/arp_announce (they may help MetalLB L2, otherwise harmless).',
+      action:
+        'Remove the ipvs.* fields from the kube-proxy ConfigMap; decide whether to keep arp_ignore/arp_announce (they may help MetalLB L2, otherwise harmless).',
       docs: DOCS.kubeProxyConfig,
     }),
   ]
@@ -348,4 +402,14 @@ export const dualStack: Check = (ctx) => {
   ]
 }
 
-export const ipvsBehaviourChecks: Check[] = [schedulers, weights, sessionAffinity, vipsLocal, vipOtherPorts, localPolicyFallback, draining, ipvsConfig, dualStack]
+export const ipvsBehaviourChecks: Check[] = [
+  schedulers,
+  weights,
+  sessionAffinity,
+  vipsLocal,
+  vipOtherPorts,
+  localPolicyFallback,
+  draining,
+  ipvsConfig,
+  dualStack,
+]

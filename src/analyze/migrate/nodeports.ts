@@ -4,16 +4,29 @@
  */
 import type {Finding} from '../findings.js'
 import type {ServicePort} from '../../model/types.js'
-import {type Check, DOCS, type MigrationContext, finding, frontendAddress, from, isNodePort, serviceEvidence, serviceNames, sysctl} from './context.js'
+import {
+  type Check,
+  DOCS,
+  type MigrationContext,
+  finding,
+  frontendAddress,
+  from,
+  isNodePort,
+  serviceEvidence,
+  serviceNames,
+  sysctl,
+} from './context.js'
 
-const withNodePorts = (ctx: MigrationContext): ServicePort[] => ctx.state.services.filter((sp) => sp.frontends.some(isNodePort))
+const withNodePorts = (ctx: MigrationContext): ServicePort[] =>
+  ctx.state.services.filter((sp) => sp.frontends.some(isNodePort))
 
 /** Caveat 2: nftables listens on the primary node IPs only, unless nodePortAddresses says otherwise. */
 export const nodePortAddresses: Check = (ctx) => {
   const sps = withNodePorts(ctx)
   if (sps.length === 0 || ctx.from === null || ctx.from === ctx.to) return []
   // The operator already chose the target's nodePortAddresses: nothing to warn about.
-  if (ctx.target.nodePortAddresses !== undefined && ctx.target.nodePortAddresses.length > 0) return []
+  if (ctx.target.nodePortAddresses !== undefined && ctx.target.nodePortAddresses.length > 0)
+    return []
   const configured = ctx.state.node.nodePortAddresses
   if (ctx.from === 'nftables') {
     return [
@@ -25,7 +38,8 @@ export const nodePortAddresses: Check = (ctx) => {
         services: serviceNames(sps),
         addresses: [],
         evidence: serviceEvidence(sps),
-        action: 'Set nodePortAddresses in the kube-proxy configuration (for example `primary`) if NodePorts must stay on the primary IPs.',
+        action:
+          'Set nodePortAddresses in the kube-proxy configuration (for example `primary`) if NodePorts must stay on the primary IPs.',
         docs: DOCS.migrateToNftables,
       }),
     ]
@@ -38,7 +52,9 @@ export const nodePortAddresses: Check = (ctx) => {
   if (ctx.from === 'iptables' && configured !== null && configured.length > 0) return []
   const listenIps = [
     ...new Set([
-      ...sps.flatMap((sp) => sp.frontends.filter((f) => isNodePort(f) && f.ip !== null).map((f) => f.ip!)),
+      ...sps.flatMap((sp) =>
+        sp.frontends.filter((f) => isNodePort(f) && f.ip !== null).map((f) => f.ip!),
+      ),
       ...(ctx.from === 'ipvs' ? (configured ?? []) : []),
     ]),
   ]
@@ -47,7 +63,9 @@ export const nodePortAddresses: Check = (ctx) => {
     finding({
       id: known ? 'MIGRATE_NODEPORT_ADDRESSES' : 'MIGRATE_NODEPORT_ADDRESSES_UNVERIFIED',
       severity: 'warning',
-      title: known ? 'NodePorts on non-primary node addresses stop working in nftables mode' : 'Cannot verify which node addresses NodePorts are used on',
+      title: known
+        ? 'NodePorts on non-primary node addresses stop working in nftables mode'
+        : 'Cannot verify which node addresses NodePorts are used on',
       message:
         `${ctx.from} mode accepts NodePorts on every local address; nftables mode defaults to \`--nodeport-addresses primary\`, the node's primary IPv4 and/or IPv6 address only. ` +
         (listenIps.length > 0
@@ -59,7 +77,7 @@ export const nodePortAddresses: Check = (ctx) => {
       addresses: listenIps,
       evidence: serviceEvidence(sps),
       action: known
-        ? 'Set nodePortAddresses (for example `0.0.0.0/0`) to keep today\'s behaviour, or point the clients at the primary IP.'
+        ? "Set nodePortAddresses (for example `0.0.0.0/0`) to keep today's behaviour, or point the clients at the primary IP."
         : 'Check nodePortAddresses in the kube-proxy ConfigMap and list the node addresses (`ip -o addr`); set nodePortAddresses if clients use non-primary IPs.',
       docs: DOCS.migrateToNftables,
     }),
@@ -74,7 +92,11 @@ export const localhostNodePorts: Check = (ctx) => {
   const sps = withNodePorts(ctx).filter((sp) => sp.family === 'IPv4')
   if (sps.length === 0) return []
   const names = serviceNames(sps)
-  const ports = [...new Set(sps.flatMap((sp) => sp.frontends.filter(isNodePort).map((f) => `127.0.0.1:${f.port ?? '?'}`)))]
+  const ports = [
+    ...new Set(
+      sps.flatMap((sp) => sp.frontends.filter(isNodePort).map((f) => `127.0.0.1:${f.port ?? '?'}`)),
+    ),
+  ]
   const docs = DOCS.virtualIps
 
   if (ctx.from === 'iptables') {
@@ -96,7 +118,10 @@ export const localhostNodePorts: Check = (ctx) => {
         }),
       ]
     }
-    const why = enabled === true ? 'the iptables rules accept NodePorts on localhost' : `${ROUTE_LOCALNET}=1 on this node (kube-proxy sets it for localhost NodePorts)`
+    const why =
+      enabled === true
+        ? 'the iptables rules accept NodePorts on localhost'
+        : `${ROUTE_LOCALNET}=1 on this node (kube-proxy sets it for localhost NodePorts)`
     return [
       finding({
         id: 'MIGRATE_LOCALHOST_NODEPORTS',
@@ -106,7 +131,8 @@ export const localhostNodePorts: Check = (ctx) => {
         services: names,
         addresses: ports,
         evidence: serviceEvidence(sps),
-        action: 'Point such clients at the node IP or the ClusterIP. The kubeproxy_iptables_localhost_nodeports_accepted_packets_total metric shows whether anything uses them.',
+        action:
+          'Point such clients at the node IP or the ClusterIP. The kubeproxy_iptables_localhost_nodeports_accepted_packets_total metric shows whether anything uses them.',
         docs,
       }),
     ]
@@ -119,11 +145,13 @@ export const localhostNodePorts: Check = (ctx) => {
         id: 'MIGRATE_LOCALHOST_NODEPORTS_ENABLED',
         severity: 'info',
         title: 'iptables mode opens IPv4 NodePorts on 127.0.0.1',
-        message: 'iptables mode serves IPv4 NodePorts on localhost by default and sets net.ipv4.conf.all.route_localnet=1 for it; today they are not served there.',
+        message:
+          'iptables mode serves IPv4 NodePorts on localhost by default and sets net.ipv4.conf.all.route_localnet=1 for it; today they are not served there.',
         services: names,
         addresses: ports,
         evidence: serviceEvidence(sps),
-        action: 'Set iptables.localhostNodePorts: false in the kube-proxy config to keep NodePorts off localhost.',
+        action:
+          'Set iptables.localhostNodePorts: false in the kube-proxy config to keep NodePorts off localhost.',
         docs,
       }),
     ]
@@ -134,16 +162,23 @@ export const localhostNodePorts: Check = (ctx) => {
     // The reader puts NodePort listen addresses in node.nodePortAddresses (one 127.0.0.1 virtual
     // server means every NodePort has one) or, per service, in the frontends' IPs.
     const allOnLoopback = ctx.state.node.nodePortAddresses?.includes('127.0.0.1') ?? false
-    const loopback = sps.filter((sp) => allOnLoopback || sp.frontends.some((f) => isNodePort(f) && f.ip === '127.0.0.1'))
+    const loopback = sps.filter(
+      (sp) => allOnLoopback || sp.frontends.some((f) => isNodePort(f) && f.ip === '127.0.0.1'),
+    )
     if (loopback.length === 0) return []
     return [
       finding({
         id: 'MIGRATE_LOCALHOST_NODEPORTS',
         severity: 'warning',
         title: 'localhost:<nodePort> stops working in nftables mode',
-        message: 'This (older) IPVS kube-proxy has NodePort virtual servers on 127.0.0.1; nftables mode never serves NodePorts on localhost.',
+        message:
+          'This (older) IPVS kube-proxy has NodePort virtual servers on 127.0.0.1; nftables mode never serves NodePorts on localhost.',
         services: serviceNames(loopback),
-        addresses: loopback.flatMap((sp) => sp.frontends.filter((f) => isNodePort(f) && (allOnLoopback || f.ip === '127.0.0.1')).map((f) => frontendAddress({...f, ip: '127.0.0.1'}))),
+        addresses: loopback.flatMap((sp) =>
+          sp.frontends
+            .filter((f) => isNodePort(f) && (allOnLoopback || f.ip === '127.0.0.1'))
+            .map((f) => frontendAddress({...f, ip: '127.0.0.1'})),
+        ),
         evidence: serviceEvidence(loopback),
         action: 'Point such clients at the node IP or the ClusterIP.',
         docs,
@@ -160,14 +195,27 @@ export const localhostNodePorts: Check = (ctx) => {
  */
 export const hostFirewall: Check = (ctx) => {
   if (ctx.to !== 'nftables' || !from(ctx, 'iptables', 'ipvs')) return []
-  const sps = ctx.state.services.filter((sp) => sp.frontends.some(isNodePort) || sp.healthCheckNodePort !== null)
+  const sps = ctx.state.services.filter(
+    (sp) => sp.frontends.some(isNodePort) || sp.healthCheckNodePort !== null,
+  )
   if (sps.length === 0) return []
-  const dropping = ctx.state.foreign.filter((f) => /\b(DROP|REJECT)\b|policy drop/i.test(`${f.name} ${f.reason}`))
-  const healthPorts = [...new Set(sps.flatMap((sp) => (sp.healthCheckNodePort === null ? [] : [sp.healthCheckNodePort])))].sort((a, b) => a - b)
+  const dropping = ctx.state.foreign.filter((f) =>
+    /\b(DROP|REJECT)\b|policy drop/i.test(`${f.name} ${f.reason}`),
+  )
+  const healthPorts = [
+    ...new Set(
+      sps.flatMap((sp) => (sp.healthCheckNodePort === null ? [] : [sp.healthCheckNodePort])),
+    ),
+  ].sort((a, b) => a - b)
   // What has to get through: the NodePorts themselves (as listened on), then the health-check ports.
   const nodePortFrontends = sps.flatMap((sp) => sp.frontends.filter(isNodePort))
-  const nodePorts = [...new Set(nodePortFrontends.flatMap((f) => (f.port === null ? [] : [f.port])))].sort((a, b) => a - b)
-  const inUse = nodePorts.length === 0 ? '' : `; in use here: ${nodePorts.length === 1 ? nodePorts[0] : `${nodePorts[0]}-${nodePorts[nodePorts.length - 1]}`}`
+  const nodePorts = [
+    ...new Set(nodePortFrontends.flatMap((f) => (f.port === null ? [] : [f.port]))),
+  ].sort((a, b) => a - b)
+  const inUse =
+    nodePorts.length === 0
+      ? ''
+      : `; in use here: ${nodePorts.length === 1 ? nodePorts[0] : `${nodePorts[0]}-${nodePorts[nodePorts.length - 1]}`}`
   const pathChange =
     ctx.from === 'ipvs'
       ? ' Service traffic that IPVS handled in INPUT now goes through the filter FORWARD chain, so a FORWARD policy of DROP (Docker sets one) can block it.'
@@ -175,12 +223,19 @@ export const hostFirewall: Check = (ctx) => {
   const finding_: Finding = finding({
     id: dropping.length > 0 ? 'MIGRATE_HOST_FIREWALL' : 'MIGRATE_HOST_FIREWALL_UNVERIFIED',
     severity: 'warning',
-    title: dropping.length > 0 ? 'Host firewall rules may block NodePorts once kube-proxy stops opening them' : 'Cannot verify that the host firewall lets NodePorts through',
+    title:
+      dropping.length > 0
+        ? 'Host firewall rules may block NodePorts once kube-proxy stops opening them'
+        : 'Cannot verify that the host firewall lets NodePorts through',
     message:
       `${ctx.from} mode adds ACCEPT rules for NodePort and health-check traffic in case a host firewall would block it; nftables mode adds none, and its accepts cannot override a DROP in another table.${pathChange}` +
-      (dropping.length > 0 ? ` The input has ${dropping.length} non-kube-proxy rule(s) that drop or reject traffic.` : ' The input does not show the host firewall.'),
+      (dropping.length > 0
+        ? ` The input has ${dropping.length} non-kube-proxy rule(s) that drop or reject traffic.`
+        : ' The input does not show the host firewall.'),
     services: serviceNames(sps),
-    addresses: [...new Set([...nodePortFrontends.map(frontendAddress), ...healthPorts.map((p) => `*:${p}`)])],
+    addresses: [
+      ...new Set([...nodePortFrontends.map(frontendAddress), ...healthPorts.map((p) => `*:${p}`)]),
+    ],
     evidence: [...dropping.flatMap((f) => (f.source ? [f.source] : [])), ...serviceEvidence(sps)],
     action: `Allow the NodePort range (default 30000-32767${inUse})${healthPorts.length > 0 ? ` and the healthCheckNodePorts ${healthPorts.join(', ')}` : ''} in the host firewall, and check the INPUT and FORWARD policies (\`iptables-save\`, \`nft list ruleset\`).`,
     docs: DOCS.migrateToNftables,

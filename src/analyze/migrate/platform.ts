@@ -5,7 +5,15 @@
  * `platformCleanup` in cmd/kube-proxy/app/server_linux.go).
  */
 import type {ForeignObject} from '../../model/types.js'
-import {type Check, DOCS, type MigrationContext, finding, from, parseVersion, versionBelow} from './context.js'
+import {
+  type Check,
+  DOCS,
+  type MigrationContext,
+  finding,
+  from,
+  parseVersion,
+  versionBelow,
+} from './context.js'
 
 const MIN_KERNEL_FOR_NFTABLES = [5, 13] as const
 const MIN_NFT_TOOL = [1, 0, 0] as const
@@ -25,7 +33,8 @@ export const nftablesKernel: Check = (ctx) => {
         services: [],
         addresses: [],
         evidence: [],
-        action: 'Collect `uname -r` (kp collect records it), or check it before switching; on an older kernel stay on iptables mode.',
+        action:
+          'Collect `uname -r` (kp collect records it), or check it before switching; on an older kernel stay on iptables mode.',
         docs: DOCS.migrateToNftables,
       }),
     ]
@@ -40,7 +49,8 @@ export const nftablesKernel: Check = (ctx) => {
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Upgrade the kernel first. On kernels too old for nftables the Kubernetes docs advise iptables mode, not ipvs.',
+      action:
+        'Upgrade the kernel first. On kernels too old for nftables the Kubernetes docs advise iptables mode, not ipvs.',
       docs: DOCS.migrateToNftables,
     }),
   ]
@@ -57,11 +67,13 @@ export const nftTool: Check = (ctx) => {
         id: 'MIGRATE_NFT_TOOL_UNKNOWN',
         severity: 'info',
         title: 'Cannot verify the version of the host nft tool',
-        message: 'If the host has an `nft` binary, it must be 1.0.0 or newer once kube-proxy writes nftables rules; older versions can corrupt other users\' nftables state. The input does not show it.',
+        message:
+          "If the host has an `nft` binary, it must be 1.0.0 or newer once kube-proxy writes nftables rules; older versions can corrupt other users' nftables state. The input does not show it.",
         services: [],
         addresses: [],
         evidence: [],
-        action: 'Run `nft --version` on the node (kp collect records it); upgrade it, or remove it, if it is older than 1.0.0.',
+        action:
+          'Run `nft --version` on the node (kp collect records it); upgrade it, or remove it, if it is older than 1.0.0.',
         docs: DOCS.migrateToNftables,
       }),
     ]
@@ -76,7 +88,8 @@ export const nftTool: Check = (ctx) => {
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Upgrade nftables on the host to 1.0.0 or newer (or remove the nft binary) before switching.',
+      action:
+        'Upgrade nftables on the host to 1.0.0 or newer (or remove the nft binary) before switching.',
       docs: DOCS.migrateToNftables,
     }),
   ]
@@ -90,11 +103,13 @@ export const ipvsDeprecated: Check = (ctx) => {
       id: 'MIGRATE_IPVS_DEPRECATED',
       severity: 'warning',
       title: 'IPVS mode is deprecated',
-      message: 'kube-proxy\'s ipvs mode is deprecated as of Kubernetes v1.35 (KEP-5495) and is planned to be removed; the documentation recommends nftables, or iptables on kernels too old for nftables.',
+      message:
+        "kube-proxy's ipvs mode is deprecated as of Kubernetes v1.35 (KEP-5495) and is planned to be removed; the documentation recommends nftables, or iptables on kernels too old for nftables.",
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Prefer `--to nftables` (or stay on iptables); move to ipvs only for a short-term need.',
+      action:
+        'Prefer `--to nftables` (or stay on iptables); move to ipvs only for a short-term need.',
       docs: DOCS.ipvsDeprecation,
     }),
   ]
@@ -108,11 +123,13 @@ export const ipvsPrerequisites: Check = (ctx) => {
       id: 'MIGRATE_IPVS_PREREQUISITES_UNVERIFIED',
       severity: 'info',
       title: 'Cannot verify the IPVS kernel modules and ipset version',
-      message: 'IPVS kube-proxy needs the ip_vs kernel module and the module of its scheduler (ip_vs_rr by default), and ipset 6.0 or newer; it probes the scheduler with a dummy virtual server at start-up. A rules dump does not show them.',
+      message:
+        'IPVS kube-proxy needs the ip_vs kernel module and the module of its scheduler (ip_vs_rr by default), and ipset 6.0 or newer; it probes the scheduler with a dummy virtual server at start-up. A rules dump does not show them.',
       services: [],
       addresses: [],
       evidence: [],
-      action: 'On the node, check `modprobe -n ip_vs ip_vs_rr` (or `lsmod | grep ip_vs`) and `ipset --version`.',
+      action:
+        'On the node, check `modprobe -n ip_vs ip_vs_rr` (or `lsmod | grep ip_vs`) and `ipset --version`.',
       docs: DOCS.virtualIps,
     }),
   ]
@@ -122,7 +139,9 @@ export const ipvsPrerequisites: Check = (ctx) => {
 const SCHEDULER_PROBE = '198.51.100.0:20000'
 
 export function foreignVirtualServers(ctx: MigrationContext): ForeignObject[] {
-  return ctx.state.foreign.filter((f) => f.kind === 'ipvs-virtual-server' && !f.name.includes(SCHEDULER_PROBE))
+  return ctx.state.foreign.filter(
+    (f) => f.kind === 'ipvs-virtual-server' && !f.name.includes(SCHEDULER_PROBE),
+  )
 }
 
 /** Does the input hold an IPVS listing, so that "no foreign virtual server" is an observation? */
@@ -144,11 +163,13 @@ export const ipvsFlush: Check = (ctx) => {
         id: 'MIGRATE_IPVS_FOREIGN_FLUSHED',
         severity: 'error',
         title: `${foreign.length} IPVS virtual server(s) that kube-proxy did not create will be deleted`,
-        message: 'When kube-proxy starts in nftables mode it flushes every IPVS virtual server on the node, including these (for example keepalived, kube-vip or fwmark services), and ignores ipvs.excludeCIDRs.',
+        message:
+          'When kube-proxy starts in nftables mode it flushes every IPVS virtual server on the node, including these (for example keepalived, kube-vip or fwmark services), and ignores ipvs.excludeCIDRs.',
         services: [],
         addresses: foreign.map((f) => f.name),
         evidence: foreign.flatMap((f) => (f.source ? [f.source] : [])),
-        action: 'Move these virtual servers off the node first, or re-create them right after kube-proxy has started in nftables mode.',
+        action:
+          'Move these virtual servers off the node first, or re-create them right after kube-proxy has started in nftables mode.',
         docs: DOCS.platformCleanup,
       }),
     ]
@@ -159,11 +180,13 @@ export const ipvsFlush: Check = (ctx) => {
       id: 'MIGRATE_IPVS_FLUSH_UNVERIFIED',
       severity: 'info',
       title: 'Cannot verify that no other component uses IPVS',
-      message: 'When kube-proxy starts in nftables mode it flushes every IPVS virtual server on the node. The input holds no IPVS listing, so kp cannot tell whether keepalived, kube-vip or another component has virtual servers there.',
+      message:
+        'When kube-proxy starts in nftables mode it flushes every IPVS virtual server on the node. The input holds no IPVS listing, so kp cannot tell whether keepalived, kube-vip or another component has virtual servers there.',
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Run `ipvsadm -Ln` on the node (or give kp its output with -f); if it lists virtual servers, plan to re-create them.',
+      action:
+        'Run `ipvsadm -Ln` on the node (or give kp its output with -f); if it lists virtual servers, plan to re-create them.',
       docs: DOCS.platformCleanup,
     }),
   ]
@@ -175,9 +198,13 @@ export const ipvsFlush: Check = (ctx) => {
  * servers and kube-ipvs0 addresses keep catching service traffic; leftover KUBE-SVC chains stay.
  */
 export const noCleanupBetweenIptablesAndIpvs: Check = (ctx) => {
-  const pair = (from(ctx, 'ipvs') && ctx.to === 'iptables') || (from(ctx, 'iptables') && ctx.to === 'ipvs')
+  const pair =
+    (from(ctx, 'ipvs') && ctx.to === 'iptables') || (from(ctx, 'iptables') && ctx.to === 'ipvs')
   if (!pair) return []
-  const old = ctx.from === 'ipvs' ? 'IPVS virtual servers, the kube-ipvs0 interface and the KUBE-* ipsets' : 'the KUBE-SVC-*, KUBE-SEP-*, KUBE-EXT-* and KUBE-FW-* chains'
+  const old =
+    ctx.from === 'ipvs'
+      ? 'IPVS virtual servers, the kube-ipvs0 interface and the KUBE-* ipsets'
+      : 'the KUBE-SVC-*, KUBE-SEP-*, KUBE-EXT-* and KUBE-FW-* chains'
   return [
     finding({
       id: 'MIGRATE_NO_AUTOMATIC_CLEANUP',
@@ -187,10 +214,18 @@ export const noCleanupBetweenIptablesAndIpvs: Check = (ctx) => {
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Run `kube-proxy --cleanup` (or reboot the node) between stopping the old mode and starting the new one.',
+      action:
+        'Run `kube-proxy --cleanup` (or reboot the node) between stopping the old mode and starting the new one.',
       docs: DOCS.platformCleanup,
     }),
   ]
 }
 
-export const platformChecks: Check[] = [nftablesKernel, nftTool, ipvsDeprecated, ipvsPrerequisites, ipvsFlush, noCleanupBetweenIptablesAndIpvs]
+export const platformChecks: Check[] = [
+  nftablesKernel,
+  nftTool,
+  ipvsDeprecated,
+  ipvsPrerequisites,
+  ipvsFlush,
+  noCleanupBetweenIptablesAndIpvs,
+]

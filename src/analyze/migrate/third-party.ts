@@ -14,7 +14,8 @@ const VANISHING: Record<string, RegExp> = {
   // IPVS mode keeps KUBE-SERVICES, KUBE-MARK-MASQ, KUBE-POSTROUTING and KUBE-FORWARD, but has no per-service chains.
   'iptables>ipvs': /\bKUBE-(SVC|SEP|SVL|EXT|FW)-[A-Z0-9]+|\bKUBE-NODEPORTS\b|\bKUBE-MARK-DROP\b/,
   // iptables mode has no ipsets, no kube-ipvs0 and none of IPVS mode's filter chains.
-  'ipvs>iptables': /--match-set\s+KUBE-|\bKUBE-(6-)?(CLUSTER-IP|LOOP-BACK|EXTERNAL-IP|LOAD-BALANCER|NODE-PORT|HEALTH-CHECK-NODE-PORT|IPVS)[A-Z0-9-]*|\bKUBE-SOURCE-RANGES-FIREWALL\b|kube-ipvs0/,
+  'ipvs>iptables':
+    /--match-set\s+KUBE-|\bKUBE-(6-)?(CLUSTER-IP|LOOP-BACK|EXTERNAL-IP|LOAD-BALANCER|NODE-PORT|HEALTH-CHECK-NODE-PORT|IPVS)[A-Z0-9-]*|\bKUBE-SOURCE-RANGES-FIREWALL\b|kube-ipvs0/,
 }
 
 /** The masquerade mark stops existing only when kube-proxy leaves iptables (both iptables and ipvs modes use it). */
@@ -37,18 +38,25 @@ export const foreignReferences: Check = (ctx) => {
       finding({
         id: 'MIGRATE_FOREIGN_REFERENCES_UNVERIFIED',
         severity: 'info',
-        title: 'Cannot verify whether other components use kube-proxy\'s objects',
-        message: 'The input holds cluster objects only, not the node\'s rules, so kp cannot see CNI, NetworkPolicy or DNS-cache rules that refer to kube-proxy\'s chains, ipsets or mark.',
+        title: "Cannot verify whether other components use kube-proxy's objects",
+        message:
+          "The input holds cluster objects only, not the node's rules, so kp cannot see CNI, NetworkPolicy or DNS-cache rules that refer to kube-proxy's chains, ipsets or mark.",
         services: [],
         addresses: [],
         evidence: [],
-        action: 'Run kp migrate on a node dump (`kp collect`, or -f iptables-save.txt) to list them.',
+        action:
+          'Run kp migrate on a node dump (`kp collect`, or -f iptables-save.txt) to list them.',
         docs: DOCS.nftablesBlog,
       }),
     ]
   }
   const mark = markPattern(ctx)
-  const hits = ctx.state.foreign.filter((f) => f.kind !== 'leftover' && f.kind !== 'ipvs-virtual-server' && (vanishing.test(describe(f)) || (mark !== null && mark.test(describe(f)))))
+  const hits = ctx.state.foreign.filter(
+    (f) =>
+      f.kind !== 'leftover' &&
+      f.kind !== 'ipvs-virtual-server' &&
+      (vanishing.test(describe(f)) || (mark !== null && mark.test(describe(f)))),
+  )
   if (hits.length === 0) return []
   return [
     finding({
@@ -73,11 +81,13 @@ export const ipvsAwareAgents: Check = (ctx) => {
       id: 'MIGRATE_IPVS_AWARE_AGENTS_UNVERIFIED',
       severity: 'info',
       title: 'Cannot verify agents configured for IPVS mode',
-      message: 'Some components adapt to IPVS mode: Calico detects it by kube-ipvs0, monitoring agents allowlist KUBE-IPVS-FILTER, and NodeLocal DNSCache in IPVS mode binds only its link-local IP. A dump does not show their configuration.',
+      message:
+        'Some components adapt to IPVS mode: Calico detects it by kube-ipvs0, monitoring agents allowlist KUBE-IPVS-FILTER, and NodeLocal DNSCache in IPVS mode binds only its link-local IP. A dump does not show their configuration.',
       services: [],
       addresses: [],
       evidence: [],
-      action: 'Check the CNI and NetworkPolicy plugin versions for support of the new mode, and the node-local-dns Corefile `bind` line (the IPVS-style configuration keeps working).',
+      action:
+        'Check the CNI and NetworkPolicy plugin versions for support of the new mode, and the node-local-dns Corefile `bind` line (the IPVS-style configuration keeps working).',
       docs: DOCS.nftablesBlog,
     }),
   ]
@@ -92,7 +102,12 @@ export const leftovers: Check = (ctx) => {
       id: 'MIGRATE_LEFTOVERS',
       severity: 'info',
       title: `${stale.length} leftover object(s) of another proxy mode are on the node`,
-      message: `These belong to a mode kube-proxy does not run now: ${stale.map((f) => f.name).slice(0, 10).join(', ')}${stale.length > 10 ? ', ...' : ''}. They can confuse the switch and later diagnosis.`,
+      message: `These belong to a mode kube-proxy does not run now: ${stale
+        .map((f) => f.name)
+        .slice(0, 10)
+        .join(
+          ', ',
+        )}${stale.length > 10 ? ', ...' : ''}. They can confuse the switch and later diagnosis.`,
       services: [],
       addresses: [],
       evidence: stale.flatMap((f) => (f.source ? [f.source] : [])),

@@ -15,7 +15,8 @@ const MEMBER_FIELDS = new Set(['frontend', 'endpoint'])
 
 function formatValue(field: string, v: unknown): string {
   // The model's nodePortAddresses [] means kube-proxy's default, every local address (types.ts).
-  if (field === 'nodePortAddresses' && Array.isArray(v) && v.length === 0) return '(every local address)'
+  if (field === 'nodePortAddresses' && Array.isArray(v) && v.length === 0)
+    return '(every local address)'
   if (Array.isArray(v)) return v.length === 0 ? '(none)' : v.map((x) => String(x)).join(', ')
   return String(v)
 }
@@ -33,7 +34,10 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
   const plain = (text: string): string => text
   const red = opts.color ? c.red : plain
   const green = opts.color ? c.green : plain
-  const lines: string[] = [red(`--- ${sideLine('a', result.a)}`), green(`+++ ${sideLine('b', result.b)}`)]
+  const lines: string[] = [
+    red(`--- ${sideLine('a', result.a)}`),
+    green(`+++ ${sideLine('b', result.b)}`),
+  ]
   const pushDifference = (d: FieldDifference): void => {
     const field = escapeControl(d.field)
     const label = MEMBER_FIELDS.has(d.field) ? `${field} ` : `${field}: `
@@ -49,10 +53,16 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
     for (const d of result.node) pushDifference(d)
   }
   lines.push('')
-  if (result.equal) lines.push('No differences: both states proxy the same service ports the same way.')
+  if (result.equal)
+    lines.push('No differences: both states proxy the same service ports the same way.')
   else {
-    const count = (change: keyof typeof changeWords) => result.services.filter((s) => s.change === change).length
-    const parts = [`${count('changed')} changed`, `${count('removed')} only in a`, `${count('added')} only in b`]
+    const count = (change: keyof typeof changeWords) =>
+      result.services.filter((s) => s.change === change).length
+    const parts = [
+      `${count('changed')} changed`,
+      `${count('removed')} only in a`,
+      `${count('added')} only in b`,
+    ]
     const nodePart = result.node.length > 0 ? `; ${result.node.length} node setting(s) differ` : ''
     lines.push(`Service ports: ${parts.join(', ')}${nodePart}.`)
   }

@@ -3,10 +3,15 @@
  * a new connection gets and why, in plain words; with --rules, where the sources say so.
  */
 import {endpointAddress, formatShare} from '../../analyze/addresses.js'
-import type {ExplainResult, FrontendExplanation, MasqueradeWhen, ServiceExplanation} from '../../analyze/explain.js'
+import type {
+  ExplainResult,
+  FrontendExplanation,
+  MasqueradeWhen,
+  ServiceExplanation,
+} from '../../analyze/explain.js'
 import {escapeControl} from '../escape.js'
 import type {RuleText} from '../rule-lines.js'
-import {frontendLabel, localityWord} from './service-words.js'
+import {frontendLabel} from './service-words.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -30,8 +35,15 @@ type Row = ServiceExplanation['endpoints'][number]
 const ENDPOINT_COLUMNS: Column<Row>[] = [
   {header: 'ENDPOINT', cell: (ep) => escapeControl(ep.address)},
   {header: 'SHARE', cell: (ep) => formatShare(ep.share)},
-  {header: 'ON THIS NODE', cell: (ep) => (ep.local === null ? 'unknown' : ep.local ? 'yes (local)' : 'no (remote)')},
-  {header: 'STATE', cell: (ep) => [ep.state ?? '-', ep.weight === null ? '' : `weight ${ep.weight}`].filter(Boolean).join(', ')},
+  {
+    header: 'ON THIS NODE',
+    cell: (ep) => (ep.local === null ? 'unknown' : ep.local ? 'yes (local)' : 'no (remote)'),
+  },
+  {
+    header: 'STATE',
+    cell: (ep) =>
+      [ep.state ?? '-', ep.weight === null ? '' : `weight ${ep.weight}`].filter(Boolean).join(', '),
+  },
 ]
 
 function indent(text: string, prefix: string): string {
@@ -44,15 +56,26 @@ function indent(text: string, prefix: string): string {
 function renderFrontend(fe: FrontendExplanation, sp: ServiceExplanation, style: Style): string[] {
   const lines = [`  ${style.bold(frontendLabel(fe, style))}`]
   const said = escapeControl(fe.verdict)
-  const verdict = fe.action === 'forward' && fe.reaches.length > 0 ? style.green(said) : fe.action === 'forward' ? style.yellow(said) : style.red(said)
+  const verdict =
+    fe.action === 'forward' && fe.reaches.length > 0
+      ? style.green(said)
+      : fe.action === 'forward'
+        ? style.yellow(said)
+        : style.red(said)
   lines.push(`${INDENT}${verdict}`)
   // Under a Local policy the frontend reaches a subset; say which, with the shares among them.
   if (fe.action === 'forward' && fe.reaches.length > 0 && fe.reaches.length < sp.endpoints.length) {
-    const to = fe.reaches.map((r) => (r.share === null ? escapeControl(endpointAddress(r)) : `${escapeControl(endpointAddress(r))} ${formatShare(r.share)}`))
+    const to = fe.reaches.map((r) =>
+      r.share === null
+        ? escapeControl(endpointAddress(r))
+        : `${escapeControl(endpointAddress(r))} ${formatShare(r.share)}`,
+    )
     lines.push(`${INDENT}Reaches: ${to.join(', ')}`)
   }
   // The reason quotes node facts from the input (pod CIDRs, interface names).
-  lines.push(`${INDENT}Source NAT (masquerade): ${MASQUERADE_WORD[fe.masquerade.when]}. ${escapeControl(fe.masquerade.reason)}`)
+  lines.push(
+    `${INDENT}Source NAT (masquerade): ${MASQUERADE_WORD[fe.masquerade.when]}. ${escapeControl(fe.masquerade.reason)}`,
+  )
   for (const note of fe.notes) lines.push(`${INDENT}${escapeControl(note)}`)
   return lines
 }
@@ -61,20 +84,25 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
   const {style} = opts
   const out: string[] = []
   const family = sp.service.family === 'IPv6' ? 'IPv6, ' : ''
-  out.push(`${style.bold.underline(escapeControl(sp.service.displayName))}  (${family}${mode} mode)`)
+  out.push(
+    `${style.bold.underline(escapeControl(sp.service.displayName))}  (${family}${mode} mode)`,
+  )
   const facts = [
     `internalTrafficPolicy ${sp.policies.internalTrafficPolicy ?? 'not shown'}`,
     `externalTrafficPolicy ${sp.policies.externalTrafficPolicy ?? 'not shown'}`,
     `session affinity ${sp.affinity === null ? 'none' : sp.affinity.text}`,
   ]
-  if (sp.healthCheckNodePort !== null) facts.push(`health check node port ${sp.healthCheckNodePort}`)
+  if (sp.healthCheckNodePort !== null)
+    facts.push(`health check node port ${sp.healthCheckNodePort}`)
   if (sp.scheduler !== null) facts.push(`IPVS scheduler ${escapeControl(sp.scheduler)}`)
   for (const fact of facts) out.push(`  ${fact}`)
   out.push('')
   if (sp.endpoints.length === 0) out.push(`  Endpoints: ${style.red('none')}`)
   else {
     const how = sp.endpoints.every((ep) => ep.share === null)
-      ? sp.scheduler === null ? 'how a new connection picks one is not shown' : `the IPVS ${escapeControl(sp.scheduler)} scheduler picks one per new connection`
+      ? sp.scheduler === null
+        ? 'how a new connection picks one is not shown'
+        : `the IPVS ${escapeControl(sp.scheduler)} scheduler picks one per new connection`
       : 'shares are for a new connection from inside the cluster'
     out.push(`  Endpoints (${sp.endpoints.length}); ${how}:`)
     out.push(indent(renderTable(ENDPOINT_COLUMNS, sp.endpoints, style), INDENT))
@@ -97,7 +125,11 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
       sp.rules.forEach((ref, i) => {
         const text = opts.ruleText(ref)
         const place = places[i]!
-        out.push(text === null ? `${INDENT}${style.dim(place)}` : `${INDENT}${style.dim(place.padEnd(width))}  ${escapeControl(text)}`)
+        out.push(
+          text === null
+            ? `${INDENT}${style.dim(place)}`
+            : `${INDENT}${style.dim(place.padEnd(width))}  ${escapeControl(text)}`,
+        )
       })
     }
   }
@@ -107,6 +139,8 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
 export function renderExplain(result: ExplainResult, opts: ExplainViewOptions): string {
   const blocks = result.matches.map((m) => renderMatch(m, opts, result.mode).join('\n'))
   const header =
-    result.matches.length > 1 ? `${result.matches.length} service ports match ${JSON.stringify(escapeControl(result.query.text))}:\n\n` : ''
+    result.matches.length > 1
+      ? `${result.matches.length} service ports match ${JSON.stringify(escapeControl(result.query.text))}:\n\n`
+      : ''
   return header + blocks.join('\n\n')
 }

@@ -39,13 +39,30 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
   const {style} = opts
   return [
     {header: 'SERVICE PORT', cell: (sp) => escapeControl(displayName(sp))},
-    {header: 'FRONTENDS', cell: (sp) => (sp.frontends.length > 0 ? sp.frontends.map((fe) => frontendLabel(fe, style)).join('\n') : '-')},
+    {
+      header: 'FRONTENDS',
+      cell: (sp) =>
+        sp.frontends.length > 0
+          ? sp.frontends.map((fe) => frontendLabel(fe, style)).join('\n')
+          : '-',
+    },
     opts.wide
-      ? {header: 'ENDPOINTS', cell: (sp) => (sp.endpoints.length > 0 ? sp.endpoints.map((ep) => endpointLabel(ep)).join('\n') : style.red('none'))}
-      : {header: 'ENDPOINTS', cell: (sp) => (sp.endpoints.length > 0 ? endpointCount(sp) : style.red('0'))},
+      ? {
+          header: 'ENDPOINTS',
+          cell: (sp) =>
+            sp.endpoints.length > 0
+              ? sp.endpoints.map((ep) => endpointLabel(ep)).join('\n')
+              : style.red('none'),
+        }
+      : {
+          header: 'ENDPOINTS',
+          cell: (sp) => (sp.endpoints.length > 0 ? endpointCount(sp) : style.red('0')),
+        },
     {header: 'POLICY', cell: policies},
     {header: 'AFFINITY', cell: affinity},
-    ...(opts.wide && opts.showScheduler ? [{header: 'SCHEDULER', cell: (sp: ServicePort) => sp.scheduler ?? '-'}] : []),
+    ...(opts.wide && opts.showScheduler
+      ? [{header: 'SCHEDULER', cell: (sp: ServicePort) => sp.scheduler ?? '-'}]
+      : []),
   ]
 }
 

@@ -18,12 +18,18 @@ const MAX_ITEMS_SHOWN = 10
 
 function list(items: string[]): string {
   const shown = items.slice(0, MAX_ITEMS_SHOWN).map(escapeControl).join(', ')
-  return items.length > MAX_ITEMS_SHOWN ? `${shown}, ... (${items.length - MAX_ITEMS_SHOWN} more, see --json)` : shown
+  return items.length > MAX_ITEMS_SHOWN
+    ? `${shown}, ... (${items.length - MAX_ITEMS_SHOWN} more, see --json)`
+    : shown
 }
 
 export function formatFindings(findings: Finding[], opts: FindingsViewOptions): string {
   const c = new Chalk({level: opts.color ? 1 : 0})
-  const paint: Record<Severity, (s: string) => string> = {error: (s) => c.red.bold(s), warning: (s) => c.yellow.bold(s), info: (s) => c.cyan(s)}
+  const paint: Record<Severity, (s: string) => string> = {
+    error: (s) => c.red.bold(s),
+    warning: (s) => c.yellow.bold(s),
+    info: (s) => c.cyan(s),
+  }
   const lines: string[] = []
   for (const f of findings) {
     lines.push(`${paint[f.severity](f.severity.toUpperCase())} ${f.id}: ${escapeControl(f.title)}`)
@@ -31,8 +37,15 @@ export function formatFindings(findings: Finding[], opts: FindingsViewOptions): 
     if (f.services.length > 0) lines.push(`  services: ${list(f.services)}`)
     if (f.addresses.length > 0) lines.push(`  addresses: ${list(f.addresses)}`)
     if (f.evidence.length > 0) {
-      const shown = f.evidence.slice(0, MAX_EVIDENCE_SHOWN).map((ref) => escapeControl(formatDiagnostic({message: '', source: ref}).replace(/: $/, '')))
-      const more = f.evidence.length > MAX_EVIDENCE_SHOWN ? ` (+${f.evidence.length - MAX_EVIDENCE_SHOWN} more)` : ''
+      const shown = f.evidence
+        .slice(0, MAX_EVIDENCE_SHOWN)
+        .map((ref) =>
+          escapeControl(formatDiagnostic({message: '', source: ref}).replace(/: $/, '')),
+        )
+      const more =
+        f.evidence.length > MAX_EVIDENCE_SHOWN
+          ? ` (+${f.evidence.length - MAX_EVIDENCE_SHOWN} more)`
+          : ''
       lines.push(`  seen at: ${shown.join(', ')}${more}`)
     }
     lines.push(`  what to do: ${escapeControl(f.action)}`)
@@ -40,6 +53,10 @@ export function formatFindings(findings: Finding[], opts: FindingsViewOptions): 
     lines.push('')
   }
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length
-  lines.push(findings.length === 0 ? 'No migration findings.' : `${findings.length} finding(s): ${count('error')} error, ${count('warning')} warning, ${count('info')} info.`)
+  lines.push(
+    findings.length === 0
+      ? 'No migration findings.'
+      : `${findings.length} finding(s): ${count('error')} error, ${count('warning')} warning, ${count('info')} info.`,
+  )
   return lines.join('\n')
 }

@@ -35,7 +35,10 @@ export function localityWord(local: boolean | null): string {
 /** `10.180.0.4:80 50 % local`, `10.244.2.7:8080 weight 0 remote draining`: what the source shows. */
 export function endpointLabel(ep: Endpoint): string {
   // No share where a scheduler decides (IPVS): the weight says what there is to say.
-  const parts = ep.share === null ? [escapeControl(endpointAddress(ep))] : [escapeControl(endpointAddress(ep)), formatShare(ep.share)]
+  const parts =
+    ep.share === null
+      ? [escapeControl(endpointAddress(ep))]
+      : [escapeControl(endpointAddress(ep)), formatShare(ep.share)]
   if (ep.weight !== null) parts.push(`weight ${ep.weight}`)
   const where = localityWord(ep.local)
   if (where) parts.push(where)

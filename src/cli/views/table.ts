@@ -17,6 +17,7 @@ export interface Column<Row> {
 
 const GAP = '  '
 /** An SGR sequence (colour, bold): the only escape sequences a styled cell holds. */
+// eslint-disable-next-line no-control-regex -- SGR escapes begin with ESC
 const SGR = /\u001b\[[\d;]*m/g
 
 /**
@@ -35,13 +36,20 @@ export function displayWidth(line: string): number {
   }
   if (ascii) return line.length
   let width = 0
-  for (const ch of line.includes('\u001b') ? line.replace(SGR, '') : line) width += charWidth(ch.codePointAt(0)!)
+  for (const ch of line.includes('\u001b') ? line.replace(SGR, '') : line)
+    width += charWidth(ch.codePointAt(0)!)
   return width
 }
 
 function charWidth(cp: number): number {
   if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || cp === 0xfeff || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0
+  if (
+    (cp >= 0x300 && cp <= 0x36f) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    cp === 0xfeff ||
+    (cp >= 0xfe00 && cp <= 0xfe0f)
+  )
+    return 0
   const wide =
     (cp >= 0x1100 && cp <= 0x115f) ||
     (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
@@ -63,7 +71,8 @@ export function renderTable<Row>(columns: Column<Row>[], rows: Row[], style: Sty
   const widths: number[][][] = table.map((cells) => cells.map((lines) => lines.map(displayWidth)))
   const columnWidth = columns.map(() => 0)
   for (const cells of widths) {
-    for (let i = 0; i < cells.length; i++) for (const w of cells[i]!) if (w > columnWidth[i]!) columnWidth[i] = w
+    for (let i = 0; i < cells.length; i++)
+      for (const w of cells[i]!) if (w > columnWidth[i]!) columnWidth[i] = w
   }
   const out: string[] = []
   for (let r = 0; r < table.length; r++) {

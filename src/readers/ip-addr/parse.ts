@@ -43,7 +43,10 @@ const INTERFACE_LINE = /^(\d+):\s+([^\s:]+?)(?:@[^\s:]+)?(:?)\s+(.*)$/
 const PREFIX = /^(.+)\/(\d{1,3})$/
 
 /** Parses one `ip addr` output (text, -o or -j). Never throws: problems become IPADDR_* diagnostics. */
-export function parseIpAddr(text: string, path: string): {dump: IpAddrDump; diagnostics: Diagnostic[]} {
+export function parseIpAddr(
+  text: string,
+  path: string,
+): {dump: IpAddrDump; diagnostics: Diagnostic[]} {
   const trimmed = text.trimStart()
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) return parseJson(text, path)
   return parseText(text, path)
@@ -56,7 +59,8 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   /** The interfaces the commands name (`ip addr add ... dev NAME`), which have no index. */
   const byName = new Map<string, IpInterface>()
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number) => diagnostics.push(diag('warning', code, message, at(line)))
+  const warn = (code: string, message: string, line: number) =>
+    diagnostics.push(diag('warning', code, message, at(line)))
   let current: IpInterface | null = null
 
   const lines = text.split(/\r?\n/)
@@ -64,7 +68,11 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
     const lineNo = i + 1
     const raw = lines[i]!
     if (raw.length > MAX_LINE) {
-      warn('IPADDR_LINE_TOO_LONG', `line of ${raw.length} characters is not ip addr output; skipped`, lineNo)
+      warn(
+        'IPADDR_LINE_TOO_LONG',
+        `line of ${raw.length} characters is not ip addr output; skipped`,
+        lineNo,
+      )
       continue
     }
     const line = raw.trim()
@@ -85,7 +93,8 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
         // Link line: `<BROADCAST,NOARP> mtu 1500 qdisc noop state DOWN group default`.
         const tokens = rest.split(WHITESPACE)
         const flags = tokens[0]
-        if (flags?.startsWith('<') && flags.endsWith('>')) current.flags = flags.slice(1, -1).split(',').filter(Boolean)
+        if (flags?.startsWith('<') && flags.endsWith('>'))
+          current.flags = flags.slice(1, -1).split(',').filter(Boolean)
         const state = tokens.indexOf('state')
         if (state >= 0 && tokens[state + 1] !== undefined) current.state = tokens[state + 1]!
       } else {
@@ -111,21 +120,42 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
       continue
     }
     // link/ether, valid_lft, altname, link-netns...: facts about the link kp has no use for.
-    if (word.startsWith('link/') || word === 'valid_lft' || word === 'altname' || word === 'link-netnsid' || word === 'link-netns') continue
+    if (
+      word.startsWith('link/') ||
+      word === 'valid_lft' ||
+      word === 'altname' ||
+      word === 'link-netnsid' ||
+      word === 'link-netns'
+    )
+      continue
     if (line.startsWith('Device "') && line.endsWith('does not exist.')) {
-      warn('IPADDR_NO_DEVICE', `${line} (kube-proxy is not in IPVS mode on this node, or it was cleaned up)`, lineNo)
+      warn(
+        'IPADDR_NO_DEVICE',
+        `${line} (kube-proxy is not in IPVS mode on this node, or it was cleaned up)`,
+        lineNo,
+      )
       continue
     }
     warn('IPADDR_UNKNOWN_LINE', 'not ip addr output; skipped', lineNo)
   }
-  if (dump.interfaces.length === 0) diagnostics.push(diag('warning', 'IPADDR_NO_INTERFACES', 'no interfaces in this ip addr output', at(1)))
+  if (dump.interfaces.length === 0)
+    diagnostics.push(
+      diag('warning', 'IPADDR_NO_INTERFACES', 'no interfaces in this ip addr output', at(1)),
+    )
   return {dump, diagnostics}
 
   /** The interface of that name, made (without an index) when a command names it first. */
   function namedInterface(name: string, lineNo: number): IpInterface {
     const found = byName.get(name)
     if (found) return found
-    const made: IpInterface = {index: null, name, flags: [], state: null, addresses: [], line: lineNo}
+    const made: IpInterface = {
+      index: null,
+      name,
+      flags: [],
+      state: null,
+      addresses: [],
+      line: lineNo,
+    }
     byName.set(name, made)
     dump.interfaces.push(made)
     return made
@@ -143,7 +173,13 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
       return
     }
     const dev = tokens.indexOf('dev', k + 2)
-    if ((object === 'addr' || object === 'address' || object === 'a') && verb === 'add' && dev > 0 && tokens[dev + 1] !== undefined && tokens[k + 2] !== undefined) {
+    if (
+      (object === 'addr' || object === 'address' || object === 'a') &&
+      verb === 'add' &&
+      dev > 0 &&
+      tokens[dev + 1] !== undefined &&
+      tokens[k + 2] !== undefined
+    ) {
       const cidr = tokens[k + 2]!
       const m = PREFIX.exec(cidr)
       const ip = canonicalIp(m ? m[1]! : cidr)
@@ -151,27 +187,49 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
         warn('IPADDR_BAD_ADDRESS', `"${cidr}" is not an IP address`, lineNo)
         return
       }
-      namedInterface(tokens[dev + 1]!, lineNo).addresses.push({...ip, prefixLength: m ? Number(m[2]) : null, scope: null, line: lineNo})
+      namedInterface(tokens[dev + 1]!, lineNo).addresses.push({
+        ...ip,
+        prefixLength: m ? Number(m[2]) : null,
+        scope: null,
+        line: lineNo,
+      })
       return
     }
-    warn('IPADDR_UNKNOWN_LINE', 'an ip command other than `ip link add NAME` or `ip addr add ADDRESS dev NAME`; skipped', lineNo)
+    warn(
+      'IPADDR_UNKNOWN_LINE',
+      'an ip command other than `ip link add NAME` or `ip addr add ADDRESS dev NAME`; skipped',
+      lineNo,
+    )
   }
 
   function readAddressWords(tokens: string[], lineNo: number, iface: IpInterface): void {
     const word = tokens[0]
     if (word !== 'inet' && word !== 'inet6') {
-      warn('IPADDR_UNKNOWN_LINE', `expected inet or inet6 after the interface name, found "${word ?? ''}"`, lineNo)
+      warn(
+        'IPADDR_UNKNOWN_LINE',
+        `expected inet or inet6 after the interface name, found "${word ?? ''}"`,
+        lineNo,
+      )
       return
     }
     const cidr = tokens[1] ?? ''
     const m = PREFIX.exec(cidr)
     const ip = canonicalIp(m ? m[1]! : cidr)
     if (!ip || (ip.family === 'IPv6') !== (word === 'inet6')) {
-      warn('IPADDR_BAD_ADDRESS', `"${cidr}" is not an ${word === 'inet6' ? 'IPv6' : 'IPv4'} address`, lineNo)
+      warn(
+        'IPADDR_BAD_ADDRESS',
+        `"${cidr}" is not an ${word === 'inet6' ? 'IPv6' : 'IPv4'} address`,
+        lineNo,
+      )
       return
     }
     const scope = tokens.indexOf('scope')
-    iface.addresses.push({...ip, prefixLength: m ? Number(m[2]) : null, scope: scope >= 0 ? (tokens[scope + 1] ?? null) : null, line: lineNo})
+    iface.addresses.push({
+      ...ip,
+      prefixLength: m ? Number(m[2]) : null,
+      scope: scope >= 0 ? (tokens[scope + 1] ?? null) : null,
+      line: lineNo,
+    })
   }
 }
 
@@ -190,11 +248,23 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
     data = JSON.parse(text)
   } catch {
     const problem = jsonSyntaxError(text)
-    diagnostics.push(diag('error', 'IPADDR_BAD_JSON', `not valid JSON (${problem.message}); expected \`ip -j addr\` output`, {path, line: problem.line}))
+    diagnostics.push(
+      diag(
+        'error',
+        'IPADDR_BAD_JSON',
+        `not valid JSON (${problem.message}); expected \`ip -j addr\` output`,
+        {path, line: problem.line},
+      ),
+    )
     return {dump, diagnostics}
   }
   if (!Array.isArray(data)) {
-    diagnostics.push(diag('error', 'IPADDR_BAD_JSON', 'expected the JSON array that `ip -j addr` prints', {path, line: 1}))
+    diagnostics.push(
+      diag('error', 'IPADDR_BAD_JSON', 'expected the JSON array that `ip -j addr` prints', {
+        path,
+        line: 1,
+      }),
+    )
     return {dump, diagnostics}
   }
   // JSON.parse forgets positions; find each interface and address in the text in order (one
@@ -209,15 +279,28 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   }
   for (const entry of data as unknown[]) {
     if (typeof entry !== 'object' || entry === null) continue
-    const e = entry as {ifindex?: unknown; ifname?: unknown; flags?: unknown; operstate?: unknown; addr_info?: unknown}
+    const e = entry as {
+      ifindex?: unknown
+      ifname?: unknown
+      flags?: unknown
+      operstate?: unknown
+      addr_info?: unknown
+    }
     if (typeof e.ifname !== 'string') {
-      diagnostics.push(diag('warning', 'IPADDR_BAD_JSON', 'interface without "ifname"; skipped', {path, line: lineAt(lineStarts, cursor)}))
+      diagnostics.push(
+        diag('warning', 'IPADDR_BAD_JSON', 'interface without "ifname"; skipped', {
+          path,
+          line: lineAt(lineStarts, cursor),
+        }),
+      )
       continue
     }
     const iface: IpInterface = {
       index: typeof e.ifindex === 'number' ? e.ifindex : null,
       name: e.ifname,
-      flags: Array.isArray(e.flags) ? e.flags.filter((f): f is string => typeof f === 'string') : [],
+      flags: Array.isArray(e.flags)
+        ? e.flags.filter((f): f is string => typeof f === 'string')
+        : [],
       state: typeof e.operstate === 'string' ? e.operstate : null,
       addresses: [],
       line: lineOfNext('"ifname"'),
@@ -231,15 +314,34 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
       if (!ip) {
         // Not String(info.local): an object whose "toString" is not a function (`{"toString": 1}`) makes it throw.
         const raw = info?.local
-        const shown = typeof raw === 'object' && raw !== null ? (Array.isArray(raw) ? 'an array' : 'an object') : JSON.stringify(raw)
-        const message = shown === undefined ? `an address of ${iface.name} has no "local"; skipped` : `address ${shown} of ${iface.name} is not an IP address; skipped`
+        const shown =
+          typeof raw === 'object' && raw !== null
+            ? Array.isArray(raw)
+              ? 'an array'
+              : 'an object'
+            : JSON.stringify(raw)
+        const message =
+          shown === undefined
+            ? `an address of ${iface.name} has no "local"; skipped`
+            : `address ${shown} of ${iface.name} is not an IP address; skipped`
         diagnostics.push(diag('warning', 'IPADDR_BAD_ADDRESS', message, {path, line}))
         continue
       }
-      iface.addresses.push({...ip, prefixLength: typeof info.prefixlen === 'number' ? info.prefixlen : null, scope: typeof info.scope === 'string' ? info.scope : null, line})
+      iface.addresses.push({
+        ...ip,
+        prefixLength: typeof info.prefixlen === 'number' ? info.prefixlen : null,
+        scope: typeof info.scope === 'string' ? info.scope : null,
+        line,
+      })
     }
   }
-  if (dump.interfaces.length === 0) diagnostics.push(diag('warning', 'IPADDR_NO_INTERFACES', 'no interfaces in this ip -j addr output', {path, line: 1}))
+  if (dump.interfaces.length === 0)
+    diagnostics.push(
+      diag('warning', 'IPADDR_NO_INTERFACES', 'no interfaces in this ip -j addr output', {
+        path,
+        line: 1,
+      }),
+    )
   return {dump, diagnostics}
 }
 
@@ -257,5 +359,10 @@ function lineAt(starts: number[], offset: number): number {
 /** The registry's entry point: one source → its interfaces and diagnostics. */
 export function parse(src: SourceText): ParsedSource<IpAddrDump> {
   const {dump, diagnostics} = parseIpAddr(src.text, src.path)
-  return {format: 'ip-addr', source: {path: src.path, format: 'ip-addr', tool: src.tool ?? null}, data: dump, diagnostics}
+  return {
+    format: 'ip-addr',
+    source: {path: src.path, format: 'ip-addr', tool: src.tool ?? null},
+    data: dump,
+    diagnostics,
+  }
 }

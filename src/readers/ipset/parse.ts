@@ -50,7 +50,13 @@ const UINT = /^\d+$/
 const MAX_LINE = 64 * 1024
 const FAMILY_OPTION = /(?:^|\s)family (inet6?)(?:\s|$)/
 /** Set types whose members this reader splits; others are kept as text. */
-const KNOWN_TYPES = new Set(['hash:ip', 'hash:ip,port', 'hash:ip,port,ip', 'hash:ip,port,net', 'bitmap:port'])
+const KNOWN_TYPES = new Set([
+  'hash:ip',
+  'hash:ip,port',
+  'hash:ip,port,ip',
+  'hash:ip,port,net',
+  'bitmap:port',
+])
 
 function familyOf(header: string): Family | null {
   const m = FAMILY_OPTION.exec(header)
@@ -59,14 +65,18 @@ function familyOf(header: string): Family | null {
 }
 
 /** Parses one `ipset save` or `ipset list` output. Never throws: problems become IPSET_* diagnostics. */
-export function parseIpset(text: string, path: string): {dump: IpsetDump; diagnostics: Diagnostic[]} {
+export function parseIpset(
+  text: string,
+  path: string,
+): {dump: IpsetDump; diagnostics: Diagnostic[]} {
   const diagnostics: Diagnostic[] = []
   const dump: IpsetDump = {layout: 'save', sets: []}
   const byName = new Map<string, IpsetSet>()
   /** The sets `add` lines filled since the last `flush` of every set (ipset restore input). */
   const filledSince = new Set<IpsetSet>()
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number) => diagnostics.push(diag('warning', code, message, at(line)))
+  const warn = (code: string, message: string, line: number) =>
+    diagnostics.push(diag('warning', code, message, at(line)))
 
   // State of the `ipset list` block being read.
   let block: IpsetSet | null = null
@@ -74,7 +84,11 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
   let declaredEntries: {count: number; line: number} | null = null
   const closeBlock = () => {
     if (block && declaredEntries && declaredEntries.count !== block.members.length) {
-      warn('IPSET_ENTRY_COUNT', `set ${block.name} says "Number of entries: ${declaredEntries.count}" but lists ${block.members.length} members; the input may be cut`, declaredEntries.line)
+      warn(
+        'IPSET_ENTRY_COUNT',
+        `set ${block.name} says "Number of entries: ${declaredEntries.count}" but lists ${block.members.length} members; the input may be cut`,
+        declaredEntries.line,
+      )
     }
     block = null
     inMembers = false
@@ -83,7 +97,11 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
   const addSet = (set: IpsetSet): IpsetSet => {
     const seen = byName.get(set.name)
     if (seen) {
-      warn('IPSET_DUPLICATE_SET', `set ${set.name} appears again (first on line ${seen.line}); members are merged`, set.line)
+      warn(
+        'IPSET_DUPLICATE_SET',
+        `set ${set.name} appears again (first on line ${seen.line}); members are merged`,
+        set.line,
+      )
       return seen
     }
     byName.set(set.name, set)
@@ -96,7 +114,11 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
     const lineNo = i + 1
     const raw = lines[i]!
     if (raw.length > MAX_LINE) {
-      warn('IPSET_LINE_TOO_LONG', `line of ${raw.length} characters is not ipset output; skipped`, lineNo)
+      warn(
+        'IPSET_LINE_TOO_LONG',
+        `line of ${raw.length} characters is not ipset output; skipped`,
+        lineNo,
+      )
       continue
     }
     const line = raw.trim()
@@ -109,7 +131,15 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
     if (line.startsWith('Name: ')) {
       closeBlock()
       dump.layout = 'list'
-      block = addSet({name: line.slice(6).trim(), type: '', family: null, header: '', references: null, members: [], line: lineNo})
+      block = addSet({
+        name: line.slice(6).trim(),
+        type: '',
+        family: null,
+        header: '',
+        references: null,
+        members: [],
+        line: lineNo,
+      })
       continue
     }
     if (block && !inMembers) {
@@ -147,13 +177,25 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
 
     const tokens = line.split(WHITESPACE)
     if (tokens[0] === 'create' && tokens.length >= 3) {
-      addSet({name: tokens[1]!, type: tokens[2]!, family: null, header: tokens.slice(3).join(' '), references: null, members: [], line: lineNo}).family = familyOf(tokens.slice(3).join(' '))
+      addSet({
+        name: tokens[1]!,
+        type: tokens[2]!,
+        family: null,
+        header: tokens.slice(3).join(' '),
+        references: null,
+        members: [],
+        line: lineNo,
+      }).family = familyOf(tokens.slice(3).join(' '))
       continue
     }
     if (tokens[0] === 'add' && tokens.length >= 3) {
       const set = byName.get(tokens[1]!)
       if (!set) {
-        warn('IPSET_UNKNOWN_SET', `member of set ${tokens[1]}, which no create line declared; skipped`, lineNo)
+        warn(
+          'IPSET_UNKNOWN_SET',
+          `member of set ${tokens[1]}, which no create line declared; skipped`,
+          lineNo,
+        )
         continue
       }
       addMember(set, tokens.slice(2).join(' '), lineNo)
@@ -171,23 +213,41 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
       } else {
         const set = byName.get(named)
         if (set) set.members = []
-        else warn('IPSET_UNKNOWN_SET', `flush of set ${named}, which no create line declared; skipped`, lineNo)
+        else
+          warn(
+            'IPSET_UNKNOWN_SET',
+            `flush of set ${named}, which no create line declared; skipped`,
+            lineNo,
+          )
       }
       continue
     }
     warn('IPSET_UNKNOWN_LINE', 'not ipset save / ipset list output; skipped', lineNo)
   }
   closeBlock()
-  if (dump.sets.length === 0) diagnostics.push(diag('warning', 'IPSET_NO_SETS', 'no ipset sets in this input', at(1)))
+  if (dump.sets.length === 0)
+    diagnostics.push(diag('warning', 'IPSET_NO_SETS', 'no ipset sets in this input', at(1)))
   return {dump, diagnostics}
 
   function addMember(set: IpsetSet, text: string, lineNo: number): void {
     // `10.96.0.10,udp:53 timeout 300 packets 0 bytes 0`: the element is the first word.
     const element = text.split(WHITESPACE, 1)[0]!
-    const member: IpsetMember = {text: element, ip: null, protocol: null, port: null, third: null, line: lineNo}
+    const member: IpsetMember = {
+      text: element,
+      ip: null,
+      protocol: null,
+      port: null,
+      third: null,
+      line: lineNo,
+    }
     set.members.push(member)
     if (!KNOWN_TYPES.has(set.type)) return
-    const bad = (why: string): void => void warn('IPSET_BAD_MEMBER', `member "${element}" of ${set.name} (${set.type}): ${why}`, lineNo)
+    const bad = (why: string): void =>
+      void warn(
+        'IPSET_BAD_MEMBER',
+        `member "${element}" of ${set.name} (${set.type}): ${why}`,
+        lineNo,
+      )
     const parts = element.split(',')
     if (set.type === 'bitmap:port') {
       member.port = parsePort(element)
@@ -199,7 +259,8 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
     if (parts.length !== wanted) return bad(`expected ${wanted} comma-separated parts`)
     const ip = canonicalIp(parts[0]!)
     if (!ip) return bad('not an IP address')
-    if (set.family && ip.family !== set.family) return bad(`an ${ip.family} address in an ${set.family} set`)
+    if (set.family && ip.family !== set.family)
+      return bad(`an ${ip.family} address in an ${set.family} set`)
     member.ip = ip.ip
     if (wanted === 1) return
     // `udp:53`; ipset(8): a port without a protocol is TCP.
@@ -207,7 +268,8 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
     const colon = protoPort.indexOf(':')
     member.protocol = colon < 0 ? 'TCP' : parseProtocol(protoPort.slice(0, colon))
     member.port = parsePort(colon < 0 ? protoPort : protoPort.slice(colon + 1))
-    if (member.protocol === null || member.port === null) return bad('not PROTOCOL:PORT with tcp, udp or sctp')
+    if (member.protocol === null || member.port === null)
+      return bad('not PROTOCOL:PORT with tcp, udp or sctp')
     if (wanted === 3) {
       const third = parts[2]!
       if (set.type === 'hash:ip,port,net') {
@@ -230,5 +292,10 @@ export function parseIpset(text: string, path: string): {dump: IpsetDump; diagno
 /** The registry's entry point: one source → its sets and diagnostics. */
 export function parse(src: SourceText): ParsedSource<IpsetDump> {
   const {dump, diagnostics} = parseIpset(src.text, src.path)
-  return {format: 'ipset', source: {path: src.path, format: 'ipset', tool: src.tool ?? null}, data: dump, diagnostics}
+  return {
+    format: 'ipset',
+    source: {path: src.path, format: 'ipset', tool: src.tool ?? null},
+    data: dump,
+    diagnostics,
+  }
 }

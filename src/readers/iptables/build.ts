@@ -25,13 +25,35 @@
  */
 import {diag, emptyNodeInfo, emptyState} from '../../core/state.js'
 import {toCidr} from '../../core/ipaddr.js'
-import type {Diagnostic, Endpoint, ForeignObject, Frontend, FrontendType, NodeInfo, Protocol, ProxyState, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
+import type {
+  Diagnostic,
+  Endpoint,
+  ForeignObject,
+  Frontend,
+  FrontendType,
+  NodeInfo,
+  Protocol,
+  ProxyState,
+  ServicePort,
+  SourceRef,
+  TrafficPolicy,
+} from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
 import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
 import {normaliseAddress} from './parse.js'
 import {countRuleCopy, reportRuleCopies, type RuleCopies} from './repeated-rules.js'
-import {BUILTIN_CHAINS, findMatch, findMatchValue, findTargetOption, findTargetValue, type IptablesChain, type IptablesRule, type IptablesRuleset, type IptablesTable} from './ruleset.js'
+import {
+  BUILTIN_CHAINS,
+  findMatch,
+  findMatchValue,
+  findTargetOption,
+  findTargetValue,
+  type IptablesChain,
+  type IptablesRule,
+  type IptablesRuleset,
+  type IptablesTable,
+} from './ruleset.js'
 import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
 
 type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
@@ -49,13 +71,27 @@ const SCANNED_ENDPOINTS = 16
 
 /** The fixed chains kube-proxy's iptables mode (any generation) and kubelet write. */
 const KUBE_PROXY_CHAINS: ReadonlySet<string> = new Set([
-  'KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP', 'KUBE-EXTERNAL-SERVICES',
-  'KUBE-FORWARD', 'KUBE-PROXY-FIREWALL', 'KUBE-FIREWALL', 'KUBE-PROXY-CANARY', 'KUBE-KUBELET-CANARY',
+  'KUBE-SERVICES',
+  'KUBE-NODEPORTS',
+  'KUBE-POSTROUTING',
+  'KUBE-MARK-MASQ',
+  'KUBE-MARK-DROP',
+  'KUBE-EXTERNAL-SERVICES',
+  'KUBE-FORWARD',
+  'KUBE-PROXY-FIREWALL',
+  'KUBE-FIREWALL',
+  'KUBE-PROXY-CANARY',
+  'KUBE-KUBELET-CANARY',
 ])
 
 /** Chains only IPVS mode writes (pkg/proxy/ipvs); in an iptables-mode dump they are leftovers. */
 const IPVS_MODE_CHAINS: ReadonlySet<string> = new Set([
-  'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK', 'KUBE-NODE-PORT', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-SOURCE-RANGES-FIREWALL',
+  'KUBE-LOAD-BALANCER',
+  'KUBE-LOOP-BACK',
+  'KUBE-NODE-PORT',
+  'KUBE-IPVS-FILTER',
+  'KUBE-IPVS-OUT-FILTER',
+  'KUBE-SOURCE-RANGES-FIREWALL',
 ])
 
 /**
@@ -85,7 +121,8 @@ const PROTOCOLS: Readonly<Record<string, Protocol>> = {tcp: 'TCP', udp: 'UDP', s
 const LOCALHOST_V4 = '127.0.0.0/8'
 
 function perServiceChain(name: string): {kind: ChainKind; hash: string} | null {
-  for (const [prefix, kind] of PER_SERVICE_PREFIXES) if (name.startsWith(prefix)) return {kind, hash: name.slice(prefix.length)}
+  for (const [prefix, kind] of PER_SERVICE_PREFIXES)
+    if (name.startsWith(prefix)) return {kind, hash: name.slice(prefix.length)}
   return null
 }
 
@@ -98,7 +135,10 @@ function isKubeProxyChain(name: string): boolean {
   // Every one of them starts with KUBE-: that decides the DNAT, MARK, ACCEPT targets of 100,000s
   // of rules at once. Then the SEP prefix decides the 100,000s of SEP chains, and one set lookup
   // the KUBE-MARK-MASQ targets of as many rules, before the five per-service prefixes.
-  return name.startsWith('KUBE-') && (name.startsWith(SEP_PREFIX) || KUBE_PROXY_CHAINS.has(name) || isPerServiceChain(name))
+  return (
+    name.startsWith('KUBE-') &&
+    (name.startsWith(SEP_PREFIX) || KUBE_PROXY_CHAINS.has(name) || isPerServiceChain(name))
+  )
 }
 
 interface FrontendDraft extends Frontend {
@@ -192,8 +232,24 @@ interface FamilyResult {
 
 function emptyGroup(hash: string | null): Group {
   return {
-    hash, spn: null, protocol: null, chains: {}, frontends: [], refLines: [], etp: null, itp: null, affinitySeconds: null, affinity: false,
-    healthCheckNodePort: null, cascade: null, localCascade: null, endpoints: [], endpointBySep: null, ranges: [], localDrop: false, frontendIndex: null,
+    hash,
+    spn: null,
+    protocol: null,
+    chains: {},
+    frontends: [],
+    refLines: [],
+    etp: null,
+    itp: null,
+    affinitySeconds: null,
+    affinity: false,
+    healthCheckNodePort: null,
+    cascade: null,
+    localCascade: null,
+    endpoints: [],
+    endpointBySep: null,
+    ranges: [],
+    localDrop: false,
+    frontendIndex: null,
   }
 }
 
@@ -207,23 +263,35 @@ const SCANNED_FRONTENDS = 16
 let lastPassMark = 0
 
 /** The frontend itself; any frontend but a NodePort at this address and port; the NodePort of this port; any frontend of this type. */
-const sameFrontendKey = (type: string, ip: string | null, port: number | null): string => `${type} ${ip} ${port}`
+const sameFrontendKey = (type: string, ip: string | null, port: number | null): string =>
+  `${type} ${ip} ${port}`
 const addressKey = (ip: string | null, port: number | null): string => `@ ${ip} ${port}`
 const nodePortKey = (port: number | null): string => `NodePort ${port}`
 const typeKey = (type: FrontendType): string => `type ${type}`
 
 /** Indexes one frontend under each key it is looked up by; an earlier frontend keeps a key (as a scan finds the first). */
 function indexFrontend(index: Map<string, FrontendDraft>, f: FrontendDraft): void {
-  for (const key of [sameFrontendKey(f.type, f.ip, f.port), f.type === 'NodePort' ? nodePortKey(f.port) : addressKey(f.ip, f.port), typeKey(f.type)]) if (!index.has(key)) index.set(key, f)
+  for (const key of [
+    sameFrontendKey(f.type, f.ip, f.port),
+    f.type === 'NodePort' ? nodePortKey(f.port) : addressKey(f.ip, f.port),
+    typeKey(f.type),
+  ])
+    if (!index.has(key)) index.set(key, f)
 }
 
 /** The group's first frontend under `key` (one of the keys above), scanning while the group is small. */
-function findFrontend(g: Group, key: string, matches: (f: FrontendDraft) => boolean): FrontendDraft | undefined {
+function findFrontend(
+  g: Group,
+  key: string,
+  matches: (f: FrontendDraft) => boolean,
+): FrontendDraft | undefined {
   return g.frontendIndex !== null ? g.frontendIndex.get(key) : g.frontends.find(matches)
 }
 
 /** Each per-service kind's chain-name prefix (PER_SERVICE_PREFIXES the other way round). */
-const PREFIX_OF_KIND = Object.fromEntries(PER_SERVICE_PREFIXES.map(([prefix, kind]) => [kind, prefix])) as Record<ChainKind, string>
+const PREFIX_OF_KIND = Object.fromEntries(
+  PER_SERVICE_PREFIXES.map(([prefix, kind]) => [kind, prefix]),
+) as Record<ChainKind, string>
 
 /**
  * The names of a group's chains, for its diagnostics. A group none of whose chains is in the dump
@@ -254,7 +322,10 @@ function beforeDash(text: string): string {
 }
 
 /** The draft for `chain` among a group's drafts (a loop, not find: no closure per jump). */
-function findDraftOfChain(drafts: readonly EndpointDraft[], chain: IptablesChain): EndpointDraft | undefined {
+function findDraftOfChain(
+  drafts: readonly EndpointDraft[],
+  chain: IptablesChain,
+): EndpointDraft | undefined {
   for (let i = 0; i < drafts.length; i++) if (drafts[i]!.chain === chain) return drafts[i]
   return undefined
 }
@@ -287,7 +358,11 @@ function markValue(text: string): string {
  * existed) `-j MARK --set-xmark 0x4d415351/0xffffffff` written straight into the service rules.
  */
 function isMasqueradeMarking(rule: IptablesRule): boolean {
-  return rule.target === 'KUBE-MARK-MASQ' || (rule.target === 'MARK' && (findTargetOption(rule, '--set-xmark') ?? findTargetOption(rule, '--or-mark')) !== undefined)
+  return (
+    rule.target === 'KUBE-MARK-MASQ' ||
+    (rule.target === 'MARK' &&
+      (findTargetOption(rule, '--set-xmark') ?? findTargetOption(rule, '--or-mark')) !== undefined)
+  )
 }
 
 /** kube-proxy's own MASQUERADE rule: in KUBE-POSTROUTING, or (2015) appended to nat POSTROUTING itself. */
@@ -305,7 +380,10 @@ function sourceRefs(path: string, lines: readonly number[], keep: number): Sourc
   // A service port with many endpoints has a long list: sorted natively (no quadratic case).
   if (lines.length > INSERTION_SORT_MAX) {
     const sorted = Int32Array.from(lines).sort()
-    return Array.from(keep < sorted.length ? sorted.subarray(0, Math.max(0, keep)) : sorted, (line) => ({path, line}))
+    return Array.from(
+      keep < sorted.length ? sorted.subarray(0, Math.max(0, keep)) : sorted,
+      (line) => ({path, line}),
+    )
   }
   // Insertion sort into the refs themselves: ~30 lines per service port, mostly in runs already.
   // (An Int32Array per port to sort natively is memory outside the heap, 10,000 times.) Once
@@ -333,18 +411,38 @@ function sourceRefs(path: string, lines: readonly number[], keep: number): Sourc
  * Reads one family's ruleset. `servicesOnly`: ReadOptions.servicesOnly (no rule references, no
  * foreign pass); `refsPerPort`: ReadOptions.refsPerPort (Infinity when not set).
  */
-function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'IPv6', servicesOnly: boolean, refsPerPort: number): FamilyResult {
+function buildFamily(
+  ruleset: IptablesRuleset,
+  path: string,
+  family: 'IPv4' | 'IPv6',
+  servicesOnly: boolean,
+  refsPerPort: number,
+): FamilyResult {
   /** A focused read (src/readers/iptables/focus.ts) holds only some services: skip the checks about the others. */
   const focused = ruleset.focused === true
   const diagnostics: Diagnostic[] = []
   const foreign: ForeignObject[] = []
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number | null, severity: Diagnostic['severity'] = 'warning'): void => {
+  const warn = (
+    code: string,
+    message: string,
+    line: number | null,
+    severity: Diagnostic['severity'] = 'warning',
+  ): void => {
     diagnostics.push(diag(severity, code, message, line === null ? null : at(line)))
   }
   const node: NodeEvidence = {
-    podCIDRs: new Set(), detector: null, localInterface: null, masqueradeMark: null, masqMatchedAll: false, masqMatchedLocal: false,
-    sawInternalChain: false, randomFully: null, localhostNodePorts: null, nodePortAddresses: null, conntrackInvalidDrop: null,
+    podCIDRs: new Set(),
+    detector: null,
+    localInterface: null,
+    masqueradeMark: null,
+    masqMatchedAll: false,
+    masqMatchedLocal: false,
+    sawInternalChain: false,
+    randomFully: null,
+    localhostNodePorts: null,
+    nodePortAddresses: null,
+    conntrackInvalidDrop: null,
   }
   /** Comments repeat on a service's rules (and are one interned string each): each is parsed once. */
   const parsedComments = new Map<string, ServiceComment | null>()
@@ -383,7 +481,12 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (chain.deletedLine !== null) {
       // Restore input of a resync declares stale chains and deletes them (fixtures/iptables/upstream-syncrepeated-fullresync).
       if (sep || isPerServiceChain(chain.name)) {
-        warn('IPT_DELETED_CHAIN', `${chain.name} is deleted by -X on line ${chain.deletedLine} (a stale chain of a removed service); not read as a service`, chain.deletedLine, 'info')
+        warn(
+          'IPT_DELETED_CHAIN',
+          `${chain.name} is deleted by -X on line ${chain.deletedLine} (a stale chain of a removed service); not read as a service`,
+          chain.deletedLine,
+          'info',
+        )
       }
       return
     }
@@ -414,10 +517,15 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       const spn = commentOf(rule)?.spn
       if (spn) g.spn = spn
     }
-    if (g.protocol === null && rule.protocol && !rule.protocol.negated) g.protocol = rule.protocol.value
+    if (g.protocol === null && rule.protocol && !rule.protocol.negated)
+      g.protocol = rule.protocol.value
   }
   const addFrontend = (g: Group, fe: FrontendDraft): FrontendDraft => {
-    const same = findFrontend(g, sameFrontendKey(fe.type, fe.ip, fe.port), (f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port)
+    const same = findFrontend(
+      g,
+      sameFrontendKey(fe.type, fe.ip, fe.port),
+      (f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port,
+    )
     if (same) return same
     g.frontends.push(fe)
     if (g.frontendIndex !== null) indexFrontend(g.frontendIndex, fe)
@@ -443,7 +551,10 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
   }
   const noteMarkTarget = (rule: IptablesRule): void => {
-    const mark = findTargetOption(rule, '--or-mark') ?? findTargetOption(rule, '--set-xmark') ?? findTargetOption(rule, '--set-mark')
+    const mark =
+      findTargetOption(rule, '--or-mark') ??
+      findTargetOption(rule, '--set-xmark') ??
+      findTargetOption(rule, '--set-mark')
     if (mark?.values[0]) node.masqueradeMark ??= markValue(mark.values[0])
   }
   const noteInterface = (iface: string): void => {
@@ -459,8 +570,14 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
 
   /** A rule in one of kube-proxy's dispatch chains that is none of its shapes. A jump to a foreign chain is listed in `foreign` instead (step 7). */
   const notUnderstood = (rule: IptablesRule): void => {
-    const foreignJump = rule.target !== null && natChains.has(rule.target) && !isKubeProxyChain(rule.target)
-    if (!foreignJump) warn('IPT_UNKNOWN_RULE', `rule in ${rule.table} ${rule.chain} not understood (target ${rule.target ?? 'none'}); kept out of the service model`, rule.line)
+    const foreignJump =
+      rule.target !== null && natChains.has(rule.target) && !isKubeProxyChain(rule.target)
+    if (!foreignJump)
+      warn(
+        'IPT_UNKNOWN_RULE',
+        `rule in ${rule.table} ${rule.chain} not understood (target ${rule.target ?? 'none'}); kept out of the service model`,
+        rule.line,
+      )
   }
 
   // ---- 2. nat KUBE-SERVICES: frontends and the jump to KUBE-NODEPORTS.
@@ -473,14 +590,32 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       noteRef(g, rule)
       nameGroup(g, rule)
       const type: FrontendType =
-        comment?.kind === 'cluster-ip' ? 'ClusterIP'
-        : comment?.kind === 'external-ip' ? 'ExternalIP'
-        : comment?.kind === 'loadbalancer-ip' ? 'LoadBalancer'
-        : ps.kind === 'svc' || ps.kind === 'svl' ? 'ClusterIP'
-        : ps.kind === 'fw' ? 'LoadBalancer'
-        : 'External'
-      if (!comment) warn('IPT_NO_COMMENT', `KUBE-SERVICES rule into ${rule.target} has no service comment; read as a ${type} frontend from its target`, rule.line, 'info')
-      addFrontend(g, {type, ip: rule.destination?.value ?? null, port: parsePort(rule.dport?.value), sourceRanges: [], action: 'forward', via: ps.kind})
+        comment?.kind === 'cluster-ip'
+          ? 'ClusterIP'
+          : comment?.kind === 'external-ip'
+            ? 'ExternalIP'
+            : comment?.kind === 'loadbalancer-ip'
+              ? 'LoadBalancer'
+              : ps.kind === 'svc' || ps.kind === 'svl'
+                ? 'ClusterIP'
+                : ps.kind === 'fw'
+                  ? 'LoadBalancer'
+                  : 'External'
+      if (!comment)
+        warn(
+          'IPT_NO_COMMENT',
+          `KUBE-SERVICES rule into ${rule.target} has no service comment; read as a ${type} frontend from its target`,
+          rule.line,
+          'info',
+        )
+      addFrontend(g, {
+        type,
+        ip: rule.destination?.value ?? null,
+        port: parsePort(rule.dport?.value),
+        sourceRanges: [],
+        action: 'forward',
+        via: ps.kind,
+      })
       if (type === 'ClusterIP') {
         if (ps.kind === 'svl') g.itp = 'Local'
         else if (ps.kind === 'svc') g.itp ??= 'Cluster'
@@ -505,7 +640,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         ;(node.nodePortAddresses ??= []).push(rule.destination.value)
       } else if (dstType && !dstType.negated && dstType.values[0] === 'LOCAL') {
         node.nodePortAddresses ??= []
-        if (family === 'IPv4') node.localhostNodePorts = rule.destination?.negated && rule.destination.value === LOCALHOST_V4 ? false : (node.localhostNodePorts ?? true)
+        if (family === 'IPv4')
+          node.localhostNodePorts =
+            rule.destination?.negated && rule.destination.value === LOCALHOST_V4
+              ? false
+              : (node.localhostNodePorts ?? true)
       }
       continue
     }
@@ -522,12 +661,23 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       nameGroup(g, rule)
       if (ps.kind === 'xlb') g.etp = 'Local'
       else if (ps.kind === 'svc') g.etp ??= 'Cluster' // ≤1.23: KUBE-MARK-MASQ, then straight to KUBE-SVC
-      if (rule.destination && !rule.destination.negated && rule.destination.value === LOCALHOST_V4) {
+      if (
+        rule.destination &&
+        !rule.destination.negated &&
+        rule.destination.value === LOCALHOST_V4
+      ) {
         // The localhost copy of a NodePort (spec §2.4, fixtures/iptables/upstream-overall) is a node setting, not another frontend.
         node.localhostNodePorts = true
         continue
       }
-      addFrontend(g, {type: 'NodePort', ip: rule.destination && !rule.destination.negated ? rule.destination.value : null, port: parsePort(rule.dport?.value), sourceRanges: [], action: 'forward', via: ps.kind})
+      addFrontend(g, {
+        type: 'NodePort',
+        ip: rule.destination && !rule.destination.negated ? rule.destination.value : null,
+        port: parsePort(rule.dport?.value),
+        sourceRanges: [],
+        action: 'forward',
+        via: ps.kind,
+      })
       continue
     }
     if (isMasqueradeMarking(rule) && comment?.spn) {
@@ -559,10 +709,19 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         chain.passMark = jumpedMark
         jumpedSeps++
       }
-      ep = {sep, chain, ip: '', port: null, written: null, inLocal: false, index: g.endpoints.length}
+      ep = {
+        sep,
+        chain,
+        ip: '',
+        port: null,
+        written: null,
+        inLocal: false,
+        index: g.endpoints.length,
+      }
       g.endpoints.push(ep)
       if (g.endpointBySep !== null) g.endpointBySep.set(sep, ep)
-      else if (g.endpoints.length > SCANNED_ENDPOINTS) g.endpointBySep = new Map(g.endpoints.map((e) => [e.sep, e]))
+      else if (g.endpoints.length > SCANNED_ENDPOINTS)
+        g.endpointBySep = new Map(g.endpoints.map((e) => [e.sep, e]))
     }
     if (local) ep.inLocal = true
     return ep
@@ -574,7 +733,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     // "! -s podCIDR" masquerade rule into it. A KUBE-SVC chain reached only from KUBE-EXT (ITP=Local
     // without local endpoints, and an externalIP or NodePort) has none whatever the detector, and
     // taking it for evidence read a node's dump of such services as localDetector "none".
-    else if (g.frontends.some((f) => f.type === 'ClusterIP' && f.via === kind)) node.sawInternalChain = true
+    else if (g.frontends.some((f) => f.type === 'ClusterIP' && f.via === kind))
+      node.sawInternalChain = true
     let cascade: Cascade | null = null
     for (let i = 0, n = chain.ruleCount; i < n; i++) {
       const rule = chain.ruleAt(i)
@@ -584,7 +744,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       if (isMasqueradeMarking(rule)) {
         if (target === 'MARK') noteMarkTarget(rule)
         if (commentOf(rule)?.kind === 'cluster-ip') noteInternalMasquerade(rule)
-        else if (kind === 'xlb' && rule.source && !rule.source.negated) node.podCIDRs.add(rule.source.value)
+        else if (kind === 'xlb' && rule.source && !rule.source.negated)
+          node.podCIDRs.add(rule.source.value)
         continue
       }
       if (target === 'KUBE-MARK-DROP') {
@@ -604,7 +765,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         if (p !== undefined) {
           probability = Number(p)
           if (!Number.isFinite(probability) || probability < 0 || probability > 1) {
-            warn('IPT_BAD_PROBABILITY', `--probability ${p} is not a number between 0 and 1; the rule is read as unconditional`, rule.line)
+            warn(
+              'IPT_BAD_PROBABILITY',
+              `--probability ${p} is not a number between 0 and 1; the rule is read as unconditional`,
+              rule.line,
+            )
             probability = null
           }
         }
@@ -620,10 +785,15 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         if (rule.source && !rule.source.negated) {
           node.podCIDRs.add(rule.source.value)
           node.detector ??= 'cidr'
-        } else if (rule.inInterface && !rule.inInterface.negated) noteInterface(rule.inInterface.value)
+        } else if (rule.inInterface && !rule.inInterface.negated)
+          noteInterface(rule.inInterface.value)
         continue
       }
-      warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${target || 'none'}); kept out of the service model`, rule.line)
+      warn(
+        'IPT_UNKNOWN_RULE',
+        `rule in ${chain.name} not understood (target ${target || 'none'}); kept out of the service model`,
+        rule.line,
+      )
     }
     if (chain.ruleCount === 0) emptyDispatchChains.push({g, chain})
     if (kind === 'svc') g.cascade = cascade
@@ -666,10 +836,15 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
             g.etp ??= 'Cluster'
           }
         } else {
-          warn('IPT_UNKNOWN_RULE', `rule in ${ext.name} not understood (target ${rule.target ?? 'none'}); kept out of the service model`, rule.line)
+          warn(
+            'IPT_UNKNOWN_RULE',
+            `rule in ${ext.name} not understood (target ${rule.target ?? 'none'}); kept out of the service model`,
+            rule.line,
+          )
         }
       }
-      if (ext.ruleCount === 0) warn('IPT_EMPTY_CHAIN', `${ext.name} is declared but has no rules`, ext.line)
+      if (ext.ruleCount === 0)
+        warn('IPT_EMPTY_CHAIN', `${ext.name} is declared but has no rules`, ext.line)
     }
     if (fw) {
       for (const rule of fw.rules) {
@@ -677,7 +852,8 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         // `-s 198.51.100.7/32` is read as the address (rule.source drops /32): a range is a CIDR.
-        if (into && into.kind !== 'fw' && rule.source && !rule.source.negated) g.ranges.push(toCidr(rule.source.value))
+        if (into && into.kind !== 'fw' && rule.source && !rule.source.negated)
+          g.ranges.push(toCidr(rule.source.value))
         if (into?.kind === 'xlb') g.etp = 'Local'
         else if (into?.kind === 'svc') g.etp ??= 'Cluster'
       }
@@ -689,7 +865,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   const readSepChain = (g: Group, ep: EndpointDraft): void => {
     const chain = ep.chain
     if (chain === undefined || chain.deletedLine !== null) {
-      warn('IPT_MISSING_CHAIN', `${ep.sep} is jumped to but ${chain ? 'deleted by -X' : 'never declared'}; no endpoint is read for it`, g.chains.svc?.line ?? g.chains.svl?.line ?? null)
+      warn(
+        'IPT_MISSING_CHAIN',
+        `${ep.sep} is jumped to but ${chain ? 'deleted by -X' : 'never declared'}; no endpoint is read for it`,
+        g.chains.svc?.line ?? g.chains.svl?.line ?? null,
+      )
       return
     }
     let dnat: IptablesRule | null = null
@@ -698,13 +878,25 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       noteRef(g, rule)
       nameGroup(g, rule)
       if (rule.target === 'DNAT') dnat ??= rule
-      else if (rule.target === 'MARK' && isMasqueradeMarking(rule)) noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
-      else if (rule.target !== 'KUBE-MARK-MASQ') warn('IPT_UNKNOWN_RULE', `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`, rule.line)
+      else if (rule.target === 'MARK' && isMasqueradeMarking(rule))
+        noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
+      else if (rule.target !== 'KUBE-MARK-MASQ')
+        warn(
+          'IPT_UNKNOWN_RULE',
+          `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`,
+          rule.line,
+        )
     }
     const to = dnat ? findTargetValue(dnat, '--to-destination') : undefined
     const hostPort = to ? splitHostPort(to) : null
     if (!dnat || !to || !hostPort) {
-      warn(chain.ruleCount === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT', chain.ruleCount === 0 ? `${chain.name} is declared but has no rules; it is not an endpoint` : `${chain.name} has no DNAT --to-destination; it is not an endpoint`, chain.line)
+      warn(
+        chain.ruleCount === 0 ? 'IPT_EMPTY_CHAIN' : 'IPT_SEP_NO_DNAT',
+        chain.ruleCount === 0
+          ? `${chain.name} is declared but has no rules; it is not an endpoint`
+          : `${chain.name} has no DNAT --to-destination; it is not an endpoint`,
+        chain.line,
+      )
       return
     }
     ep.ip = hostPort.ip
@@ -717,14 +909,23 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   })
   // As many live SEP chains jumped to as there are: none is an orphan, and the nat chains need no second pass.
   for (const chain of focused || jumpedSeps === liveSepChains ? [] : natChains.values()) {
-    if (chain.deletedLine === null && chain.name.startsWith(SEP_PREFIX) && chain.passMark !== jumpedMark) {
-      warn('IPT_ORPHAN_CHAIN', `${chain.name} is not jumped to by any service chain; not read as an endpoint`, chain.line)
+    if (
+      chain.deletedLine === null &&
+      chain.name.startsWith(SEP_PREFIX) &&
+      chain.passMark !== jumpedMark
+    ) {
+      warn(
+        'IPT_ORPHAN_CHAIN',
+        `${chain.name} is not jumped to by any service chain; not read as an endpoint`,
+        chain.line,
+      )
     }
   }
 
   // ---- 5. filter: no-endpoint REJECT / no-local-endpoint DROP, health checks, firewall.
   const bySpn = new Map<string, Group>()
-  for (const g of groups.values()) if (g.spn !== null && g.protocol !== null) bySpn.set(`${g.spn}|${g.protocol}`, g)
+  for (const g of groups.values())
+    if (g.spn !== null && g.protocol !== null) bySpn.set(`${g.spn}|${g.protocol}`, g)
   const groupBySpn = (spn: string, protocol: string): Group => {
     const key = `${spn}|${protocol}`
     let g = bySpn.get(key)
@@ -740,7 +941,13 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   for (const {spn, protocol, rule} of byNameLater) {
     const g = protocol ? bySpn.get(`${spn}|${protocol}`) : undefined
     if (g) noteRef(g, rule)
-    else if (!focused) warn('IPT_UNATTRIBUTED_RULE', `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`, rule.line, 'info')
+    else if (!focused)
+      warn(
+        'IPT_UNATTRIBUTED_RULE',
+        `masquerade rule for ${spn}, but no other rule of that service port; not read as a service`,
+        rule.line,
+        'info',
+      )
   }
   const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
   const filterChains = filter?.chains ?? new Map<string, IptablesChain>()
@@ -749,13 +956,25 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     for (const rule of chain?.rules ?? []) {
       const comment = commentOf(rule)
       const action = rule.target === 'REJECT' ? 'reject' : rule.target === 'DROP' ? 'drop' : null
-      if (!comment?.spn || action === null || (comment.kind !== 'no-endpoints' && comment.kind !== 'no-local-endpoints')) {
-        warn('IPT_UNKNOWN_RULE', `rule in filter ${chainName} not understood; kept out of the service model`, rule.line)
+      if (
+        !comment?.spn ||
+        action === null ||
+        (comment.kind !== 'no-endpoints' && comment.kind !== 'no-local-endpoints')
+      ) {
+        warn(
+          'IPT_UNKNOWN_RULE',
+          `rule in filter ${chainName} not understood; kept out of the service model`,
+          rule.line,
+        )
         continue
       }
       const protocol = rule.protocol?.value ?? null
       if (protocol === null) {
-        warn('IPT_UNKNOWN_RULE', `"${rule.comment}" rule has no -p; cannot tell which service port it is for`, rule.line)
+        warn(
+          'IPT_UNKNOWN_RULE',
+          `"${rule.comment}" rule has no -p; cannot tell which service port it is for`,
+          rule.line,
+        )
         continue
       }
       const g = groupBySpn(comment.spn, protocol)
@@ -765,14 +984,30 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       const ip = rule.destination && !rule.destination.negated ? rule.destination.value : null
       let fe = nodePort
         ? findFrontend(g, nodePortKey(port), (f) => f.type === 'NodePort' && f.port === port)
-        : findFrontend(g, addressKey(ip, port), (f) => f.type !== 'NodePort' && f.ip === ip && f.port === port)
+        : findFrontend(
+            g,
+            addressKey(ip, port),
+            (f) => f.type !== 'NodePort' && f.ip === ip && f.port === port,
+          )
       if (!fe) {
         // No nat rule names this address: a service without endpoints has no nat chains (spec §2.4).
         // In filter KUBE-SERVICES it is the ClusterIP (≤1.2x also put externalIPs there, so only the
         // first address is taken as the ClusterIP); in KUBE-EXTERNAL-SERVICES an externalIP and a
         // LoadBalancer IP look the same, hence "External".
-        const type: FrontendType = nodePort ? 'NodePort' : chainName === 'KUBE-SERVICES' && findFrontend(g, typeKey('ClusterIP'), (f) => f.type === 'ClusterIP') === undefined ? 'ClusterIP' : 'External'
-        fe = addFrontend(g, {type, ip: nodePort ? null : ip, port, sourceRanges: [], action, via: null})
+        const type: FrontendType = nodePort
+          ? 'NodePort'
+          : chainName === 'KUBE-SERVICES' &&
+              findFrontend(g, typeKey('ClusterIP'), (f) => f.type === 'ClusterIP') === undefined
+            ? 'ClusterIP'
+            : 'External'
+        fe = addFrontend(g, {
+          type,
+          ip: nodePort ? null : ip,
+          port,
+          sourceRanges: [],
+          action,
+          via: null,
+        })
       }
       fe.action = action
       if (comment.kind === 'no-local-endpoints') {
@@ -786,7 +1021,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     if (comment?.kind === 'health-check' && comment.spn && rule.target === 'ACCEPT') {
       healthChecks.push({spn: comment.spn, port: parsePort(rule.dport?.value), rule})
     } else {
-      warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-NODEPORTS not understood; kept out of the service model', rule.line)
+      warn(
+        'IPT_UNKNOWN_RULE',
+        'rule in filter KUBE-NODEPORTS not understood; kept out of the service model',
+        rule.line,
+      )
     }
   }
   const spnGroups = new Map<string, Group[]>()
@@ -799,7 +1038,12 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
   for (const hc of healthChecks) {
     const gs = (spnGroups.get(hc.spn) ?? []).filter((g) => g.frontends.length > 0)
     if (gs.length === 0) {
-      warn('IPT_HEALTH_CHECK_ONLY', `health check node port ${hc.port ?? '?'} for ${hc.spn}, but no other rule of that service; not read as a service`, hc.rule.line, 'info')
+      warn(
+        'IPT_HEALTH_CHECK_ONLY',
+        `health check node port ${hc.port ?? '?'} for ${hc.spn}, but no other rule of that service; not read as a service`,
+        hc.rule.line,
+        'info',
+      )
       continue
     }
     // The health check is always tcp (spec §2.4) and belongs to every protocol of that port name.
@@ -813,27 +1057,40 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const comment = commentOf(rule)
     const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
     if (gs) for (const g of gs) noteRef(g, rule)
-    else warn('IPT_UNKNOWN_RULE', 'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model', rule.line)
+    else
+      warn(
+        'IPT_UNKNOWN_RULE',
+        'rule in filter KUBE-PROXY-FIREWALL names no service kp knows; kept out of the service model',
+        rule.line,
+      )
   }
   for (const rule of filterChains.get('KUBE-FORWARD')?.rules ?? []) {
     const ct = findMatch(rule, '--ctstate')
-    if (ct && !ct.negated && ct.values[0] === 'INVALID' && rule.target === 'DROP') node.conntrackInvalidDrop = true
+    if (ct && !ct.negated && ct.values[0] === 'INVALID' && rule.target === 'DROP')
+      node.conntrackInvalidDrop = true
   }
   if (filterChains.has('KUBE-FORWARD')) node.conntrackInvalidDrop ??= false
   for (const rule of filterChains.get('KUBE-FIREWALL')?.rules ?? []) {
     // kube-proxy adds "block incoming localnet connections" only for IPv4 with localhost NodePorts on (spec §2.3).
-    if (family === 'IPv4' && rule.comment === 'block incoming localnet connections') node.localhostNodePorts ??= true
+    if (family === 'IPv4' && rule.comment === 'block incoming localnet connections')
+      node.localhostNodePorts ??= true
   }
 
   // ---- node settings from the fixed nat chains.
   for (const rule of liveTarget('KUBE-MARK-MASQ')?.rules ?? []) {
     if (rule.target === 'MARK') noteMarkTarget(rule)
   }
-  const postrouting = [...(liveTarget('KUBE-POSTROUTING')?.rules ?? []), ...(natChains.get('POSTROUTING')?.rules.filter((r) => r.comment === SNAT_COMMENT) ?? [])]
+  const postrouting = [
+    ...(liveTarget('KUBE-POSTROUTING')?.rules ?? []),
+    ...(natChains.get('POSTROUTING')?.rules.filter((r) => r.comment === SNAT_COMMENT) ?? []),
+  ]
   for (const rule of postrouting) {
-    if (rule.target === 'MASQUERADE') node.randomFully = findTargetOption(rule, '--random-fully') !== undefined || (node.randomFully ?? false)
+    if (rule.target === 'MASQUERADE')
+      node.randomFully =
+        findTargetOption(rule, '--random-fully') !== undefined || (node.randomFully ?? false)
     const mark = findMatch(rule, '--mark')
-    if (mark?.values[0] && rule.target === 'MASQUERADE') node.masqueradeMark ??= markValue(mark.values[0]) // 2015-era: mark tested on the MASQUERADE rule itself
+    if (mark?.values[0] && rule.target === 'MASQUERADE')
+      node.masqueradeMark ??= markValue(mark.values[0]) // 2015-era: mark tested on the MASQUERADE rule itself
   }
 
   for (const {g, chain} of emptyDispatchChains) {
@@ -841,14 +1098,24 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     // ≤1.2x still jumped into an empty KUBE-SVC for a service without endpoints (the filter REJECT
     // did the work): expected there, suspicious anywhere else.
     const rejected = g.frontends.some((f) => f.action === 'reject')
-    warn('IPT_EMPTY_CHAIN', `${chain.name} is declared but has no rules; no endpoints are read from it${rejected ? ' (the service has no endpoints: its traffic is rejected in the filter table)' : ''}`, chain.line, rejected ? 'info' : 'warning')
+    warn(
+      'IPT_EMPTY_CHAIN',
+      `${chain.name} is declared but has no rules; no endpoints are read from it${rejected ? ' (the service has no endpoints: its traffic is rejected in the filter table)' : ''}`,
+      chain.line,
+      rejected ? 'info' : 'warning',
+    )
   }
 
   // ---- 6. service ports.
   const servicePortOf = (g: Group): ServicePort | null => {
     if (g.frontends.length === 0) {
       const chainNames = chainNamesOf(g)
-      if (chainNames.length > 0 && !focused) warn('IPT_ORPHAN_CHAIN', `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`, Object.values(g.chains)[0]?.line ?? null)
+      if (chainNames.length > 0 && !focused)
+        warn(
+          'IPT_ORPHAN_CHAIN',
+          `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`,
+          Object.values(g.chains)[0]?.line ?? null,
+        )
       return null
     }
     let protocol = g.protocol
@@ -858,7 +1125,11 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     }
     const firstLine = g.refLines[0] ?? null
     if (protocol === null || PROTOCOLS[protocol] === undefined) {
-      warn('IPT_UNKNOWN_PROTOCOL', `cannot tell the protocol of ${g.spn ?? chainNamesOf(g).join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`, firstLine)
+      warn(
+        'IPT_UNKNOWN_PROTOCOL',
+        `cannot tell the protocol of ${g.spn ?? chainNamesOf(g).join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`,
+        firstLine,
+      )
     }
     const proto = PROTOCOLS[protocol ?? 'tcp'] ?? 'TCP'
     const names = g.spn !== null ? splitServicePortName(g.spn) : null
@@ -866,10 +1137,20 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       const expected = iptablesChainHash(g.spn, proto)
       if (expected !== g.hash) {
         const names = chainNamesOf(g)
-        warn('IPT_HASH_MISMATCH', `${names.length === 1 ? `${names[0]} does` : `chains ${names.join(', ')} do`} not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`, Object.values(g.chains)[0]?.line ?? firstLine)
+        warn(
+          'IPT_HASH_MISMATCH',
+          `${names.length === 1 ? `${names[0]} does` : `chains ${names.join(', ')} do`} not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`,
+          Object.values(g.chains)[0]?.line ?? firstLine,
+        )
       }
     }
-    if (g.spn === null) warn('IPT_NO_NAME', `no comment names the service port of ${chainNamesOf(g).join(', ') || 'these rules'}; it is identified by its ClusterIP`, firstLine, 'info')
+    if (g.spn === null)
+      warn(
+        'IPT_NO_NAME',
+        `no comment names the service port of ${chainNamesOf(g).join(', ') || 'these rules'}; it is identified by its ClusterIP`,
+        firstLine,
+        'info',
+      )
 
     // Endpoints and shares. The cluster path is the chain a ClusterIP connection goes to.
     const cluster = g.frontends.find((f) => f.type === 'ClusterIP' && f.action === 'forward')
@@ -883,13 +1164,22 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     const shares = steps !== null ? new Array<number>(g.endpoints.length).fill(0) : null
     if (steps !== null && shares !== null) {
       const result = effectiveShares(steps.probabilities)
-      for (let i = 0; i < result.shares.length; i++) shares[steps.endpoints[i]!.index]! += result.shares[i]!
+      for (let i = 0; i < result.shares.length; i++)
+        shares[steps.endpoints[i]!.index]! += result.shares[i]!
       if (result.unreachableFrom !== null) {
         const line = steps.lines[result.unreachableFrom]!
-        warn('IPT_UNREACHABLE_RULE', `${steps.chain}: the rule on line ${line} follows an unconditional one and is never reached`, line)
+        warn(
+          'IPT_UNREACHABLE_RULE',
+          `${steps.chain}: the rule on line ${line} follows an unconditional one and is never reached`,
+          line,
+        )
       }
       if (Math.abs(result.total - 1) > SHARE_SUM_TOLERANCE) {
-        warn('IPT_SHARES_SUM', `the endpoint shares of ${steps.chain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`, steps.lines[steps.lines.length - 1]!)
+        warn(
+          'IPT_SHARES_SUM',
+          `the endpoint shares of ${steps.chain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`,
+          steps.lines[steps.lines.length - 1]!,
+        )
       }
     }
     const localPolicy = g.etp === 'Local' || g.itp === 'Local'
@@ -905,13 +1195,20 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     let seenEndpoints: Set<string> | null = null
     // A local endpoint on the local chain but not on a cluster chain that has endpoints is the
     // serving-terminating fallback (see markTerminatingFallbacks in ../nft/kube-proxy-table.ts).
-    const clusterMembers = g.localCascade !== null && g.cascade !== null && g.cascade.endpoints.length > 0 ? new Set(g.cascade.endpoints) : null
+    const clusterMembers =
+      g.localCascade !== null && g.cascade !== null && g.cascade.endpoints.length > 0
+        ? new Set(g.cascade.endpoints)
+        : null
     for (const ep of g.endpoints) {
       if (ep.written === null) continue // the SEP chain is missing or has no DNAT (reported above)
       if (g.spn !== null) {
         const expected = iptablesEndpointHash(g.spn, proto, ep.written)
         if (ep.sep.length !== SEP_PREFIX.length + expected.length || !ep.sep.endsWith(expected)) {
-          warn('IPT_HASH_MISMATCH', `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`, ep.chain?.line ?? null)
+          warn(
+            'IPT_HASH_MISMATCH',
+            `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`,
+            ep.chain?.line ?? null,
+          )
         }
       }
       // Two SEP chains for one ip:port (a hand-edited dump) give one endpoint; the hash check above names the odd one.
@@ -933,16 +1230,22 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         // An endpoint that is not on the cluster path (only in SVL) gets no new connection from it.
         share: shares !== null ? shares[ep.index]! : null,
         weight: null,
-        state: clusterMembers !== null && ep.inLocal && !clusterMembers.has(ep) ? 'serving-terminating' : null,
+        state:
+          clusterMembers !== null && ep.inLocal && !clusterMembers.has(ep)
+            ? 'serving-terminating'
+            : null,
       })
     }
     if (g.localDrop) {
       // 1.24 SVL / ≤1.23 XLB "has no local endpoints" -> KUBE-MARK-DROP: external traffic is dropped.
-      for (const fe of g.frontends) if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw')) fe.action = 'drop'
+      for (const fe of g.frontends)
+        if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw'))
+          fe.action = 'drop'
     }
     // kube-proxy also lets the LB IPs themselves through (`-s LBIP`): they are not ranges.
     const lbCidrs = new Set<string>()
-    for (const f of g.frontends) if (f.type === 'LoadBalancer' && f.ip !== null) lbCidrs.add(toCidr(f.ip))
+    for (const f of g.frontends)
+      if (f.type === 'LoadBalancer' && f.ip !== null) lbCidrs.add(toCidr(f.ip))
     const rangesFromFw = g.ranges.filter((r) => !lbCidrs.has(r))
     const frontends: Frontend[] = g.frontends.map((f) => ({
       type: f.type,
@@ -987,7 +1290,12 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
     for (const fe of sp.frontends) {
       const where = `${fe.type === 'NodePort' ? `NodePort ${fe.ip ?? '*'}` : fe.ip}:${fe.port ?? '?'}/${sp.protocol}`
       const other = owners.get(where)
-      if (other !== undefined && other !== who) warn('IPT_FRONTEND_CONFLICT', `${where} belongs to both ${other} and ${who}`, firstLines[i] ?? null)
+      if (other !== undefined && other !== who)
+        warn(
+          'IPT_FRONTEND_CONFLICT',
+          `${where} belongs to both ${other} and ${who}`,
+          firstLines[i] ?? null,
+        )
       else owners.set(where, who)
     }
   })
@@ -1002,14 +1310,19 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
       foreign.push({
         kind: ipvs ? 'leftover' : 'iptables-chain',
         name: `${table.name}/${chain.name}`,
-        reason: ipvs ? "a chain of kube-proxy's IPVS mode, left over in an iptables-mode dump" : "a KUBE-* chain that kube-proxy's iptables mode does not write",
+        reason: ipvs
+          ? "a chain of kube-proxy's IPVS mode, left over in an iptables-mode dump"
+          : "a KUBE-* chain that kube-proxy's iptables mode does not write",
         source: at(chain.line),
       })
     }
     // Exact copies of one rule are checked for in every chain but the per-service ones (~95 % of a
     // dump's rules, which kube-proxy rewrites whole on each sync): thousands of copies of one jump
     // or DROP are how a node with two iptables versions or backends shows (test/readers/iptables/repeated-rules.test.ts).
-    const copies: RuleCopies | null = chain.ruleCount > 1 && !chain.name.startsWith(SEP_PREFIX) && !isPerServiceChain(chain.name) ? new Map() : null
+    const copies: RuleCopies | null =
+      chain.ruleCount > 1 && !chain.name.startsWith(SEP_PREFIX) && !isPerServiceChain(chain.name)
+        ? new Map()
+        : null
     for (let i = 0, n = chain.ruleCount; i < n; i++) {
       const rule = chain.ruleAt(i)
       if (copies !== null) countRuleCopy(copies, rule)
@@ -1018,28 +1331,66 @@ function buildFamily(ruleset: IptablesRuleset, path: string, family: 'IPv4' | 'I
         if (target && isKubeProxyChain(target)) {
           const own = OWN_BUILTIN_JUMPS.get(`${table.name}/${chain.name}/${target}`)
           if (chain.builtin && own !== undefined && (own === null || rule.comment === own)) continue
-          foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `jumps into kube-proxy's ${target} from a chain kube-proxy does not use for that`, source: at(rule.line)})
+          foreign.push({
+            kind: 'iptables-rule',
+            name: `${table.name}/${chain.name} -j ${target}`,
+            reason: `jumps into kube-proxy's ${target} from a chain kube-proxy does not use for that`,
+            source: at(rule.line),
+          })
           continue
         }
         const mark = findMatch(rule, '--mark')
-        if (table.name === 'nat' && chain.name === 'POSTROUTING' && rule.comment === SNAT_COMMENT && rule.target === 'MASQUERADE') continue // 2015's own rule
-        if (mark && masqMark !== null && mark.values[0] !== undefined && markValue(mark.values[0]) === masqMark) {
-          foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name}`, reason: `matches kube-proxy's masquerade mark ${masqMark}`, source: at(rule.line)})
+        if (
+          table.name === 'nat' &&
+          chain.name === 'POSTROUTING' &&
+          rule.comment === SNAT_COMMENT &&
+          rule.target === 'MASQUERADE'
+        )
+          continue // 2015's own rule
+        if (
+          mark &&
+          masqMark !== null &&
+          mark.values[0] !== undefined &&
+          markValue(mark.values[0]) === masqMark
+        ) {
+          foreign.push({
+            kind: 'iptables-rule',
+            name: `${table.name}/${chain.name}`,
+            reason: `matches kube-proxy's masquerade mark ${masqMark}`,
+            source: at(rule.line),
+          })
         }
         continue
       }
-      if (target && target !== chain.name && !isKubeProxyChain(target) && !BUILTIN_CHAINS.has(target) && table.chains.has(target)) {
-        foreign.push({kind: 'iptables-rule', name: `${table.name}/${chain.name} -j ${target}`, reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`, source: at(rule.line)})
+      if (
+        target &&
+        target !== chain.name &&
+        !isKubeProxyChain(target) &&
+        !BUILTIN_CHAINS.has(target) &&
+        table.chains.has(target)
+      ) {
+        foreign.push({
+          kind: 'iptables-rule',
+          name: `${table.name}/${chain.name} -j ${target}`,
+          reason: `kube-proxy's ${chain.name} jumps to ${target}, a chain kube-proxy does not write`,
+          source: at(rule.line),
+        })
       }
     }
     if (copies !== null) reportRuleCopies(copies, table, chain, warn)
   }
-  if (!focused && !servicesOnly) ruleset.tables.forEach((table) => table.chains.forEach((chain) => noteForeign(table, chain)))
+  if (!focused && !servicesOnly)
+    ruleset.tables.forEach((table) => table.chains.forEach((chain) => noteForeign(table, chain)))
   return {services, foreign, diagnostics, node}
 }
 
 /** Chains kubelet writes whatever kube-proxy's mode is (or kube-proxy's canary): they do not show kube-proxy's iptables mode. */
-const NOT_KUBE_PROXY_EVIDENCE: ReadonlySet<string> = new Set(['KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-MARK-DROP', 'KUBE-PROXY-CANARY'])
+const NOT_KUBE_PROXY_EVIDENCE: ReadonlySet<string> = new Set([
+  'KUBE-KUBELET-CANARY',
+  'KUBE-FIREWALL',
+  'KUBE-MARK-DROP',
+  'KUBE-PROXY-CANARY',
+])
 
 /** Why this dump may not be an iptables-mode kube-proxy dump; null when it is one. */
 function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | null {
@@ -1058,7 +1409,11 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
     }
     kubeChains++
     if (chain.name.startsWith(SEP_PREFIX) || isPerServiceChain(chain.name)) perService++
-    if (ipvsLine === null && (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))) ipvsLine = chain.line
+    if (
+      ipvsLine === null &&
+      (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))
+    )
+      ipvsLine = chain.line
   }
   ruleset.tables.forEach((table) => table.chains.forEach(count))
   // Only a dump without per-service chains can be IPVS mode's; do not scan the rules of the others.
@@ -1072,13 +1427,22 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
     }
   }
   if (kubeChains === 0) {
-    const why = kubeletOnly > 0
-      ? `its only KUBE-* chains are kubelet's (KUBE-KUBELET-CANARY, KUBE-FIREWALL, ...); kube-proxy may run in nftables or IPVS mode on this node`
-      : `none of its ${chains} chain(s) is a KUBE-* chain (is kube-proxy running in iptables mode on this node, and is this the right backend, legacy or nf_tables?)`
-    return diag('error', 'IPT_NO_KUBE_PROXY', `no kube-proxy rules in this dump: ${why}`, {path, line: 1})
+    const why =
+      kubeletOnly > 0
+        ? `its only KUBE-* chains are kubelet's (KUBE-KUBELET-CANARY, KUBE-FIREWALL, ...); kube-proxy may run in nftables or IPVS mode on this node`
+        : `none of its ${chains} chain(s) is a KUBE-* chain (is kube-proxy running in iptables mode on this node, and is this the right backend, legacy or nf_tables?)`
+    return diag('error', 'IPT_NO_KUBE_PROXY', `no kube-proxy rules in this dump: ${why}`, {
+      path,
+      line: 1,
+    })
   }
   if (ipvsLine !== null && perService === 0) {
-    return diag('error', 'IPT_IPVS_MODE', 'this iptables dump comes from kube-proxy in IPVS mode (KUBE-LOOP-BACK / KUBE-IPVS-* chains, --match-set KUBE-* ipsets) and has no per-service chains; read it together with `ipvsadm -Sn` and `ipset save` (one -f each)', {path, line: ipvsLine})
+    return diag(
+      'error',
+      'IPT_IPVS_MODE',
+      'this iptables dump comes from kube-proxy in IPVS mode (KUBE-LOOP-BACK / KUBE-IPVS-* chains, --match-set KUBE-* ipsets) and has no per-service chains; read it together with `ipvsadm -Sn` and `ipset save` (one -f each)',
+      {path, line: ipvsLine},
+    )
   }
   return null
 }
@@ -1092,7 +1456,14 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
   const seenFamilies = new Map<string, string>()
   for (const p of parsed) {
     if (p.format !== 'iptables-save' || p.data === null || typeof p.data !== 'object') {
-      state.diagnostics.push(diag('warning', 'IPT_WRONG_SOURCE', `${p.source.path} is ${p.format} input, which an iptables-mode state does not read; ignored`, {path: p.source.path, line: 1}))
+      state.diagnostics.push(
+        diag(
+          'warning',
+          'IPT_WRONG_SOURCE',
+          `${p.source.path} is ${p.format} input, which an iptables-mode state does not read; ignored`,
+          {path: p.source.path, line: 1},
+        ),
+      )
       continue
     }
     const ruleset = p.data as IptablesRuleset
@@ -1105,10 +1476,23 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     const family = ruleset.family ?? 'IPv4'
     const earlier = seenFamilies.get(family)
     if (earlier !== undefined) {
-      state.diagnostics.push(diag('warning', 'IPT_DUPLICATE_FAMILY', `${path} is a second ${family} dump for this node (after ${earlier}); its service ports are listed as well, so some may appear twice`, {path, line: 1}))
+      state.diagnostics.push(
+        diag(
+          'warning',
+          'IPT_DUPLICATE_FAMILY',
+          `${path} is a second ${family} dump for this node (after ${earlier}); its service ports are listed as well, so some may appear twice`,
+          {path, line: 1},
+        ),
+      )
     }
     seenFamilies.set(family, path)
-    const r = buildFamily(ruleset, path, family, opts.servicesOnly === true, opts.refsPerPort ?? Number.POSITIVE_INFINITY)
+    const r = buildFamily(
+      ruleset,
+      path,
+      family,
+      opts.servicesOnly === true,
+      opts.refsPerPort ?? Number.POSITIVE_INFINITY,
+    )
     // concat, not push(...): a large node has more service ports than a call takes arguments.
     state.services = state.services.concat(r.services)
     state.foreign = state.foreign.concat(r.foreign)
@@ -1122,7 +1506,8 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     node.randomFully ??= e.randomFully
     node.localhostNodePorts ??= e.localhostNodePorts
     node.conntrackInvalidDrop ??= e.conntrackInvalidDrop
-    if (e.nodePortAddresses !== null) node.nodePortAddresses = [...(node.nodePortAddresses ?? []), ...e.nodePortAddresses]
+    if (e.nodePortAddresses !== null)
+      node.nodePortAddresses = [...(node.nodePortAddresses ?? []), ...e.nodePortAddresses]
     // masquerade-all: every internal masquerade rule lacks the local-detector part (spec §2.4).
     if (e.masqMatchedAll && !e.masqMatchedLocal) masqueradeAllVotes = true
     else if (e.masqMatchedLocal) masqueradeAllVotes ??= false

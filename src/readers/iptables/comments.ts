@@ -63,7 +63,11 @@ export function looksLikeServicePortName(text: string): boolean {
   return text.indexOf('/', slash + 1) < 0
 }
 
-function spnOrNull(spn: string, kind: ServiceCommentKind, endpoint: string | null = null): ServiceComment | null {
+function spnOrNull(
+  spn: string,
+  kind: ServiceCommentKind,
+  endpoint: string | null = null,
+): ServiceComment | null {
   return looksLikeServicePortName(spn) ? {kind, spn, endpoint} : null
 }
 
@@ -75,7 +79,11 @@ export function parseServiceComment(comment: string | null): ServiceComment | nu
   const notAccepted = comment.indexOf(' traffic not accepted by ')
   if (notAccepted > 0) return spnOrNull(comment.slice(0, notAccepted), 'firewall-drop')
   for (const [prefix, suffix, kind] of WRAPPED) {
-    if (comment.startsWith(prefix) && comment.endsWith(suffix) && comment.length > prefix.length + suffix.length) {
+    if (
+      comment.startsWith(prefix) &&
+      comment.endsWith(suffix) &&
+      comment.length > prefix.length + suffix.length
+    ) {
       return spnOrNull(comment.slice(prefix.length, -suffix.length), kind)
     }
   }

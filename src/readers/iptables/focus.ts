@@ -46,14 +46,26 @@ const READ_GROUP_BYTES = 4 * 1024 * 1024
  * of a service with 200,000 endpoints 1.2 million reads (11 s); the few scattered ranges of an
  * ordinary service are still read one by one.
  */
-export function readRanges(reader: ByteReader, starts: ArrayLike<number>, ends: ArrayLike<number>, use: (i: number, bytes: Buffer) => void): void {
-  for (let i = 0; i < starts.length; ) {
+export function readRanges(
+  reader: ByteReader,
+  starts: ArrayLike<number>,
+  ends: ArrayLike<number>,
+  use: (i: number, bytes: Buffer) => void,
+): void {
+  for (let i = 0; i < starts.length;) {
     const groupStart = starts[i]!
     let groupEnd = ends[i]!
     let j = i + 1
-    while (j < starts.length && starts[j]! >= groupEnd && starts[j]! - groupEnd <= READ_GAP_BYTES && ends[j]! - groupStart <= READ_GROUP_BYTES) groupEnd = ends[j++]!
+    while (
+      j < starts.length &&
+      starts[j]! >= groupEnd &&
+      starts[j]! - groupEnd <= READ_GAP_BYTES &&
+      ends[j]! - groupStart <= READ_GROUP_BYTES
+    )
+      groupEnd = ends[j++]!
     const bytes = readRange(reader, groupStart, groupEnd)
-    for (let k = i; k < j; k++) use(k, bytes.subarray(starts[k]! - groupStart, ends[k]! - groupStart))
+    for (let k = i; k < j; k++)
+      use(k, bytes.subarray(starts[k]! - groupStart, ends[k]! - groupStart))
     i = j
   }
 }
@@ -69,7 +81,12 @@ export interface FocusedLines {
   endsWithNewline: boolean
 }
 
-const DISPATCH_CHAINS = ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL']
+const DISPATCH_CHAINS = [
+  'KUBE-SERVICES',
+  'KUBE-NODEPORTS',
+  'KUBE-EXTERNAL-SERVICES',
+  'KUBE-PROXY-FIREWALL',
+]
 const PER_SERVICE_PREFIXES = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-']
 const SEP_PREFIX = 'KUBE-SEP-'
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
@@ -80,7 +97,13 @@ const LOCALHOST_V4 = '127.0.0.0/8'
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
 const KUBE_BYTES = ascii('KUBE-')
 const SEP_BYTES = ascii(SEP_PREFIX)
-const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(ascii) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]
+const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(ascii) as [
+  Uint8Array,
+  Uint8Array,
+  Uint8Array,
+  Uint8Array,
+  Uint8Array,
+]
 const DISPATCH_BYTES = DISPATCH_CHAINS.map(ascii)
 const MARK_BYTES = ascii('MARK')
 const QUOTE_BYTES = ascii('"')
@@ -107,7 +130,8 @@ function targetOf(line: string): string | null {
 function commentSpn(line: string): string | null {
   const {words} = tokenizeLine(line)
   for (let i = 0; i < words.length - 1; i++) {
-    if (!words[i]!.quoted && words[i]!.text === '--comment') return parseServiceComment(words[i + 1]!.text)?.spn ?? null
+    if (!words[i]!.quoted && words[i]!.text === '--comment')
+      return parseServiceComment(words[i + 1]!.text)?.spn ?? null
   }
   return null
 }
@@ -135,7 +159,12 @@ function chainNameStart(bytes: Uint8Array, pos: number, nl: number): number {
     }
     if (at < 0) return -1
   }
-  return at + 3 <= nl && bytes[at] === 45 /* - */ && bytes[at + 1] === 65 /* A */ && bytes[at + 2] === 32 ? at + 3 : -1
+  return at + 3 <= nl &&
+    bytes[at] === 45 /* - */ &&
+    bytes[at + 1] === 65 /* A */ &&
+    bytes[at + 2] === 32
+    ? at + 3
+    : -1
 }
 
 /** Where the chain name starting at `start` ends (a blank, a CR, or the end of the line). */
@@ -155,7 +184,8 @@ function chainKindAt(bytes: Uint8Array, start: number, end: number): ChainKind {
   switch (bytes[start + 5]) {
     case 83 /* S */:
       if (bytesAt(bytes, start, SEP_BYTES)) return ChainKind.Sep
-      if (bytesAt(bytes, start, SVC_BYTES) || bytesAt(bytes, start, SVL_BYTES)) return ChainKind.PerService
+      if (bytesAt(bytes, start, SVC_BYTES) || bytesAt(bytes, start, SVL_BYTES))
+        return ChainKind.PerService
       break
     case 69 /* E */:
       if (bytesAt(bytes, start, EXT_BYTES)) return ChainKind.PerService
@@ -167,7 +197,8 @@ function chainKindAt(bytes: Uint8Array, start: number, end: number): ChainKind {
       if (bytesAt(bytes, start, XLB_BYTES)) return ChainKind.PerService
       break
   }
-  for (const name of DISPATCH_BYTES) if (end - start === name.length && bytesAt(bytes, start, name)) return ChainKind.Dispatch
+  for (const name of DISPATCH_BYTES)
+    if (end - start === name.length && bytesAt(bytes, start, name)) return ChainKind.Dispatch
   return ChainKind.Other
 }
 
@@ -220,7 +251,8 @@ class ByteList {
     }
     const to = this.data
     // Most runs are one line: a loop beats making a view for set().
-    if (end - start <= 256) for (let i = start, at = this.length; i < end; i++, at++) to[at] = from[i]!
+    if (end - start <= 256)
+      for (let i = start, at = this.length; i < end; i++, at++) to[at] = from[i]!
     else to.set(from.subarray(start, end), this.length)
     this.length = need
   }
@@ -315,10 +347,16 @@ function findNewline(bytes: Uint8Array, words: Int32Array, from: number, to: num
  * kept as offsets and a number made from their chain's name, and the few whose name turns out
  * to be chosen are read again by offset.
  */
-export function selectFocusedLines(source: ByteSource, needles: readonly string[], pieceBytes = PIECE_BYTES): FocusedLines | null {
+export function selectFocusedLines(
+  source: ByteSource,
+  needles: readonly string[],
+  pieceBytes = PIECE_BYTES,
+): FocusedLines | null {
   const reader = source.open()
   try {
-    return reader.size > MAX_FOCUS_BYTES ? null : selectFrom(reader, needles, Math.max(16, pieceBytes))
+    return reader.size > MAX_FOCUS_BYTES
+      ? null
+      : selectFrom(reader, needles, Math.max(16, pieceBytes))
   } finally {
     reader.close()
   }
@@ -332,7 +370,8 @@ class LineSorter {
   readonly readNowIdx = new IntList()
   readonly readNowAt = new IntList()
   /** Service rules of the dispatch chains, as text: chosen by needle once all are known. */
-  readonly pending: Array<{idx: number; line: string; hash: string; start: number; end: number}> = []
+  readonly pending: Array<{idx: number; line: string; hash: string; start: number; end: number}> =
+    []
   /** Per-service chain rules not read now (jumps to SEP chains, repeated evidence), and their declarations: keyed by the chain's hash. */
   readonly perServiceRules: LateLines
   readonly perServiceDeclarations: LateLines
@@ -381,7 +420,15 @@ class LineSorter {
    * which is at `base + pos` in the source.
    * Returns whether the line is read now.
    */
-  sort(piece: Uint8Array, bytes: Buffer, base: number, idx: number, pos: number, nl: number, next: number): boolean {
+  sort(
+    piece: Uint8Array,
+    bytes: Buffer,
+    base: number,
+    idx: number,
+    pos: number,
+    nl: number,
+    next: number,
+  ): boolean {
     if (pos === nl) return true
     const first = piece[pos]
     if (first === 42 /* * */) this.sawTableHeader = true
@@ -392,7 +439,10 @@ class LineSorter {
     const kind = chainKindAt(piece, nameStart, nameEnd)
     if (kind === ChainKind.Other) return true
     // The hash of a per-service chain is the name after its prefix (KUBE-FW- is one shorter than the others).
-    const hashStart = kind === ChainKind.PerService ? nameStart + (piece[nameStart + 7] === 45 /* - */ ? 8 : 9) : nameStart
+    const hashStart =
+      kind === ChainKind.PerService
+        ? nameStart + (piece[nameStart + 7] === 45 /* - */ ? 8 : 9)
+        : nameStart
     if (first === 58 /* : */) {
       // A dispatch chain (KUBE-SERVICES, ...) is declared for every read: without it, its rules are read as undeclared.
       if (kind === ChainKind.Dispatch) return true
@@ -400,17 +450,27 @@ class LineSorter {
         this.sepDeclarations.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
         return false
       }
-      if (this.firstInternalChain === null && (bytesAt(piece, nameStart, SVC_BYTES) || bytesAt(piece, nameStart, SVL_BYTES))) {
+      if (
+        this.firstInternalChain === null &&
+        (bytesAt(piece, nameStart, SVC_BYTES) || bytesAt(piece, nameStart, SVL_BYTES))
+      ) {
         this.firstInternalChain = bytes.toString('utf8', nameStart, nameEnd)
       }
-      this.perServiceDeclarations.add(idx, base + pos, base + next, nameKey(piece, hashStart, nameEnd))
+      this.perServiceDeclarations.add(
+        idx,
+        base + pos,
+        base + next,
+        nameKey(piece, hashStart, nameEnd),
+      )
       return false
     }
     if (kind === ChainKind.Dispatch) return this.sortDispatchRule(bytes, base, idx, pos, nl, next)
     const target = targetStart(piece, pos, nl)
-    if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl)) this.oddSpelling = true
+    if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl))
+      this.oddSpelling = true
     if (kind === ChainKind.PerService) {
-      if (this.holdsNeedle(bytes, base, nameEnd, nl)) this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
+      if (this.holdsNeedle(bytes, base, nameEnd, nl))
+        this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
       // A per-service rule that does not jump to a SEP chain (a masquerade or short-circuit rule) is
       // node evidence: the first of each shape is read (see evidenceSignature); the rest, and the
       // jumps to SEP chains, only for a chosen service.
@@ -425,7 +485,11 @@ class LineSorter {
       this.perServiceRules.add(idx, base + pos, base + next, nameKey(piece, hashStart, nameEnd))
       return false
     }
-    if (target >= 0 && bytesAt(piece, target, MARK_BYTES) && isWordEnd(piece, target + MARK_BYTES.length, nl)) {
+    if (
+      target >= 0 &&
+      bytesAt(piece, target, MARK_BYTES) &&
+      isWordEnd(piece, target + MARK_BYTES.length, nl)
+    ) {
       this.markSeps.add(bytes.toString('utf8', nameStart, nameEnd))
       return true
     }
@@ -435,7 +499,12 @@ class LineSorter {
 
   /** Whether bytes[from..to) (one line) holds one of the needles. */
   private holdsNeedle(bytes: Buffer, base: number, from: number, to: number): boolean {
-    for (let k = 0; k < this.needleBytes.length; k++) if (this.nextAt(bytes, base, this.needleBytes[k]!, k + 1, from) + this.needleBytes[k]!.length <= to) return true
+    for (let k = 0; k < this.needleBytes.length; k++)
+      if (
+        this.nextAt(bytes, base, this.needleBytes[k]!, k + 1, from) + this.needleBytes[k]!.length <=
+        to
+      )
+        return true
     return false
   }
 
@@ -446,7 +515,13 @@ class LineSorter {
    * the piece's end each time). Slot 0 is the quote; 1.. the needles. The places are forgotten when
    * a new piece (another base or buffer) comes.
    */
-  private nextAt(bytes: Buffer, base: number, what: Uint8Array, slot: number, from: number): number {
+  private nextAt(
+    bytes: Buffer,
+    base: number,
+    what: Uint8Array,
+    slot: number,
+    from: number,
+  ): number {
     if (bytes !== this.placesOf || base !== this.placesBase) {
       this.placesOf = bytes
       this.placesBase = base
@@ -461,10 +536,22 @@ class LineSorter {
     return at
   }
 
-  private sortDispatchRule(bytes: Buffer, base: number, idx: number, pos: number, nl: number, next: number): boolean {
+  private sortDispatchRule(
+    bytes: Buffer,
+    base: number,
+    idx: number,
+    pos: number,
+    nl: number,
+    next: number,
+  ): boolean {
     const line = bytes.toString('utf8', pos, nl)
     const target = targetOf(line)
-    if (target === null ? line.includes(' --jump ') || line.includes(' --goto ') : target.startsWith('"')) this.oddSpelling = true
+    if (
+      target === null
+        ? line.includes(' --jump ') || line.includes(' --goto ')
+        : target.startsWith('"')
+    )
+      this.oddSpelling = true
     const hash = target === null ? null : perServiceHash(target)
     const serviceRule = hash !== null || (target !== null && FILTER_SERVICE_TARGETS.has(target))
     if (!serviceRule || (hash !== null && line.includes(LOCALHOST_V4))) return true
@@ -474,7 +561,11 @@ class LineSorter {
 }
 
 /** Pass 1: every line of the source, in pieces of `pieceBytes`, through the sorter. */
-function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): {lineCount: number; endsWithNewline: boolean} {
+function sortLines(
+  reader: ByteReader,
+  sorter: LineSorter,
+  pieceBytes: number,
+): {lineCount: number; endsWithNewline: boolean} {
   let piece = new Uint8Array(pieceBytes)
   let words = new Int32Array(piece.buffer, 0, piece.length >> 2)
   let bytes = Buffer.from(piece.buffer, 0, piece.length)
@@ -484,7 +575,7 @@ function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): 
   let filled = 0
   let lineCount = 0
   let lastByte = -1
-  for (let eof = false; !eof; ) {
+  for (let eof = false; !eof;) {
     // Fill the piece after the part line carried over from the last one.
     while (filled < piece.length) {
       const n = reader.readInto(piece, filled, base + filled, piece.length - filled)
@@ -513,7 +604,11 @@ function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): 
       }
       if (nl === filled) {
         // The last line: unterminated, or the empty piece after a final newline (not a line to read).
-        if (pos === filled && readNowIdx.length > 0 && readNowIdx.data[readNowIdx.length - 1] === idx) {
+        if (
+          pos === filled &&
+          readNowIdx.length > 0 &&
+          readNowIdx.data[readNowIdx.length - 1] === idx
+        ) {
           readNowIdx.length--
           readNowAt.length--
         }
@@ -540,11 +635,27 @@ function sortLines(reader: ByteReader, sorter: LineSorter, pieceBytes: number): 
   return {lineCount, endsWithNewline: lastByte === 10}
 }
 
-function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: number): FocusedLines | null {
+function selectFrom(
+  reader: ByteReader,
+  needles: readonly string[],
+  pieceBytes: number,
+): FocusedLines | null {
   const sorter = new LineSorter(reader.size, needles)
   const {lineCount, endsWithNewline} = sortLines(reader, sorter, pieceBytes)
   if (!sorter.sawTableHeader || sorter.oddSpelling) return null
-  const {readNow, readNowIdx, readNowAt, pending, perServiceRules, perServiceDeclarations, sepRules, sepDeclarations, markSeps, evidenceChains, firstInternalChain} = sorter
+  const {
+    readNow,
+    readNowIdx,
+    readNowAt,
+    pending,
+    perServiceRules,
+    perServiceDeclarations,
+    sepRules,
+    sepDeclarations,
+    markSeps,
+    evidenceChains,
+    firstInternalChain,
+  } = sorter
 
   // Dispatch rules: to a fixed point, since a chosen rule brings in its service's name and hash.
   const chosenHashes = new Set<string>()
@@ -552,7 +663,7 @@ function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: 
   const knownNeedles = new Set(allNeedles)
   const late: Array<{idx: number; start: number; end: number}> = []
   const chosenPending = new Set<number>()
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false
     for (const p of pending) {
       if (chosenPending.has(p.idx)) continue
@@ -570,7 +681,11 @@ function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: 
   }
 
   /** The lines of `list` whose run's name key is in `keys`, read again, each kept when `decide` says yes. */
-  const pick = (list: LateLines, keys: ReadonlySet<number>, decide: (line: string) => boolean): void => {
+  const pick = (
+    list: LateLines,
+    keys: ReadonlySet<number>,
+    decide: (line: string) => boolean,
+  ): void => {
     if (keys.size === 0) return
     const d = list.data
     const chosen: number[] = []
@@ -583,7 +698,8 @@ function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: 
       for (let idx = d[at]!, from = 0; from < run.length; idx++) {
         let to = run.indexOf(10, from)
         to = to < 0 ? run.length : to + 1
-        if (decide(run.toString('utf8', from, to))) late.push({idx, start: runStart + from, end: runStart + to})
+        if (decide(run.toString('utf8', from, to)))
+          late.push({idx, start: runStart + from, end: runStart + to})
         from = to
       }
     })
@@ -604,22 +720,38 @@ function selectFrom(reader: ByteReader, needles: readonly string[], pieceBytes: 
   const declaredChains = new Set(evidenceChains)
   if (firstInternalChain !== null) declaredChains.add(firstInternalChain)
   const declaredHashes = new Set([...declaredChains].map((name) => perServiceHash(name) ?? ''))
-  pick(perServiceDeclarations, new Set([...chosenHashes, ...declaredHashes].map(stringKey)), (line) => {
-    const name = chainNameOf(line)
-    return declaredChains.has(name) || chosenHashes.has(perServiceHash(name) ?? '')
-  })
+  pick(
+    perServiceDeclarations,
+    new Set([...chosenHashes, ...declaredHashes].map(stringKey)),
+    (line) => {
+      const name = chainNameOf(line)
+      return declaredChains.has(name) || chosenHashes.has(perServiceHash(name) ?? '')
+    },
+  )
   // The chosen SEP chains, whole, and their declarations (no invented undeclared chains).
-  pick(sepRules, new Set([...chosenSeps].map(stringKey)), (line) => chosenSeps.has(chainNameOf(line)))
+  pick(sepRules, new Set([...chosenSeps].map(stringKey)), (line) =>
+    chosenSeps.has(chainNameOf(line)),
+  )
   const declared = new Set([...chosenSeps, ...markSeps])
-  pick(sepDeclarations, new Set([...declared].map(stringKey)), (line) => declared.has(chainNameOf(line)))
-  return joinChosenLines(reader, {bytes: readNow, idx: readNowIdx, at: readNowAt}, late, lineCount, endsWithNewline)
+  pick(sepDeclarations, new Set([...declared].map(stringKey)), (line) =>
+    declared.has(chainNameOf(line)),
+  )
+  return joinChosenLines(
+    reader,
+    {bytes: readNow, idx: readNowIdx, at: readNowAt},
+    late,
+    lineCount,
+    endsWithNewline,
+  )
 }
 
 /** The bytes of the runs of `list` whose name key is in `keys` (an upper bound: a key may stand for other names too). */
 function chosenBytes(list: LateLines, keys: ReadonlySet<number>): number {
   let total = 0
   const d = list.data
-  if (keys.size > 0) for (let at = 0; at < list.length * 4; at += 4) if (keys.has(d[at + 3]!)) total += d[at + 2]! - d[at + 1]!
+  if (keys.size > 0)
+    for (let at = 0; at < list.length * 4; at += 4)
+      if (keys.has(d[at + 3]!)) total += d[at + 2]! - d[at + 1]!
   return total
 }
 
@@ -706,9 +838,14 @@ function joinChosenLines(
   for (const l of late) total += l.end - l.start
   // The late lines' bytes, in file order, read with as few reads as they allow (readRanges).
   const lateBytes: Buffer[] = new Array<Buffer>(late.length)
-  readRanges(reader, late.map((l) => l.start), late.map((l) => l.end), (i, bytes) => {
-    lateBytes[i] = bytes
-  })
+  readRanges(
+    reader,
+    late.map((l) => l.start),
+    late.map((l) => l.end),
+    (i, bytes) => {
+      lateBytes[i] = bytes
+    },
+  )
   const out = Buffer.allocUnsafe(total)
   const lineIndex = new Int32Array(now.idx.length + late.length)
   let at = 0
@@ -719,7 +856,13 @@ function joinChosenLines(
     const until = j < late.length ? late[j]!.idx : lineCount
     const from = k
     while (k < now.idx.length && now.idx.data[k]! < until) lineIndex[lines++] = now.idx.data[k++]!
-    if (k > from) at += now.bytes.data.copy(out, at, now.at.data[from]!, k < now.idx.length ? now.at.data[k]! : now.bytes.length)
+    if (k > from)
+      at += now.bytes.data.copy(
+        out,
+        at,
+        now.at.data[from]!,
+        k < now.idx.length ? now.at.data[k]! : now.bytes.length,
+      )
     if (j === late.length) break
     lineIndex[lines++] = late[j]!.idx
     at += lateBytes[j]!.copy(out, at)

@@ -36,7 +36,9 @@ export function base32(bytes: Uint8Array): string {
 // without a Hash object, and a latin1 ('binary') digest string, one character per byte, costs
 // less than a Buffer allocated outside the heap per digest.
 const sha256: (input: string) => string =
-  typeof crypto.hash === 'function' ? (input) => crypto.hash('sha256', input, 'binary') : (input) => crypto.createHash('sha256').update(input, 'utf8').digest('binary')
+  typeof crypto.hash === 'function'
+    ? (input) => crypto.hash('sha256', input, 'binary')
+    : (input) => crypto.createHash('sha256').update(input, 'utf8').digest('binary')
 
 const ALPHABET_CODES = Array.from(RFC4648_ALPHABET, (c) => c.charCodeAt(0))
 /** The 16 character codes of the hash being made: one string at the end instead of one per character. */
@@ -66,7 +68,11 @@ export function iptablesChainHash(servicePortName: string, protocol: string): st
 }
 
 /** The 16 characters of KUBE-SEP- for one endpoint (`ip:port`, or `[v6]:port`). */
-export function iptablesEndpointHash(servicePortName: string, protocol: string, endpoint: string): string {
+export function iptablesEndpointHash(
+  servicePortName: string,
+  protocol: string,
+  endpoint: string,
+): string {
   return hash16(servicePortName + protocol.toLowerCase() + endpoint)
 }
 

@@ -24,7 +24,15 @@ import {memoryBytes, textPieces} from '../bytes.js'
 import {selectFocusedLines, type FocusedLines} from './focus.js'
 import {ROW_WIDTH, RuleStore} from './rule-store.js'
 import {BUILTIN_CHAINS, mayHold} from './ruleset.js'
-import type {IptablesChain, IptablesCounters, IptablesMatch, IptablesOption, IptablesRule, IptablesRuleset, IptablesTable} from './ruleset.js'
+import type {
+  IptablesChain,
+  IptablesCounters,
+  IptablesMatch,
+  IptablesOption,
+  IptablesRule,
+  IptablesRuleset,
+  IptablesTable,
+} from './ruleset.js'
 import {newWordBuffer, tokenizeInto, type WordBuffer} from './tokenize.js'
 
 /** More malformed lines than this are counted, not listed (a binary file must not flood stderr). */
@@ -60,32 +68,133 @@ export const OPTION_ALIASES: Readonly<Record<string, string>> = {
  */
 const OPTION_ARITY: Readonly<Record<string, number>> = {
   // flags
-  '--rcheck': 0, '--set': 0, '--reap': 0, '--rsource': 0, '--rdest': 0, '--update': 0, '--remove': 0,
-  '--random-fully': 0, '--random': 0, '--persistent': 0, '--rttl': 0, '--syn': 0, '-f': 0,
-  '--clamp-mss-to-pmtu': 0, '--notrack': 0, '--checksum-fill': 0, '--log-uid': 0, '--physdev-is-bridged': 0,
-  '--physdev-is-in': 0, '--physdev-is-out': 0, '--ipvs': 0,
+  '--rcheck': 0,
+  '--set': 0,
+  '--reap': 0,
+  '--rsource': 0,
+  '--rdest': 0,
+  '--update': 0,
+  '--remove': 0,
+  '--random-fully': 0,
+  '--random': 0,
+  '--persistent': 0,
+  '--rttl': 0,
+  '--syn': 0,
+  '-f': 0,
+  '--clamp-mss-to-pmtu': 0,
+  '--notrack': 0,
+  '--checksum-fill': 0,
+  '--log-uid': 0,
+  '--physdev-is-bridged': 0,
+  '--physdev-is-in': 0,
+  '--physdev-is-out': 0,
+  '--ipvs': 0,
   // one value
-  '-p': 1, '-s': 1, '-d': 1, '-i': 1, '-o': 1, '--comment': 1, '--dport': 1, '--sport': 1, '--dports': 1,
-  '--sports': 1, '--ports': 1, '--probability': 1, '--mode': 1, '--every': 1, '--packet': 1,
-  '--to-destination': 1, '--to-source': 1, '--to': 1, '--to-ports': 1, '--mark': 1, '--or-mark': 1,
-  '--xor-mark': 1, '--and-mark': 1, '--set-mark': 1, '--set-xmark': 1, '--name': 1, '--seconds': 1,
-  '--hitcount': 1, '--mask': 1, '--ctstate': 1, '--state': 1, '--ctstatus': 1, '--src-type': 1,
-  '--dst-type': 1, '--nfacct-name': 1, '--reject-with': 1, '--log-prefix': 1, '--log-level': 1,
-  '--limit': 1, '--limit-burst': 1, '--icmp-type': 1, '--icmpv6-type': 1, '--uid-owner': 1,
-  '--gid-owner': 1, '--physdev-in': 1, '--physdev-out': 1, '--src-range': 1, '--dst-range': 1,
-  '--vaddr': 1, '--vport': 1, '--vdir': 1, '--vproto': 1, '--vmethod': 1, '--vportctl': 1,
-  '--queue-num': 1, '--on-port': 1, '--on-ip': 1, '--tproxy-mark': 1, '--set-class': 1, '--dscp': 1,
-  '--ctorigdst': 1, '--ctorigsrc': 1, '--ctreplsrc': 1, '--ctrepldst': 1, '--ctdir': 1, '--pkt-type': 1,
-  '--ulog-prefix': 1, '--nflog-group': 1, '--nflog-prefix': 1, '--length': 1, '--tcp-option': 1,
+  '-p': 1,
+  '-s': 1,
+  '-d': 1,
+  '-i': 1,
+  '-o': 1,
+  '--comment': 1,
+  '--dport': 1,
+  '--sport': 1,
+  '--dports': 1,
+  '--sports': 1,
+  '--ports': 1,
+  '--probability': 1,
+  '--mode': 1,
+  '--every': 1,
+  '--packet': 1,
+  '--to-destination': 1,
+  '--to-source': 1,
+  '--to': 1,
+  '--to-ports': 1,
+  '--mark': 1,
+  '--or-mark': 1,
+  '--xor-mark': 1,
+  '--and-mark': 1,
+  '--set-mark': 1,
+  '--set-xmark': 1,
+  '--name': 1,
+  '--seconds': 1,
+  '--hitcount': 1,
+  '--mask': 1,
+  '--ctstate': 1,
+  '--state': 1,
+  '--ctstatus': 1,
+  '--src-type': 1,
+  '--dst-type': 1,
+  '--nfacct-name': 1,
+  '--reject-with': 1,
+  '--log-prefix': 1,
+  '--log-level': 1,
+  '--limit': 1,
+  '--limit-burst': 1,
+  '--icmp-type': 1,
+  '--icmpv6-type': 1,
+  '--uid-owner': 1,
+  '--gid-owner': 1,
+  '--physdev-in': 1,
+  '--physdev-out': 1,
+  '--src-range': 1,
+  '--dst-range': 1,
+  '--vaddr': 1,
+  '--vport': 1,
+  '--vdir': 1,
+  '--vproto': 1,
+  '--vmethod': 1,
+  '--vportctl': 1,
+  '--queue-num': 1,
+  '--on-port': 1,
+  '--on-ip': 1,
+  '--tproxy-mark': 1,
+  '--set-class': 1,
+  '--dscp': 1,
+  '--ctorigdst': 1,
+  '--ctorigsrc': 1,
+  '--ctreplsrc': 1,
+  '--ctrepldst': 1,
+  '--ctdir': 1,
+  '--pkt-type': 1,
+  '--ulog-prefix': 1,
+  '--nflog-group': 1,
+  '--nflog-prefix': 1,
+  '--length': 1,
+  '--tcp-option': 1,
   // two values
-  '--match-set': 2, '--tcp-flags': 2, '-c': 2,
+  '--match-set': 2,
+  '--tcp-flags': 2,
+  '-c': 2,
 }
 
 /** Targets that only the nat table accepts; used to tell the table of headerless `-S` output. */
-const NAT_TARGETS: ReadonlySet<string> = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP', 'KUBE-POSTROUTING'])
-const NAT_CHAIN_PREFIXES = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-SEP-', 'KUBE-XLB-', 'KUBE-MARK-', 'KUBE-POSTROUTING']
+const NAT_TARGETS: ReadonlySet<string> = new Set([
+  'DNAT',
+  'SNAT',
+  'MASQUERADE',
+  'REDIRECT',
+  'NETMAP',
+  'KUBE-MARK-MASQ',
+  'KUBE-MARK-DROP',
+  'KUBE-POSTROUTING',
+])
+const NAT_CHAIN_PREFIXES = [
+  'KUBE-SVC-',
+  'KUBE-SVL-',
+  'KUBE-EXT-',
+  'KUBE-FW-',
+  'KUBE-SEP-',
+  'KUBE-XLB-',
+  'KUBE-MARK-',
+  'KUBE-POSTROUTING',
+]
 const FILTER_TARGETS: ReadonlySet<string> = new Set(['REJECT'])
-const FILTER_CHAINS: ReadonlySet<string> = new Set(['KUBE-FORWARD', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL', 'KUBE-FIREWALL'])
+const FILTER_CHAINS: ReadonlySet<string> = new Set([
+  'KUBE-FORWARD',
+  'KUBE-EXTERNAL-SERVICES',
+  'KUBE-PROXY-FIREWALL',
+  'KUBE-FIREWALL',
+])
 
 export interface ParsedIptablesText {
   ruleset: IptablesRuleset
@@ -121,7 +230,12 @@ export function normaliseAddress(value: string): string {
 /** `[12:720]` -> its two counters; null when the word is not that (by hand: one per chain of a dump). */
 function parseCounters(word: string): IptablesCounters | null {
   const colon = word.indexOf(':')
-  if (word.charCodeAt(0) !== 91 /* [ */ || word.charCodeAt(word.length - 1) !== 93 /* ] */ || colon < 0) return null
+  if (
+    word.charCodeAt(0) !== 91 /* [ */ ||
+    word.charCodeAt(word.length - 1) !== 93 /* ] */ ||
+    colon < 0
+  )
+    return null
   const packets = word.slice(1, colon)
   const bytes = word.slice(colon + 1, -1)
   if (!isDigits(packets) || !isDigits(bytes)) return null
@@ -169,9 +283,22 @@ const noIntern: Intern = (text) => text
  * and ports are mostly unique, so interning them would only grow the table.
  */
 const REPEATED_VALUES: ReadonlySet<string> = new Set([
-  '-p', '--comment', '--mode', '--mark', '--ctstate', '--state', '--dst-type', '--src-type', '--or-mark', '--set-xmark', '--set-mark', '--match-set', '-i', '-o', '--reject-with',
+  '-p',
+  '--comment',
+  '--mode',
+  '--mark',
+  '--ctstate',
+  '--state',
+  '--dst-type',
+  '--src-type',
+  '--or-mark',
+  '--set-xmark',
+  '--set-mark',
+  '--match-set',
+  '-i',
+  '-o',
+  '--reject-with',
 ])
-
 
 /** Per-parse tables of shared values (see makeIntern) and shared `{value, negated}` matches. */
 interface Shared {
@@ -204,7 +331,18 @@ function sharedMatch(shared: Shared, value: string, negated: boolean): IptablesM
 }
 
 /** The fields of a rule the reader fills in its one pass (everything but the option lists). */
-type RuleFields = Omit<IptablesRule, 'matches' | 'targetOptions' | 'modules' | 'firstOption' | 'firstValue' | 'text' | 'line' | 'table' | 'chain'>
+type RuleFields = Omit<
+  IptablesRule,
+  | 'matches'
+  | 'targetOptions'
+  | 'modules'
+  | 'firstOption'
+  | 'firstValue'
+  | 'text'
+  | 'line'
+  | 'table'
+  | 'chain'
+>
 
 /** Where the option lists go when they are wanted (RuleOptions); null in the reader's own pass. */
 interface OptionLists {
@@ -215,7 +353,8 @@ interface OptionLists {
   targetOptions: IptablesOption[]
 }
 
-const isBangAt = (buf: WordBuffer, i: number): boolean => i < buf.count && !buf.quoted[i] && buf.texts[i] === '!'
+const isBangAt = (buf: WordBuffer, i: number): boolean =>
+  i < buf.count && !buf.quoted[i] && buf.texts[i] === '!'
 const isOptionAt = (buf: WordBuffer, i: number): boolean => {
   if (buf.quoted[i]) return false
   const t = buf.texts[i]!
@@ -223,11 +362,35 @@ const isOptionAt = (buf: WordBuffer, i: number): boolean => {
 }
 
 /** What an option fills in the rule, beyond its place in the option lists. */
-const enum Field { None, Protocol, Source, Destination, InInterface, OutInterface, Dport, Sport, Comment, Jump, Goto, Module, Counters }
+const enum Field {
+  None,
+  Protocol,
+  Source,
+  Destination,
+  InInterface,
+  OutInterface,
+  Dport,
+  Sport,
+  Comment,
+  Jump,
+  Goto,
+  Module,
+  Counters,
+}
 
 const FIELD_OF: Readonly<Record<string, Field>> = {
-  '-p': Field.Protocol, '-s': Field.Source, '-d': Field.Destination, '-i': Field.InInterface, '-o': Field.OutInterface,
-  '--dport': Field.Dport, '--sport': Field.Sport, '--comment': Field.Comment, '-j': Field.Jump, '-g': Field.Goto, '-m': Field.Module, '-c': Field.Counters,
+  '-p': Field.Protocol,
+  '-s': Field.Source,
+  '-d': Field.Destination,
+  '-i': Field.InInterface,
+  '-o': Field.OutInterface,
+  '--dport': Field.Dport,
+  '--sport': Field.Sport,
+  '--comment': Field.Comment,
+  '-j': Field.Jump,
+  '-g': Field.Goto,
+  '-m': Field.Module,
+  '-c': Field.Counters,
 }
 
 /** All the reader needs to know of one way of writing an option, found with one lookup per word. */
@@ -265,18 +428,31 @@ const keptOffsetOf = (code: number): number => Math.floor((code - 2) / KEPT_VALU
 
 /** The index in KEPT_VALUES of this option in this place, or -1. */
 function keptIndex(name: string, afterTarget: boolean): number {
-  for (let i = 0; i < KEPT_VALUES.length; i++) if (KEPT_VALUES[i]!.name === name && KEPT_VALUES[i]!.afterTarget === afterTarget) return i
+  for (let i = 0; i < KEPT_VALUES.length; i++)
+    if (KEPT_VALUES[i]!.name === name && KEPT_VALUES[i]!.afterTarget === afterTarget) return i
   return -1
 }
 
 function spelling(name: string): OptionSpelling {
-  return {name, arity: OPTION_ARITY[name], field: FIELD_OF[name] ?? Field.None, sharedValues: REPEATED_VALUES.has(name), kept: KEPT_VALUES.findIndex((k) => k.name === name)}
+  return {
+    name,
+    arity: OPTION_ARITY[name],
+    field: FIELD_OF[name] ?? Field.None,
+    sharedValues: REPEATED_VALUES.has(name),
+    kept: KEPT_VALUES.findIndex((k) => k.name === name),
+  }
 }
 
 /** Every spelling the tables above name; any other option is looked up once per parse (Shared.unknown). */
 const KNOWN_SPELLINGS: ReadonlyMap<string, OptionSpelling> = new Map([
-  ...[...Object.keys(OPTION_ARITY), '-j', '-g', '-m'].map((name): [string, OptionSpelling] => [name, spelling(name)]),
-  ...Object.entries(OPTION_ALIASES).map(([alias, name]): [string, OptionSpelling] => [alias, spelling(name)]),
+  ...[...Object.keys(OPTION_ARITY), '-j', '-g', '-m'].map((name): [string, OptionSpelling] => [
+    name,
+    spelling(name),
+  ]),
+  ...Object.entries(OPTION_ALIASES).map(([alias, name]): [string, OptionSpelling] => [
+    alias,
+    spelling(name),
+  ]),
 ])
 
 function spellingOf(word: string, shared: Shared): OptionSpelling {
@@ -357,7 +533,12 @@ function plainWordValue(w: PlainWords): string {
  * that. Such a word is one value to tokenizeInto, quotes taken off; anything else (`a"b c"`,
  * `"a\"b"`, an unclosed quote) is left to the tokenizer.
  */
-function quotesAreWholeWords(text: string, lineStart: number, firstQuote: number, to: number): boolean {
+function quotesAreWholeWords(
+  text: string,
+  lineStart: number,
+  firstQuote: number,
+  to: number,
+): boolean {
   let open = firstQuote
   while (open < to) {
     if (open > lineStart && !isBlankCode(text.charCodeAt(open - 1))) return false
@@ -375,19 +556,36 @@ function quotesAreWholeWords(text: string, lineStart: number, firstQuote: number
 }
 
 /** The word is an option (`-p`, `--dport`): two characters or more, the first a dash. */
-const plainWordIsOption = (w: PlainWords): boolean => w.at - w.start > 1 && w.text.charCodeAt(w.start) === 45 /* - */
+const plainWordIsOption = (w: PlainWords): boolean =>
+  w.at - w.start > 1 && w.text.charCodeAt(w.start) === 45 /* - */
 
 /** The word at the cursor is `word`, compared in place. */
-const plainWordIs = (w: PlainWords, word: string): boolean => w.at - w.start === word.length && w.text.startsWith(word, w.start)
+const plainWordIs = (w: PlainWords, word: string): boolean =>
+  w.at - w.start === word.length && w.text.startsWith(word, w.start)
 
 /** The spellings of nearly every option of a kube-proxy rule, told apart without making the word a string. */
-const COMMON_SPELLINGS: readonly OptionSpelling[] = ['-p', '-m', '-j', '-s', '-d', '--dport', '--comment', '--mode', '--probability', '--to-destination', '-g', '-i', '-o'].map((name) => KNOWN_SPELLINGS.get(name)!)
+const COMMON_SPELLINGS: readonly OptionSpelling[] = [
+  '-p',
+  '-m',
+  '-j',
+  '-s',
+  '-d',
+  '--dport',
+  '--comment',
+  '--mode',
+  '--probability',
+  '--to-destination',
+  '-g',
+  '-i',
+  '-o',
+].map((name) => KNOWN_SPELLINGS.get(name)!)
 
 /** The spelling of the option word at the cursor; undefined for an option none of the tables names. */
 function plainSpelling(w: PlainWords): OptionSpelling | undefined {
   const {text, start} = w
   const length = w.at - start
-  for (const sp of COMMON_SPELLINGS) if (sp.name.length === length && text.startsWith(sp.name, start)) return sp
+  for (const sp of COMMON_SPELLINGS)
+    if (sp.name.length === length && text.startsWith(sp.name, start)) return sp
   return KNOWN_SPELLINGS.get(text.slice(start, w.at))
 }
 
@@ -403,7 +601,13 @@ function isPlainText(text: string, from: number, to: number): boolean {
 }
 
 /** Fills the common field an option sets (-p, -s, -d, -i, -o, --dport, --sport, --comment) from its first value. */
-function fillField(rule: RuleFields, field: Field, value: string, negated: boolean, shared: Shared): void {
+function fillField(
+  rule: RuleFields,
+  field: Field,
+  value: string,
+  negated: boolean,
+  shared: Shared,
+): void {
   switch (field) {
     case Field.Protocol:
       rule.protocol = sharedMatch(shared, shared.intern(value.toLowerCase()), negated)
@@ -443,7 +647,13 @@ function fillField(rule: RuleFields, field: Field, value: string, negated: boole
  * firstOptionOfPlainText walks plain rules the same way without a WordBuffer: a change to how
  * words are read here goes there too (test/readers/iptables/parse.test.ts compares the two).
  */
-function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared: Shared, lists: OptionLists | null): string | null {
+function readRuleWords(
+  buf: WordBuffer,
+  start: number,
+  rule: RuleFields,
+  shared: Shared,
+  lists: OptionLists | null,
+): string | null {
   const {texts, count} = buf
   const intern = shared.intern
   let module: string | null = null
@@ -494,7 +704,8 @@ function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared:
     const valuesFrom = i
     if (arity !== undefined) {
       for (let k = 0; k < arity; k++, i++) {
-        if (i >= count || isBangAt(buf, i)) return `${name} needs ${arity} value${arity > 1 ? 's' : ''}`
+        if (i >= count || isBangAt(buf, i))
+          return `${name} needs ${arity} value${arity > 1 ? 's' : ''}`
       }
     } else {
       while (i < count && !isOptionAt(buf, i) && !isBangAt(buf, i)) i++
@@ -508,7 +719,8 @@ function readRuleWords(buf: WordBuffer, start: number, rule: RuleFields, shared:
     }
     if (lists && (lists.only === null || lists.only === name)) {
       const values: string[] = []
-      for (let k = valuesFrom; k < i; k++) values.push(sp.sharedValues ? intern(texts[k]!) : texts[k]!)
+      for (let k = valuesFrom; k < i; k++)
+        values.push(sp.sharedValues ? intern(texts[k]!) : texts[k]!)
       const option: IptablesOption = {name, values, negated, module}
       if (afterTarget) lists.targetOptions.push(option)
       else lists.matches.push(option)
@@ -553,7 +765,8 @@ const DPORT = 13
 const RARE = 14
 /** A plain rule's comment as where it is in the line (commentAt), when COMMENT holds none. */
 const COMMENT_AT = 15
-if (COMMENT_AT >= ROW_WIDTH) throw new Error('parse.ts: a rule has more fields than a RuleStore row has places')
+if (COMMENT_AT >= ROW_WIDTH)
+  throw new Error('parse.ts: a rule has more fields than a RuleStore row has places')
 
 /**
  * A comment's place in its rule's line as one row number: 1 + offset × 4096 + length, or 0 when
@@ -563,7 +776,9 @@ if (COMMENT_AT >= ROW_WIDTH) throw new Error('parse.ts: a rule has more fields t
 const COMMENT_LENGTH_SPAN = 4096
 const COMMENT_OFFSET_LIMIT = 1 << 19
 function commentAt(offset: number, length: number): number {
-  return length < COMMENT_LENGTH_SPAN - 1 && offset < COMMENT_OFFSET_LIMIT ? 1 + offset * COMMENT_LENGTH_SPAN + length : 0
+  return length < COMMENT_LENGTH_SPAN - 1 && offset < COMMENT_OFFSET_LIMIT
+    ? 1 + offset * COMMENT_LENGTH_SPAN + length
+    : 0
 }
 
 /**
@@ -780,7 +995,9 @@ class LazyRule implements IptablesRule {
   /** What fillField would have made of the rule's one `-s` or `-d` (a plain rule: never negated). */
   private addressInText(name: '-s' | '-d'): IptablesMatch | null {
     const option = this.firstOption(name, false)
-    return option ? {value: normaliseAddress(option.values[0] ?? ''), negated: option.negated} : null
+    return option
+      ? {value: normaliseAddress(option.values[0] ?? ''), negated: option.negated}
+      : null
   }
 
   /** For readPlainAppend: the rule's one `-s` (or `-d`) is read from its text when asked for. */
@@ -826,7 +1043,14 @@ class LazyRule implements IptablesRule {
     // Only the wanted option is made into an object, unless the full lists are at hand already.
     const listed = sameRule(listedRule, this)
     if (!listed) {
-      const plain = firstOptionOfPlainText(this.dump, this.start, this.end, this.optionsFrom, name, afterTarget)
+      const plain = firstOptionOfPlainText(
+        this.dump,
+        this.start,
+        this.end,
+        this.optionsFrom,
+        name,
+        afterTarget,
+      )
       if (plain !== null) return plain
     }
     const lists = listed ? listedOptions : relist(this, name)
@@ -850,7 +1074,16 @@ const IN_TEXT = Object.freeze({inText: true})
 const OPTIONS_SPAN = 8
 
 /** A new rule in a new row of `store`: every field but these is null (or 0, or false). */
-function newRule(store: RuleStore, line: number, table: string, chain: string, dumpIndex: number, start: number, end: number, optionsFrom: number): LazyRule {
+function newRule(
+  store: RuleStore,
+  line: number,
+  table: string,
+  chain: string,
+  dumpIndex: number,
+  start: number,
+  end: number,
+  optionsFrom: number,
+): LazyRule {
   return new LazyRule(store, newRow(store, line, table, chain, dumpIndex, start, end, optionsFrom))
 }
 
@@ -859,7 +1092,16 @@ function newRule(store: RuleStore, line: number, table: string, chain: string, d
  * with RuleStore.addValue (not setValue: its check against the last piece compared two alike
  * 1 MiB pieces (../bytes.ts textPieces) whole, for every row: 44 s for 150,000 copies of one rule).
  */
-function newRow(store: RuleStore, line: number, table: string, chain: string, dumpIndex: number, start: number, end: number, optionsFrom: number): number {
+function newRow(
+  store: RuleStore,
+  line: number,
+  table: string,
+  chain: string,
+  dumpIndex: number,
+  start: number,
+  end: number,
+  optionsFrom: number,
+): number {
   const row = store.add()
   store.setInt(row, LINE, line)
   store.setValue(row, TABLE, table)
@@ -929,7 +1171,8 @@ class ParsedChain implements IptablesChain {
 
   /** Adds a rule at the end. */
   append(rule: LazyRule): void {
-    if (rule.store !== this.store || !this.extendRun(rule.row)) (this.list ??= this.rules).push(rule)
+    if (rule.store !== this.store || !this.extendRun(rule.row))
+      (this.list ??= this.rules).push(rule)
   }
 
   /** Adds the rule in `row` of this chain's store at the end (a view of it is made only if the chain is a list). */
@@ -986,7 +1229,14 @@ let listedOptions: OptionLists = emptyLists(null)
  * other text (and for anything readRuleWords would call an error), which then takes the full
  * path; test/readers/iptables/parse.test.ts checks both paths give the same option.
  */
-export function firstOptionOfPlainText(text: string, from: number, to: number, optionsFrom: number, name: string, afterTarget: boolean): IptablesOption | undefined | null {
+export function firstOptionOfPlainText(
+  text: string,
+  from: number,
+  to: number,
+  optionsFrom: number,
+  name: string,
+  afterTarget: boolean,
+): IptablesOption | undefined | null {
   if (!isPlainText(text, from, to)) return null
   const w = startPlainWords(text, from, to)
   for (let k = 0; k < optionsFrom; k++) if (!nextPlainWord(w)) return null
@@ -1011,7 +1261,8 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
       moduleEnd = w.at - quoteLength()
       continue
     }
-    const wanted = inTarget === afterTarget && (sp !== undefined ? sp.name === name : plainWordIs(w, name))
+    const wanted =
+      inTarget === afterTarget && (sp !== undefined ? sp.name === name : plainWordIs(w, name))
     const arity = sp?.arity
     let values: string[] | null = null
     if (arity !== undefined) {
@@ -1033,7 +1284,13 @@ export function firstOptionOfPlainText(text: string, from: number, to: number, o
       }
     }
     if (sp?.field === Field.Counters) continue
-    if (wanted) return {name, values: values ?? [], negated: false, module: moduleStart < 0 ? null : text.slice(moduleStart, moduleEnd)}
+    if (wanted)
+      return {
+        name,
+        values: values ?? [],
+        negated: false,
+        module: moduleStart < 0 ? null : text.slice(moduleStart, moduleEnd),
+      }
   }
   return undefined
 }
@@ -1043,7 +1300,19 @@ let tokenizedRule: LazyRule | null = null
 const relistBuffer = newWordBuffer()
 const relistShared = newShared(noIntern)
 /** Where a re-read puts the target and counters it meets on its way (readRuleWords needs somewhere). */
-const relistSink: RuleFields = {counters: null, protocol: null, source: null, destination: null, inInterface: null, outInterface: null, dport: null, sport: null, comment: null, target: null, goto: false}
+const relistSink: RuleFields = {
+  counters: null,
+  protocol: null,
+  source: null,
+  destination: null,
+  inInterface: null,
+  outInterface: null,
+  dport: null,
+  sport: null,
+  comment: null,
+  target: null,
+  goto: false,
+}
 
 function emptyLists(only: string | null): OptionLists {
   return {only, modules: [], matches: [], targetOptions: []}
@@ -1070,7 +1339,6 @@ function optionListsOf(rule: LazyRule): OptionLists {
   return listedOptions
 }
 
-
 /** What a headerless block (`iptables -S`) says about its table. */
 /** A table as the reader fills it: its chains are the reader's own. */
 interface ParsedTable extends IptablesTable {
@@ -1086,17 +1354,23 @@ interface PendingBlock {
 
 const isNatEvidence = (r: IptablesRule): boolean => {
   const t = r.target ?? ''
-  return NAT_TARGETS.has(t) || NAT_CHAIN_PREFIXES.some((p) => t.startsWith(p) || r.chain.startsWith(p))
+  return (
+    NAT_TARGETS.has(t) || NAT_CHAIN_PREFIXES.some((p) => t.startsWith(p) || r.chain.startsWith(p))
+  )
 }
 
 /** The nat table refuses DROP and REJECT, and these chains exist only in filter. */
-const isFilterOnly = (r: IptablesRule): boolean => r.target === 'REJECT' || r.target === 'DROP' || FILTER_CHAINS.has(r.chain)
+const isFilterOnly = (r: IptablesRule): boolean =>
+  r.target === 'REJECT' || r.target === 'DROP' || FILTER_CHAINS.has(r.chain)
 
 function inferTable(block: PendingBlock): {table: string; why: string} {
   const b = block.builtins
-  if (b.has('PREROUTING') && b.has('FORWARD')) return {table: 'mangle', why: 'its built-in chains are those of mangle'}
-  if (b.has('POSTROUTING')) return {table: 'nat', why: 'it has PREROUTING/POSTROUTING policies but no FORWARD'}
-  if (b.has('PREROUTING')) return {table: 'raw', why: 'it has a PREROUTING policy but no POSTROUTING or FORWARD'}
+  if (b.has('PREROUTING') && b.has('FORWARD'))
+    return {table: 'mangle', why: 'its built-in chains are those of mangle'}
+  if (b.has('POSTROUTING'))
+    return {table: 'nat', why: 'it has PREROUTING/POSTROUTING policies but no FORWARD'}
+  if (b.has('PREROUTING'))
+    return {table: 'raw', why: 'it has a PREROUTING policy but no POSTROUTING or FORWARD'}
   let nat = 0
   let filter = 0
   let natWhy = ''
@@ -1106,7 +1380,11 @@ function inferTable(block: PendingBlock): {table: string; why: string} {
     if (isNatEvidence(r)) {
       nat++
       natWhy ||= `line ${r.line} (${r.chain} -j ${t})`
-    } else if (FILTER_TARGETS.has(t) || FILTER_CHAINS.has(r.chain) || (r.chain.startsWith('KUBE-') && (t === 'ACCEPT' || t === 'DROP'))) {
+    } else if (
+      FILTER_TARGETS.has(t) ||
+      FILTER_CHAINS.has(r.chain) ||
+      (r.chain.startsWith('KUBE-') && (t === 'ACCEPT' || t === 'DROP'))
+    ) {
       filter++
       filterWhy ||= `line ${r.line} (${r.chain} -j ${t})`
     }
@@ -1114,7 +1392,10 @@ function inferTable(block: PendingBlock): {table: string; why: string} {
   if (nat > filter) return {table: 'nat', why: `it holds nat-only rules such as ${natWhy}`}
   if (filter > 0) return {table: 'filter', why: `it holds filter rules such as ${filterWhy}`}
   if (b.has('FORWARD')) return {table: 'filter', why: 'its built-in chains are those of filter'}
-  return {table: 'filter', why: 'nothing in it tells, and filter is the default table of `iptables -S`'}
+  return {
+    table: 'filter',
+    why: 'nothing in it tells, and filter is the default table of `iptables -S`',
+  }
 }
 
 /** A focused read (kp explain NAME): the lines ./focus.ts chose, and the needles they were chosen for. */
@@ -1132,7 +1413,12 @@ export interface FocusedText extends FocusedLines {
  * `plainLines: false` reads every line with readLine, not readPlainAppend: for the tests that
  * check the two read a rule alike.
  */
-export function parseIptablesText(text: string | Iterable<string>, path: string, focus?: FocusedText, {plainLines = true}: {plainLines?: boolean} = {}): ParsedIptablesText {
+export function parseIptablesText(
+  text: string | Iterable<string>,
+  path: string,
+  focus?: FocusedText,
+  {plainLines = true}: {plainLines?: boolean} = {},
+): ParsedIptablesText {
   const diagnostics: Diagnostic[] = []
   const intern = makeIntern()
   const shared = newShared(intern)
@@ -1159,7 +1445,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   const at = (line: number) => ({path, line})
   const syntax = (line: number, message: string): void => {
     syntaxErrors++
-    if (syntaxErrors <= MAX_SYNTAX_DIAGNOSTICS) diagnostics.push(diag('error', 'IPT_SYNTAX', message, at(line)))
+    if (syntaxErrors <= MAX_SYNTAX_DIAGNOSTICS)
+      diagnostics.push(diag('error', 'IPT_SYNTAX', message, at(line)))
     else if (syntaxErrors === MAX_SYNTAX_DIAGNOSTICS + 1) firstUnlistedSyntaxLine = line
   }
 
@@ -1170,18 +1457,38 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     // A grep of a whole dump (`iptables-save | grep svc`, fixtures/iptables/fragment-grep-xlb) has
     // no -P lines and may mix both tables: KUBE-SERVICES exists in nat and in filter. Then each
     // rule goes where it can live: REJECT/DROP and the filter-only chains to filter, the rest to nat.
-    if (block.builtins.size === 0 && block.rules.some(isNatEvidence) && block.rules.some(isFilterOnly)) {
-      diagnostics.push(diag('info', 'IPT_TABLE_INFERRED', `no table header, and rules of both tables from line ${block.line} on (a fragment of a dump?): REJECT/DROP rules and the filter-only chains are read as filter, the rest as nat`, at(block.line)))
+    if (
+      block.builtins.size === 0 &&
+      block.rules.some(isNatEvidence) &&
+      block.rules.some(isFilterOnly)
+    ) {
+      diagnostics.push(
+        diag(
+          'info',
+          'IPT_TABLE_INFERRED',
+          `no table header, and rules of both tables from line ${block.line} on (a fragment of a dump?): REJECT/DROP rules and the filter-only chains are read as filter, the rest as nat`,
+          at(block.line),
+        ),
+      )
       for (const chain of block.chains.values()) {
         const filterRules = chain.rules.filter(isFilterOnly)
         const natRules = chain.rules.filter((r) => !isFilterOnly(r))
-        if (filterRules.length > 0 || FILTER_CHAINS.has(chain.name)) addToTable('filter', block.line, chain.copy('filter', filterRules))
-        if (natRules.length > 0 || (filterRules.length === 0 && !FILTER_CHAINS.has(chain.name))) addToTable('nat', block.line, chain.copy('nat', natRules))
+        if (filterRules.length > 0 || FILTER_CHAINS.has(chain.name))
+          addToTable('filter', block.line, chain.copy('filter', filterRules))
+        if (natRules.length > 0 || (filterRules.length === 0 && !FILTER_CHAINS.has(chain.name)))
+          addToTable('nat', block.line, chain.copy('nat', natRules))
       }
       return
     }
     const {table: name, why} = inferTable(block)
-    diagnostics.push(diag('info', 'IPT_TABLE_INFERRED', `no table header (iptables -S output, or a fragment of a dump): read the rules from line ${block.line} on as the ${name} table, because ${why}`, at(block.line)))
+    diagnostics.push(
+      diag(
+        'info',
+        'IPT_TABLE_INFERRED',
+        `no table header (iptables -S output, or a fragment of a dump): read the rules from line ${block.line} on as the ${name} table, because ${why}`,
+        at(block.line),
+      ),
+    )
     for (const chain of block.chains.values()) addToTable(name, block.line, chain)
   }
 
@@ -1209,7 +1516,12 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   /** The chain made last, and its map. */
   let madeChain: ParsedChain | null = null
   let madeChains: Map<string, ParsedChain> | null = null
-  const newChain = (chains: Map<string, ParsedChain>, name: string, line: number, declare: boolean): ParsedChain => {
+  const newChain = (
+    chains: Map<string, ParsedChain>,
+    name: string,
+    line: number,
+    declare: boolean,
+  ): ParsedChain => {
     const chain = new ParsedChain(store, current?.name ?? '', name, line, declare)
     chains.set(name, chain)
     if (madeChains === chains && madeChain !== null) madeChain.next = chain
@@ -1228,7 +1540,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
 
   const noteFamily = (value: string | undefined): void => {
     if (family !== null || value === undefined) return
-    if (value.includes(':') && !value.startsWith('[') && ipaddr.IPv6.isValid(value.split('/')[0]!)) family = 'IPv6'
+    if (value.includes(':') && !value.startsWith('[') && ipaddr.IPv6.isValid(value.split('/')[0]!))
+      family = 'IPv6'
     else if (value.startsWith('[')) family = 'IPv6'
     else if (IPV4_START_RE.test(value)) family = 'IPv4'
   }
@@ -1241,7 +1554,9 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   /** `dump` in the store (RuleStore.addValue), once a rule is in it; -1 until then. */
   let dumpIndex = -1
   const storedDump = (): number => (dumpIndex >= 0 ? dumpIndex : (dumpIndex = store.addValue(dump)))
-  let endsWithNewline = focus ? focus.endsWithNewline : typeof text === 'string' && text.endsWith('\n')
+  let endsWithNewline = focus
+    ? focus.endsWithNewline
+    : typeof text === 'string' && text.endsWith('\n')
   /**
    * Reads line `idx` (0-based). `unterminated`: the last line, with no newline after it.
    * A `return` here is the `continue` of the line loop below.
@@ -1262,13 +1577,34 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         family = h[1] === 'ip6tables-save' ? 'IPv6' : 'IPv4'
       } else if (h && (h[1] === 'ip6tables-save') !== (family === 'IPv6')) {
         // `iptables-save; ip6tables-save > one-file`: the two families' tables would be merged.
-        diagnostics.push(diag('error', 'IPT_MIXED_FAMILIES', `this input holds both iptables-save and ip6tables-save output (the ${h[1]} part starts here); save them to two files and give each with -f`, at(lineNo)))
+        diagnostics.push(
+          diag(
+            'error',
+            'IPT_MIXED_FAMILIES',
+            `this input holds both iptables-save and ip6tables-save output (the ${h[1]} part starts here); save them to two files and give each with -f`,
+            at(lineNo),
+          ),
+        )
       } else if (trimmed.includes('iptables-legacy tables present')) {
         // iptables-nft's save warns when the other backend also has rules: kube-proxy's may be there.
-        diagnostics.push(diag('warning', 'IPT_OTHER_BACKEND', `${clip(trimmed.slice(1).trim())}: kube-proxy's rules may be in the legacy backend; this dump does not show them`, at(lineNo)))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPT_OTHER_BACKEND',
+            `${clip(trimmed.slice(1).trim())}: kube-proxy's rules may be in the legacy backend; this dump does not show them`,
+            at(lineNo),
+          ),
+        )
       } else if (trimmed.startsWith('# Table `') && trimmed.includes('is incompatible')) {
         // iptables-nft cannot print a table that holds native nft rules; its rules are missing here.
-        diagnostics.push(diag('warning', 'IPT_INCOMPATIBLE_TABLE', `${clip(trimmed.slice(1).trim())}: the rules of that table are not in this dump`, at(lineNo)))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPT_INCOMPATIBLE_TABLE',
+            `${clip(trimmed.slice(1).trim())}: the rules of that table are not in this dump`,
+            at(lineNo),
+          ),
+        )
       }
       return
     }
@@ -1276,7 +1612,14 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     // its COMMIT, is most likely cut in the middle (e.g. `--to-destination 10.180.0.1:8`).
     // Reading it would invent a wrong value; drop it and say so.
     if (unterminated && current !== null && trimmed !== 'COMMIT') {
-      diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the dump ends in the middle of line ${lineNo} (no newline, no COMMIT after it); that line was not read: ${clip(trimmed)}`, at(lineNo)))
+      diagnostics.push(
+        diag(
+          'warning',
+          'IPT_TRUNCATED',
+          `the dump ends in the middle of line ${lineNo} (no newline, no COMMIT after it); that line was not read: ${clip(trimmed)}`,
+          at(lineNo),
+        ),
+      )
       return
     }
     tokenizeInto(trimmed, buf)
@@ -1302,12 +1645,26 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       flushPending()
       const name = cmd.slice(1)
       if (current) {
-        diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the ${current.name} table (line ${current.line}) has no COMMIT before the next table; its rules are kept, but it may be incomplete`, at(lineNo)))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPT_TRUNCATED',
+            `the ${current.name} table (line ${current.line}) has no COMMIT before the next table; its rules are kept, but it may be incomplete`,
+            at(lineNo),
+          ),
+        )
         reportedUncommitted.add(current)
       }
       const again = tables.get(name)
       if (again) {
-        diagnostics.push(diag('warning', 'IPT_DUPLICATE_TABLE', `the ${name} table appears again (first on line ${again.line}): two dumps in one input? Their rules are read as one table`, at(lineNo)))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPT_DUPLICATE_TABLE',
+            `the ${name} table appears again (first on line ${again.line}): two dumps in one input? Their rules are read as one table`,
+            at(lineNo),
+          ),
+        )
       }
       current = again ?? {name, line: lineNo, committed: false, chains: new Map()}
       current.committed = false
@@ -1334,7 +1691,10 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         return
       }
       if (!current) {
-        syntax(lineNo, `chain declaration outside a table (no *nat / *filter line before it): ${clip(trimmed)}`)
+        syntax(
+          lineNo,
+          `chain declaration outside a table (no *nat / *filter line before it): ${clip(trimmed)}`,
+        )
         return
       }
       const chain = getChain(cmd.slice(1), lineNo, true)
@@ -1347,7 +1707,18 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     const chainWord = w + 1 < count ? texts[w + 1]! : undefined
     const isAppend = cmd === '-A' || cmd === '--append'
     const isInsert = cmd === '-I' || cmd === '--insert'
-    if (isAppend || isInsert || cmd === '-N' || cmd === '--new-chain' || cmd === '-P' || cmd === '--policy' || cmd === '-X' || cmd === '--delete-chain' || cmd === '-F' || cmd === '--flush') {
+    if (
+      isAppend ||
+      isInsert ||
+      cmd === '-N' ||
+      cmd === '--new-chain' ||
+      cmd === '-P' ||
+      cmd === '--policy' ||
+      cmd === '-X' ||
+      cmd === '--delete-chain' ||
+      cmd === '-F' ||
+      cmd === '--flush'
+    ) {
       if (chainWord === undefined) {
         syntax(lineNo, `${cmd} needs a chain name`)
         return
@@ -1356,7 +1727,13 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (cmd === '-P' || cmd === '--policy') {
         // A -P after other lines starts the next table of concatenated `-S` outputs.
         const block = headerless.block
-        if (!current && block && !pendingLastWasPolicy && (block.rules.length > 0 || block.chains.size > block.builtins.size)) flushPending()
+        if (
+          !current &&
+          block &&
+          !pendingLastWasPolicy &&
+          (block.rules.length > 0 || block.chains.size > block.builtins.size)
+        )
+          flushPending()
         const chain = getChain(chainName, lineNo, true)
         chain.policy = w + 2 < count ? texts[w + 2]! : null
         if (!current) headerless.block?.builtins.add(chainName)
@@ -1372,7 +1749,14 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         const chain = getChain(chainName, lineNo, false)
         chain.deletedLine = lineNo
         if (chain.ruleCount > 0) {
-          diagnostics.push(diag('warning', 'IPT_DELETED_CHAIN_HAS_RULES', `-X ${chainName} deletes a chain that has ${chain.ruleCount} rule(s); iptables-restore would refuse this`, at(lineNo)))
+          diagnostics.push(
+            diag(
+              'warning',
+              'IPT_DELETED_CHAIN_HAS_RULES',
+              `-X ${chainName} deletes a chain that has ${chain.ruleCount} rule(s); iptables-restore would refuse this`,
+              at(lineNo),
+            ),
+          )
         }
         return
       }
@@ -1392,11 +1776,23 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       const chains = chainsNow(lineNo)
       // Rules come grouped by chain: most lines name the chain of the line before, and a string
       // comparison is cheaper than a lookup in a map of 110,000 chains.
-      const known = chains === lastRuleChains && lastRuleChain!.name === chainName ? lastRuleChain! : chains.get(chainName)
+      const known =
+        chains === lastRuleChains && lastRuleChain!.name === chainName
+          ? lastRuleChain!
+          : chains.get(chainName)
       const existed = known !== undefined
       const chain = known ?? newChain(chains, chainName, lineNo, false)
       // chain.name, not the word: one string per chain for all its rules.
-      const rule = newRule(store, lineNo, chain.table, chain.name, storedDump(), trimmedAt, trimmedAt + trimmed.length, start)
+      const rule = newRule(
+        store,
+        lineNo,
+        chain.table,
+        chain.name,
+        storedDump(),
+        trimmedAt,
+        trimmedAt + trimmed.length,
+        start,
+      )
       shared.chains = chains
       const error = readRuleWords(buf, start, rule, shared, null)
       if (error !== null) {
@@ -1410,11 +1806,26 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       if (!existed && !chain.builtin) {
         // In a table every chain is declared; headerless input without -N lines is a fragment
         // (`iptables-save | grep SVC`), where that is expected: counted, then said once.
-        if (current) diagnostics.push(diag('warning', 'IPT_UNDECLARED_CHAIN', `rule appended to chain ${chainName}, which this dump never declares`, at(lineNo)))
+        if (current)
+          diagnostics.push(
+            diag(
+              'warning',
+              'IPT_UNDECLARED_CHAIN',
+              `rule appended to chain ${chainName}, which this dump never declares`,
+              at(lineNo),
+            ),
+          )
         else undeclaredHeaderless.push(chainName)
       }
       if (chain.deletedLine !== null) {
-        diagnostics.push(diag('warning', 'IPT_RULE_IN_DELETED_CHAIN', `rule appended to chain ${chainName} after its -X on line ${chain.deletedLine}`, at(lineNo)))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPT_RULE_IN_DELETED_CHAIN',
+            `rule appended to chain ${chainName} after its -X on line ${chain.deletedLine}`,
+            at(lineNo),
+          ),
+        )
       }
       if (counters) rule.counters = counters
       if (insertAt === null) chain.append(rule)
@@ -1450,7 +1861,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   let otherTarget = ''
   const plainTarget = (piece: string, w: PlainWords): string => {
     const length = w.at - w.start
-    if (recentTarget.length === length && piece.startsWith(recentTarget, w.start)) return recentTarget
+    if (recentTarget.length === length && piece.startsWith(recentTarget, w.start))
+      return recentTarget
     if (otherTarget.length === length && piece.startsWith(otherTarget, w.start)) {
       const found = otherTarget
       otherTarget = recentTarget
@@ -1472,7 +1884,14 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
    * fields (test/readers/iptables/parse.test.ts reads every fixture both ways).
    */
   const readPlainAppend = (piece: string, pos: number, nl: number, idx: number): boolean => {
-    if (current === null || nl - pos < 4 || piece.charCodeAt(pos) !== 45 /* - */ || piece.charCodeAt(pos + 1) !== 65 /* A */ || !isBlankCode(piece.charCodeAt(pos + 2))) return false
+    if (
+      current === null ||
+      nl - pos < 4 ||
+      piece.charCodeAt(pos) !== 45 /* - */ ||
+      piece.charCodeAt(pos + 1) !== 65 /* A */ ||
+      !isBlankCode(piece.charCodeAt(pos + 2))
+    )
+      return false
     // A blank, `\r` or other white space at the end (trim's, which includes non-ASCII spaces such
     // as U+00A0 and U+3000): readLine trims it. Any non-ASCII last character is left to readLine.
     const last = piece.charCodeAt(nl - 1)
@@ -1492,8 +1911,10 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
     let chain: ParsedChain | undefined
     if (chains === lastRuleChains && lastChain !== null) {
       const next = lastChain.next
-      if (lastChain.name.length === length && piece.startsWith(lastChain.name, w.start)) chain = lastChain
-      else if (next !== null && next.name.length === length && piece.startsWith(next.name, w.start)) chain = next
+      if (lastChain.name.length === length && piece.startsWith(lastChain.name, w.start))
+        chain = lastChain
+      else if (next !== null && next.name.length === length && piece.startsWith(next.name, w.start))
+        chain = next
     }
     chain ??= chains.get(piece.slice(w.start, w.at))
     if (chain === undefined || chain.deletedLine !== null) return false
@@ -1556,7 +1977,13 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       const valueFrom = quoted ? wordFrom + 1 : wordFrom
       const valueTo = quoted ? wordTo - 1 : wordTo
       // firstValue walks to the word from there, and takes its quotes off as here.
-      if (kept === NONE_KEPT && sp.kept >= 0 && wordFrom >= 0 && KEPT_VALUES[sp.kept]!.afterTarget === afterTarget) kept = keptCode(sp.kept, wordFrom - pos)
+      if (
+        kept === NONE_KEPT &&
+        sp.kept >= 0 &&
+        wordFrom >= 0 &&
+        KEPT_VALUES[sp.kept]!.afterTarget === afterTarget
+      )
+        kept = keptCode(sp.kept, wordFrom - pos)
       if (afterTarget || sp.field === Field.None) continue
       if (sp.field === Field.Comment) {
         // fillField's `??=`: the first comment counts. Kept as its place in the line, cut out
@@ -1564,7 +1991,8 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
         if (!commented) {
           commented = true
           if (valueFrom < 0) rule.comment = intern('')
-          else if (!rule.commentInText(valueFrom - pos, valueTo - valueFrom)) rule.comment = piece.slice(valueFrom, valueTo)
+          else if (!rule.commentInText(valueFrom - pos, valueTo - valueFrom))
+            rule.comment = piece.slice(valueFrom, valueTo)
         }
         continue
       }
@@ -1594,7 +2022,13 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
    */
   const readPlainDeclaration = (piece: string, pos: number, nl: number, idx: number): boolean => {
     const nameEnd = nl - PLAIN_DECLARATION_TAIL.length
-    if (current === null || nameEnd <= pos + 1 || piece.charCodeAt(pos) !== 58 /* : */ || !piece.startsWith(PLAIN_DECLARATION_TAIL, nameEnd)) return false
+    if (
+      current === null ||
+      nameEnd <= pos + 1 ||
+      piece.charCodeAt(pos) !== 58 /* : */ ||
+      !piece.startsWith(PLAIN_DECLARATION_TAIL, nameEnd)
+    )
+      return false
     for (let i = pos + 1; i < nameEnd; i++) {
       const c = piece.charCodeAt(i)
       if (isBlankCode(c) || c === 34 /* " */) return false
@@ -1625,7 +2059,11 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       const idx = lineIndex[k]!
       // Only the source's own last line can come without a newline.
       if (nl < 0) readLine(dump.slice(pos), idx, true, pos)
-      else if (plainLines && (readPlainAppend(dump, pos, nl, idx) || readPlainDeclaration(dump, pos, nl, idx))) plainLinesRead++
+      else if (
+        plainLines &&
+        (readPlainAppend(dump, pos, nl, idx) || readPlainDeclaration(dump, pos, nl, idx))
+      )
+        plainLinesRead++
       else readLine(dump.slice(pos, nl), idx, false, pos)
       pos = nl + 1
     }
@@ -1641,7 +2079,12 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
       empty = false
       endsWithNewline = piece.charCodeAt(piece.length - 1) === 10
       for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', pos)) {
-        if (plainLines && (readPlainAppend(piece, pos, nl, lineCount) || readPlainDeclaration(piece, pos, nl, lineCount))) plainLinesRead++
+        if (
+          plainLines &&
+          (readPlainAppend(piece, pos, nl, lineCount) ||
+            readPlainDeclaration(piece, pos, nl, lineCount))
+        )
+          plainLinesRead++
         else readLine(piece.slice(pos, nl), lineCount, false, pos)
         lineCount++
         pos = nl + 1
@@ -1656,23 +2099,62 @@ export function parseIptablesText(text: string | Iterable<string>, path: string,
   for (const table of tables.values()) {
     if (!table.committed && !reportedUncommitted.has(table)) {
       diagnostics.push(
-        diag('warning', 'IPT_TRUNCATED', `the ${table.name} table (from line ${table.line}) has no COMMIT: the dump is cut off after line ${lastLine}; the rules before that are kept, later ones are missing`, at(lastLine)),
+        diag(
+          'warning',
+          'IPT_TRUNCATED',
+          `the ${table.name} table (from line ${table.line}) has no COMMIT: the dump is cut off after line ${lastLine}; the rules before that are kept, later ones are missing`,
+          at(lastLine),
+        ),
       )
     }
   }
   if (undeclaredHeaderless.length > 0) {
-    const names = undeclaredHeaderless.slice(0, 5).join(', ') + (undeclaredHeaderless.length > 5 ? ', ...' : '')
-    diagnostics.push(diag('info', 'IPT_UNDECLARED_CHAIN', `${undeclaredHeaderless.length} chain(s) have rules but no -N line (${names}): this looks like a fragment of a dump, such as grep output; rules outside it are not seen`, at(1)))
+    const names =
+      undeclaredHeaderless.slice(0, 5).join(', ') + (undeclaredHeaderless.length > 5 ? ', ...' : '')
+    diagnostics.push(
+      diag(
+        'info',
+        'IPT_UNDECLARED_CHAIN',
+        `${undeclaredHeaderless.length} chain(s) have rules but no -N line (${names}): this looks like a fragment of a dump, such as grep output; rules outside it are not seen`,
+        at(1),
+      ),
+    )
   }
   if (syntaxErrors > MAX_SYNTAX_DIAGNOSTICS) {
-    diagnostics.push(diag('error', 'IPT_SYNTAX', `${syntaxErrors - MAX_SYNTAX_DIAGNOSTICS} more malformed lines from here on, not listed`, at(firstUnlistedSyntaxLine)))
+    diagnostics.push(
+      diag(
+        'error',
+        'IPT_SYNTAX',
+        `${syntaxErrors - MAX_SYNTAX_DIAGNOSTICS} more malformed lines from here on, not listed`,
+        at(firstUnlistedSyntaxLine),
+      ),
+    )
   }
   if (!sawTableHeader && tables.size > 0 && !endsWithNewline && !empty) {
-    diagnostics.push(diag('warning', 'IPT_TRUNCATED', `the input does not end with a newline; its last line (${lastLine}) may be cut off`, at(lastLine)))
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPT_TRUNCATED',
+        `the input does not end with a newline; its last line (${lastLine}) may be cut off`,
+        at(lastLine),
+      ),
+    )
   }
-  const form = tool !== null || sawBuiltinDeclaration ? 'iptables-save' : sawTableHeader ? 'restore-input' : 'list-rules'
+  const form =
+    tool !== null || sawBuiltinDeclaration
+      ? 'iptables-save'
+      : sawTableHeader
+        ? 'restore-input'
+        : 'list-rules'
   if (focus) {
-    diagnostics.push(diag('info', 'IPT_FOCUSED_READ', `focused read for ${focus.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`, at(1)))
+    diagnostics.push(
+      diag(
+        'info',
+        'IPT_FOCUSED_READ',
+        `focused read for ${focus.needles.join(', ')}: only the rules of the matching services and the node-wide chains were read; checks of the whole dump (orphan chains, foreign rules, other services) were skipped`,
+        at(1),
+      ),
+    )
   }
   let rules: IptablesRule[] | null = null
   const ruleset: IptablesRuleset = {
@@ -1705,10 +2187,14 @@ function rulesInSourceOrder(tables: Map<string, IptablesTable>): IptablesRule[] 
 export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<IptablesRuleset> {
   const focus = opts?.focus
   // A focused read picks its lines from the bytes (a live source has only text: its bytes are made here).
-  const lines = focus ? selectFocusedLines(src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8')), focus.needles) : null
+  const lines = focus
+    ? selectFocusedLines(src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8')), focus.needles)
+    : null
   // A full read of a file decodes it piece by piece: never the whole file in one buffer and one string.
   const {ruleset, diagnostics} =
-    focus && lines ? parseIptablesText(lines.text, src.path, {...lines, needles: focus.needles}) : parseIptablesText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
+    focus && lines
+      ? parseIptablesText(lines.text, src.path, {...lines, needles: focus.needles})
+      : parseIptablesText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
   return {
     format: 'iptables-save',
     source: {path: src.path, format: 'iptables-save', tool: src.tool ?? ruleset.tool},

@@ -27,9 +27,18 @@ export function countRuleCopy(copies: RuleCopies, rule: IptablesRule): void {
 }
 
 /** One IPT_REPEATED_RULE warning per rule of `chain` that is there more than once, pointing at its first copy. */
-export function reportRuleCopies(copies: RuleCopies, table: IptablesTable, chain: IptablesChain, warn: (code: string, message: string, line: number) => void): void {
+export function reportRuleCopies(
+  copies: RuleCopies,
+  table: IptablesTable,
+  chain: IptablesChain,
+  warn: (code: string, message: string, line: number) => void,
+): void {
   for (const r of copies.values()) {
     if (r.copies < 2) continue
-    warn('IPT_REPEATED_RULE', `the rule on line ${r.line} of ${table.name} ${chain.name} is there ${r.copies.toLocaleString('en')} times (again on line ${r.again}): two iptables versions or backends writing one table, or a sync that appends instead of replacing; the copies after the first change nothing but are walked by every packet`, r.again)
+    warn(
+      'IPT_REPEATED_RULE',
+      `the rule on line ${r.line} of ${table.name} ${chain.name} is there ${r.copies.toLocaleString('en')} times (again on line ${r.again}): two iptables versions or backends writing one table, or a sync that appends instead of replacing; the copies after the first change nothing but are walked by every packet`,
+      r.again,
+    )
   }
 }

@@ -34,7 +34,8 @@ export class RuleStore {
   /** A new row, all zeros (every value null); returns its index. */
   add(): number {
     const row = this.count++
-    if (row >> BLOCK_SHIFT >= this.blocks.length) this.blocks.push(new Int32Array(BLOCK_ROWS * ROW_WIDTH))
+    if (row >> BLOCK_SHIFT >= this.blocks.length)
+      this.blocks.push(new Int32Array(BLOCK_ROWS * ROW_WIDTH))
     return row
   }
 

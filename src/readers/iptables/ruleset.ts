@@ -135,7 +135,13 @@ export interface IptablesRuleset {
   focused?: boolean
 }
 
-export const BUILTIN_CHAINS: ReadonlySet<string> = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'])
+export const BUILTIN_CHAINS: ReadonlySet<string> = new Set([
+  'PREROUTING',
+  'INPUT',
+  'FORWARD',
+  'OUTPUT',
+  'POSTROUTING',
+])
 
 /**
  * Option names another spelling is read as (parse.ts OPTION_ALIASES: `--destination-port` is

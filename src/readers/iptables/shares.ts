@@ -27,7 +27,8 @@ export function effectiveShares(probabilities: ReadonlyArray<number | null>): Ca
     const taken = p === null ? remaining : remaining * Math.min(Math.max(p, 0), 1)
     shares.push(Math.round(taken * SHARE_DECIMALS) / SHARE_DECIMALS)
     remaining -= taken
-    if (p === null && unreachableFrom === null && i < probabilities.length - 1) unreachableFrom = i + 1
+    if (p === null && unreachableFrom === null && i < probabilities.length - 1)
+      unreachableFrom = i + 1
   }
   const total = shares.reduce((a, b) => a + b, 0)
   return {shares, total, unreachableFrom}

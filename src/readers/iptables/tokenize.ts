@@ -75,7 +75,8 @@ export function tokenizeInto(line: string, out: WordBuffer): void {
       continue
     }
     if (c === QUOTE || c === SPACE || c === TAB) {
-      if (runStart >= 0) parts = parts === '' ? line.slice(runStart, i) : parts + line.slice(runStart, i)
+      if (runStart >= 0)
+        parts = parts === '' ? line.slice(runStart, i) : parts + line.slice(runStart, i)
       runStart = -1
       if (c === QUOTE) {
         inQuote = true

@@ -56,7 +56,10 @@ interface RealServerSeen {
 }
 
 /** A virtual server as every listing of the node showed it, merged. */
-interface VirtualServerSeen extends Omit<IpvsVirtualServer, 'showsConfig' | 'realServers' | 'line'> {
+interface VirtualServerSeen extends Omit<
+  IpvsVirtualServer,
+  'showsConfig' | 'realServers' | 'line'
+> {
   /** false while only --stats / --rate listings showed it: scheduler and persistence unknown. */
   configKnown: boolean
   realServers: Map<string, RealServerSeen>
@@ -87,7 +90,10 @@ interface Classified {
 // ---------------------------------------------------------------------------------------------
 // 1. Virtual servers of every listing, merged
 
-function mergeListings(listings: ParsedSource<IpvsadmListing>[], diagnostics: Diagnostic[]): VirtualServerSeen[] {
+function mergeListings(
+  listings: ParsedSource<IpvsadmListing>[],
+  diagnostics: Diagnostic[],
+): VirtualServerSeen[] {
   const byKey = new Map<string, VirtualServerSeen>()
   for (const p of listings) {
     const path = p.source.path
@@ -126,25 +132,50 @@ function mergeListings(listings: ParsedSource<IpvsadmListing>[], diagnostics: Di
         const known = seen.realServers.get(key)
         const rsRef = {path, line: rs.line}
         if (!known) {
-          seen.realServers.set(key, {ip: rs.ip, port: rs.port, weight: rs.weight, forward: rs.forward, refs: [rsRef]})
+          seen.realServers.set(key, {
+            ip: rs.ip,
+            port: rs.port,
+            weight: rs.weight,
+            forward: rs.forward,
+            refs: [rsRef],
+          })
           continue
         }
         known.refs.push(rsRef)
         if (known.weight === null) known.weight = rs.weight
         else if (rs.weight !== null && rs.weight !== known.weight) {
-          diagnostics.push(diag('warning', 'IPVS_SOURCES_DISAGREE', `real server ${key} of ${vs.key} has weight ${rs.weight} here and ${known.weight} in ${known.refs[0]!.path}:${known.refs[0]!.line}; the dumps were taken at different times`, rsRef))
+          diagnostics.push(
+            diag(
+              'warning',
+              'IPVS_SOURCES_DISAGREE',
+              `real server ${key} of ${vs.key} has weight ${rs.weight} here and ${known.weight} in ${known.refs[0]!.path}:${known.refs[0]!.line}; the dumps were taken at different times`,
+              rsRef,
+            ),
+          )
         }
         known.forward ??= rs.forward
       }
       if (before && (before.size !== now.size || [...before].some((k) => !now.has(k)))) {
-        diagnostics.push(diag('warning', 'IPVS_SOURCES_DISAGREE', `virtual server ${vs.key} has other real servers here than in ${seen.refs[0]!.path}:${seen.refs[0]!.line}; the dumps were taken at different times, and kp keeps the union`, ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPVS_SOURCES_DISAGREE',
+            `virtual server ${vs.key} has other real servers here than in ${seen.refs[0]!.path}:${seen.refs[0]!.line}; the dumps were taken at different times, and kp keeps the union`,
+            ref,
+          ),
+        )
       }
     }
   }
   return [...byKey.values()]
 }
 
-function mergeConfig(seen: VirtualServerSeen, vs: IpvsVirtualServer, ref: SourceRef, diagnostics: Diagnostic[]): void {
+function mergeConfig(
+  seen: VirtualServerSeen,
+  vs: IpvsVirtualServer,
+  ref: SourceRef,
+  diagnostics: Diagnostic[],
+): void {
   if (!vs.showsConfig || vs.scheduler === null) return
   if (!seen.configKnown) {
     seen.scheduler = vs.scheduler
@@ -157,7 +188,14 @@ function mergeConfig(seen: VirtualServerSeen, vs: IpvsVirtualServer, ref: Source
     return
   }
   if (seen.scheduler !== vs.scheduler || seen.persistentTimeout !== vs.persistentTimeout) {
-    diagnostics.push(diag('warning', 'IPVS_SOURCES_DISAGREE', `virtual server ${vs.key} is "${vs.scheduler}${vs.persistentTimeout === null ? '' : ` persistent ${vs.persistentTimeout}`}" here but "${seen.scheduler}${seen.persistentTimeout === null ? '' : ` persistent ${seen.persistentTimeout}`}" in ${seen.refs[0]!.path}:${seen.refs[0]!.line}; the first is kept`, ref))
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPVS_SOURCES_DISAGREE',
+        `virtual server ${vs.key} is "${vs.scheduler}${vs.persistentTimeout === null ? '' : ` persistent ${vs.persistentTimeout}`}" here but "${seen.scheduler}${seen.persistentTimeout === null ? '' : ` persistent ${seen.persistentTimeout}`}" in ${seen.refs[0]!.path}:${seen.refs[0]!.line}; the first is kept`,
+        ref,
+      ),
+    )
   }
 }
 
@@ -166,16 +204,29 @@ function mergeConfig(seen: VirtualServerSeen, vs: IpvsVirtualServer, ref: Source
 
 /** Why kube-proxy cannot have made this virtual server, or null when it could have. */
 function foreignReason(vs: VirtualServerSeen): string | null {
-  if (vs.fwmark !== null) return 'firewall-mark virtual server: kube-proxy never creates one (keepalived, a load balancer on the node, or a hand edit)'
-  if (vs.protocol === SCHEDULER_PROBE.protocol && vs.ip === SCHEDULER_PROBE.ip && vs.port === SCHEDULER_PROBE.port) {
+  if (vs.fwmark !== null)
+    return 'firewall-mark virtual server: kube-proxy never creates one (keepalived, a load balancer on the node, or a hand edit)'
+  if (
+    vs.protocol === SCHEDULER_PROBE.protocol &&
+    vs.ip === SCHEDULER_PROBE.ip &&
+    vs.port === SCHEDULER_PROBE.port
+  ) {
     return "kube-proxy's scheduler probe (TEST-NET-2 198.51.100.0:20000), left behind by an interrupted start-up"
   }
-  const forwards = new Set([...vs.realServers.values()].map((rs) => rs.forward).filter((f): f is string => f !== null && f !== 'Masq'))
-  if (forwards.size > 0) return `real servers forwarded by ${[...forwards].join(', ')}: kube-proxy always masquerades (Masq)`
+  const forwards = new Set(
+    [...vs.realServers.values()]
+      .map((rs) => rs.forward)
+      .filter((f): f is string => f !== null && f !== 'Masq'),
+  )
+  if (forwards.size > 0)
+    return `real servers forwarded by ${[...forwards].join(', ')}: kube-proxy always masquerades (Masq)`
   const odd = vs.schedulerFlags.filter((f) => !(vs.scheduler === 'mh' && f === 'mh-port'))
-  if (odd.length > 0) return `scheduler flags ${odd.join(',')}: kube-proxy sets only mh-port, and only for mh`
-  if (vs.persistenceMask !== null) return `persistence mask ${vs.persistenceMask}: kube-proxy always persists per client address`
-  if (vs.persistenceEngine !== null) return `persistence engine ${vs.persistenceEngine}: kube-proxy never sets one`
+  if (odd.length > 0)
+    return `scheduler flags ${odd.join(',')}: kube-proxy sets only mh-port, and only for mh`
+  if (vs.persistenceMask !== null)
+    return `persistence mask ${vs.persistenceMask}: kube-proxy always persists per client address`
+  if (vs.persistenceEngine !== null)
+    return `persistence engine ${vs.persistenceEngine}: kube-proxy never sets one`
   if (vs.onePacket) return 'one-packet scheduling (ops): kube-proxy never sets it'
   return null
 }
@@ -210,7 +261,9 @@ const KNOWN_SET_BASES = [
   'HEALTH-CHECK-NODE-PORT',
   'IPVS-IPS',
 ]
-const KNOWN_SET_NAMES = new Set(KNOWN_SET_BASES.flatMap((b) => [kubeSetName(b, 'IPv4'), kubeSetName(b, 'IPv6')]))
+const KNOWN_SET_NAMES = new Set(
+  KNOWN_SET_BASES.flatMap((b) => [kubeSetName(b, 'IPv4'), kubeSetName(b, 'IPv6')]),
+)
 
 /** A member of one of kube-proxy's sets, with where it was read (for the rules it classifies). */
 interface SetMember extends IpsetMember {
@@ -249,7 +302,14 @@ class KubeSets {
       }
     }
     if (unknown.size > 0) {
-      diagnostics.push(diag('info', 'IPSET_UNKNOWN_KUBE_SET', `KUBE-* sets this kp does not know (another release, or another tool), kept but not used: ${[...unknown].join(', ')}`, null))
+      diagnostics.push(
+        diag(
+          'info',
+          'IPSET_UNKNOWN_KUBE_SET',
+          `KUBE-* sets this kp does not know (another release, or another tool), kept but not used: ${[...unknown].join(', ')}`,
+          null,
+        ),
+      )
     }
   }
 
@@ -303,7 +363,13 @@ function readAddresses(dumps: ParsedSource<IpAddrDump>[], sets: KubeSets): Addre
       if (iface.name === 'lo') continue
       out.nodeKnown = true
       for (const a of iface.addresses) {
-        if (a.scope === 'host' || a.ip.startsWith('127.') || a.ip === '::1' || IPV6_LINK_LOCAL.test(a.ip)) continue
+        if (
+          a.scope === 'host' ||
+          a.ip.startsWith('127.') ||
+          a.ip === '::1' ||
+          IPV6_LINK_LOCAL.test(a.ip)
+        )
+          continue
         out.node.set(a.ip, ref(a.line))
       }
     }
@@ -311,7 +377,8 @@ function readAddresses(dumps: ParsedSource<IpAddrDump>[], sets: KubeSets): Addre
   for (const family of ['IPv4', 'IPv6'] as const) {
     if (!sets.hasSet('IPVS-IPS', family)) continue
     out.boundKnown = true
-    for (const m of sets.all('IPVS-IPS', family)) if (m.ip !== null && !out.bound.has(m.ip)) out.bound.set(m.ip, m.source)
+    for (const m of sets.all('IPVS-IPS', family))
+      if (m.ip !== null && !out.bound.has(m.ip)) out.bound.set(m.ip, m.source)
   }
   return out
 }
@@ -338,7 +405,13 @@ function classify(
 ): Classified | {foreign: string} {
   const refs = (members: SetMember[]) => members.map((m) => m.source)
   const key = endpointKey(vs.ip, vs.protocol, vs.port)
-  const base: Omit<Classified, 'type' | 'evidence'> = {vs, local: null, sourceRanges: [], evidenceRefs: [], clusterService: null}
+  const base: Omit<Classified, 'type' | 'evidence'> = {
+    vs,
+    local: null,
+    sourceRanges: [],
+    evidenceRefs: [],
+    clusterService: null,
+  }
 
   // The node's ipsets say what kube-proxy programmed on this node (a.4).
   let fromSets: Classified | null = null
@@ -349,9 +422,16 @@ function classify(
     const extCluster = hit('EXTERNAL-IP')
     const extLocal = hit('EXTERNAL-IP-LOCAL')
     const lb = hit('LOAD-BALANCER')
-    if (clusterIp.length > 0) fromSets = {...base, type: 'ClusterIP', evidence: 'ipset', evidenceRefs: refs(clusterIp)}
+    if (clusterIp.length > 0)
+      fromSets = {...base, type: 'ClusterIP', evidence: 'ipset', evidenceRefs: refs(clusterIp)}
     else if (extCluster.length > 0 || extLocal.length > 0) {
-      fromSets = {...base, type: 'ExternalIP', local: extLocal.length > 0, evidence: 'ipset', evidenceRefs: refs([...extCluster, ...extLocal])}
+      fromSets = {
+        ...base,
+        type: 'ExternalIP',
+        local: extLocal.length > 0,
+        evidence: 'ipset',
+        evidenceRefs: refs([...extCluster, ...extLocal]),
+      }
     } else if (lb.length > 0) {
       const local = hit('LOAD-BALANCER-LOCAL')
       const fw = hit('LOAD-BALANCER-FW')
@@ -360,7 +440,9 @@ function classify(
         ...base,
         type: 'LoadBalancer',
         local: local.length > 0,
-        sourceRanges: [...new Set(cidrs.map((m) => m.third).filter((c): c is string => c !== null))],
+        sourceRanges: [
+          ...new Set(cidrs.map((m) => m.third).filter((c): c is string => c !== null)),
+        ],
         evidence: 'ipset',
         evidenceRefs: refs([...lb, ...local, ...fw, ...cidrs]),
       }
@@ -370,27 +452,54 @@ function classify(
       let npLocal: SetMember[]
       if (vs.protocol === 'SCTP') {
         np = [...hit('NODE-PORT-SCTP-HASH'), ...sets.get('NODE-PORT-SCTP', f, String(vs.port))]
-        npLocal = [...hit('NODE-PORT-LOCAL-SCTP-HASH'), ...sets.get('NODE-PORT-LOCAL-SCTP', f, String(vs.port))]
+        npLocal = [
+          ...hit('NODE-PORT-LOCAL-SCTP-HASH'),
+          ...sets.get('NODE-PORT-LOCAL-SCTP', f, String(vs.port)),
+        ]
       } else {
         np = sets.get(`NODE-PORT-${vs.protocol}`, f, String(vs.port))
         npLocal = sets.get(`NODE-PORT-LOCAL-${vs.protocol}`, f, String(vs.port))
       }
-      if (np.length > 0 || npLocal.length > 0) fromSets = {...base, type: 'NodePort', local: npLocal.length > 0, evidence: 'ipset', evidenceRefs: refs([...np, ...npLocal])}
+      if (np.length > 0 || npLocal.length > 0)
+        fromSets = {
+          ...base,
+          type: 'NodePort',
+          local: npLocal.length > 0,
+          evidence: 'ipset',
+          evidenceRefs: refs([...np, ...npLocal]),
+        }
     }
   }
 
   if (cluster) {
     const exact = cluster.byKey.get(cluster.key(vs.ip, vs.port, vs.protocol)) ?? []
-    const nodePort = exact.length > 0 ? [] : (cluster.byKey.get(cluster.key(null, vs.port, vs.protocol)) ?? []).filter((m) => m.frontend.type === 'NodePort' && m.service.family === vs.family)
+    const nodePort =
+      exact.length > 0
+        ? []
+        : (cluster.byKey.get(cluster.key(null, vs.port, vs.protocol)) ?? []).filter(
+            (m) => m.frontend.type === 'NodePort' && m.service.family === vs.family,
+          )
     const matches = exact.length > 0 ? exact : nodePort
     const match = matches[0]
     if (matches.length > 1) {
-      const names = matches.map((m) => `${m.service.namespace}/${m.service.name}:${m.service.portName}`)
-      diagnostics.push(diag('warning', 'IPVS_CLUSTER_AMBIGUOUS', `virtual server ${vs.key} is a frontend of several Services in the cluster objects (${names.join(', ')}); it is named after the first`, vs.refs[0] ?? null))
+      const names = matches.map(
+        (m) => `${m.service.namespace}/${m.service.name}:${m.service.portName}`,
+      )
+      diagnostics.push(
+        diag(
+          'warning',
+          'IPVS_CLUSTER_AMBIGUOUS',
+          `virtual server ${vs.key} is a frontend of several Services in the cluster objects (${names.join(', ')}); it is named after the first`,
+          vs.refs[0] ?? null,
+        ),
+      )
     }
     if (match) {
       const external = match.frontend.type !== 'ClusterIP'
-      const clusterLocal = external && match.service.externalTrafficPolicy !== null ? match.service.externalTrafficPolicy === 'Local' : null
+      const clusterLocal =
+        external && match.service.externalTrafficPolicy !== null
+          ? match.service.externalTrafficPolicy === 'Local'
+          : null
       return {
         ...base,
         // The node's own ipsets, when they classify it, say what is programmed; the cluster names it.
@@ -405,7 +514,9 @@ function classify(
   }
   if (fromSets) return fromSets
   if (sets.known(vs.family)) {
-    return {foreign: `${vs.protocol} ${formatHostPort(vs.ip, vs.port, vs.family)} is in none of kube-proxy's ipsets (KUBE-CLUSTER-IP, KUBE-EXTERNAL-IP, KUBE-LOAD-BALANCER, KUBE-NODE-PORT-*)`}
+    return {
+      foreign: `${vs.protocol} ${formatHostPort(vs.ip, vs.port, vs.family)} is in none of kube-proxy's ipsets (KUBE-CLUSTER-IP, KUBE-EXTERNAL-IP, KUBE-LOAD-BALANCER, KUBE-NODE-PORT-*)`,
+    }
   }
 
   // Without ipsets: kube-ipvs0 holds every ClusterIP, externalIP and LB IP (a.2), and NodePorts
@@ -416,12 +527,21 @@ function classify(
     const nodeAddr = addrs.node.get(vs.ip)
     // A node address also carries keepalived's or kube-vip's virtual servers (kube-vip: the
     // apiserver port 6443); only a port of the default NodePort range makes it kube-proxy's here.
-    if (nodeAddr && inNodePortRange(vs.port)) return {...base, type: 'NodePort', evidence: 'ip-addr', evidenceRefs: [nodeAddr]}
+    if (nodeAddr && inNodePortRange(vs.port))
+      return {...base, type: 'NodePort', evidence: 'ip-addr', evidenceRefs: [nodeAddr]}
     if (nodeAddr) {
-      return {foreign: `on the node address ${vs.ip}, but port ${vs.port} is outside the default NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max} (with another --service-node-port-range, \`ipset save\` or --cluster tells)`}
+      return {
+        foreign: `on the node address ${vs.ip}, but port ${vs.port} is outside the default NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max} (with another --service-node-port-range, \`ipset save\` or --cluster tells)`,
+      }
     }
-    if (addrs.nodeKnown) return {foreign: `address ${vs.ip} is neither bound to kube-ipvs0 nor one of the node's addresses`}
-    if (!inNodePortRange(vs.port)) return {foreign: `address ${vs.ip} is not bound to kube-ipvs0, and port ${vs.port} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`}
+    if (addrs.nodeKnown)
+      return {
+        foreign: `address ${vs.ip} is neither bound to kube-ipvs0 nor one of the node's addresses`,
+      }
+    if (!inNodePortRange(vs.port))
+      return {
+        foreign: `address ${vs.ip} is not bound to kube-ipvs0, and port ${vs.port} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
+      }
     return {...base, type: 'NodePort', evidence: 'guess'}
   }
 
@@ -430,7 +550,11 @@ function classify(
   // IP", which would be wrong for every one of them. So a virtual server is shown as ClusterIP,
   // unless its address serves only ports of the default NodePort range (then it is taken for a
   // node address), and the IPVS_UNCLASSIFIED warning says that this is a guess.
-  return {...base, type: nodePortOnlyAddresses.has(vs.ip) ? 'NodePort' : 'ClusterIP', evidence: 'guess'}
+  return {
+    ...base,
+    type: nodePortOnlyAddresses.has(vs.ip) ? 'NodePort' : 'ClusterIP',
+    evidence: 'guess',
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -523,11 +647,16 @@ function groupVirtualServers(classified: Classified[], diagnostics: Diagnostic[]
     const first = unit[0]!
     const active = activeSet(first.vs)
     // externalIPs and LB IPs use the service port itself (a.3); a NodePort has its own port.
-    const portFits = (g: Group) => first.type === 'NodePort' || g.members[0]!.vs.port === first.vs.port
+    const portFits = (g: Group) =>
+      first.type === 'NodePort' || g.members[0]!.vs.port === first.vs.port
     let matches = anchors.same(first.vs, active).filter(portFits)
     // A Local policy keeps only this node's endpoints (a.3): a subset of the ClusterIP's.
-    if (matches.length === 0 && first.local !== false) matches = anchors.superset(first.vs, active).filter(portFits)
-    const what = first.type === 'NodePort' ? `NodePort ${first.vs.port}/${first.vs.protocol}` : `${first.type} ${first.vs.key}`
+    if (matches.length === 0 && first.local !== false)
+      matches = anchors.superset(first.vs, active).filter(portFits)
+    const what =
+      first.type === 'NodePort'
+        ? `NodePort ${first.vs.port}/${first.vs.protocol}`
+        : `${first.type} ${first.vs.key}`
     if (matches.length === 1) {
       pushAll(matches[0]!.members, unit)
       continue
@@ -536,7 +665,14 @@ function groupVirtualServers(classified: Classified[], diagnostics: Diagnostic[]
       matches.length === 0
         ? 'no ClusterIP virtual server has the same protocol and real servers'
         : `${matches.length} ClusterIP virtual servers have the same protocol and real servers (${matches.map((g) => g.members[0]!.vs.key).join(', ')})`
-    diagnostics.push(diag('warning', 'IPVS_UNFOLDED', `${what}: ${why}, so kp cannot tell which service port it belongs to; it is listed as a service port of its own`, first.vs.refs[0] ?? null))
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPVS_UNFOLDED',
+        `${what}: ${why}, so kp cannot tell which service port it belongs to; it is listed as a service port of its own`,
+        first.vs.refs[0] ?? null,
+      ),
+    )
     groups.push({members: unit, clusterService: null})
   }
   return groups
@@ -566,22 +702,45 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
       else nodePorts.set(m.vs.port, [m])
       continue
     }
-    frontends.push({type: m.type, ip: m.vs.ip, port: m.vs.port, sourceRanges: m.sourceRanges, action: actionOf(m.vs)})
+    frontends.push({
+      type: m.type,
+      ip: m.vs.ip,
+      port: m.vs.port,
+      sourceRanges: m.sourceRanges,
+      action: actionOf(m.vs),
+    })
   }
   for (const [port, list] of nodePorts) {
     // A NodePort listens on every node address kube-proxy chose; the addresses go to node.nodePortAddresses.
     const actions = new Set(list.map((m) => actionOf(m.vs)))
-    frontends.push({type: 'NodePort', ip: null, port, sourceRanges: [], action: actions.has('forward') ? 'forward' : 'reject'})
+    frontends.push({
+      type: 'NodePort',
+      ip: null,
+      port,
+      sourceRanges: [],
+      action: actions.has('forward') ? 'forward' : 'reject',
+    })
   }
 
-  const schedulers = new Set(members.map((m) => m.vs.scheduler).filter((s): s is string => s !== null))
+  const schedulers = new Set(
+    members.map((m) => m.vs.scheduler).filter((s): s is string => s !== null),
+  )
   if (schedulers.size > 1) {
-    diagnostics.push(diag('warning', 'IPVS_MIXED_SCHEDULERS', `the virtual servers of ${vs.key} use different schedulers (${[...schedulers].join(', ')}); kube-proxy uses one for all`, vs.refs[0] ?? null))
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPVS_MIXED_SCHEDULERS',
+        `the virtual servers of ${vs.key} use different schedulers (${[...schedulers].join(', ')}); kube-proxy uses one for all`,
+        vs.refs[0] ?? null,
+      ),
+    )
   }
 
   // Endpoints: the ClusterIP virtual server's real servers, then any only the others have.
   const loopbackKnown = sets.hasSet('LOOP-BACK', vs.family)
-  const clusterEndpoints = new Map((cs?.endpoints ?? []).map((e) => [formatHostPort(e.ip, e.port, vs.family), e]))
+  const clusterEndpoints = new Map(
+    (cs?.endpoints ?? []).map((e) => [formatHostPort(e.ip, e.port, vs.family), e]),
+  )
   const endpoints = new Map<string, Endpoint>()
   const rules: SourceRef[] = []
   for (const m of [primary, ...members.filter((x) => x !== primary)]) {
@@ -592,19 +751,31 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
       if (endpoints.has(key)) continue
       const fromCluster = clusterEndpoints.get(key)
       // KUBE-LOOP-BACK holds every node-local endpoint as ip,proto:port,ip (a.4).
-      const local = loopbackKnown ? sets.get('LOOP-BACK', vs.family, endpointKey(rs.ip, vs.protocol, rs.port)).length > 0 : (fromCluster?.local ?? null)
-      let state: Endpoint['state'] = rs.weight === 0 ? 'draining' : rs.weight === null ? null : 'ready'
+      const local = loopbackKnown
+        ? sets.get('LOOP-BACK', vs.family, endpointKey(rs.ip, vs.protocol, rs.port)).length > 0
+        : (fromCluster?.local ?? null)
+      let state: Endpoint['state'] =
+        rs.weight === 0 ? 'draining' : rs.weight === null ? null : 'ready'
       // Weight 1 is both a ready endpoint and a serving-terminating fallback (a.3); only the cluster tells.
-      if (state === 'ready' && fromCluster?.state === 'serving-terminating') state = 'serving-terminating'
+      if (state === 'ready' && fromCluster?.state === 'serving-terminating')
+        state = 'serving-terminating'
       if (state === null && fromCluster) state = fromCluster.state
-      endpoints.set(key, {ip: rs.ip, port: rs.port, local, share: rs.weight === 0 ? 0 : null, weight: rs.weight, state})
+      endpoints.set(key, {
+        ip: rs.ip,
+        port: rs.port,
+        local,
+        share: rs.weight === 0 ? 0 : null,
+        weight: rs.weight,
+        state,
+      })
     }
   }
 
   const externals = members.filter((m) => m.type !== 'ClusterIP')
   let externalTrafficPolicy: TrafficPolicy | null = null
   if (externals.some((m) => m.local === true)) externalTrafficPolicy = 'Local'
-  else if (externals.length > 0 && externals.every((m) => m.local === false)) externalTrafficPolicy = 'Cluster'
+  else if (externals.length > 0 && externals.every((m) => m.local === false))
+    externalTrafficPolicy = 'Cluster'
   else externalTrafficPolicy = cs?.externalTrafficPolicy ?? null
 
   return {
@@ -619,7 +790,10 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
     healthCheckNodePort: cs?.healthCheckNodePort ?? null,
     internalTrafficPolicy: cs?.internalTrafficPolicy ?? null,
     externalTrafficPolicy,
-    sessionAffinity: vs.persistentTimeout === null ? null : {type: 'ClientIP', timeoutSeconds: vs.persistentTimeout},
+    sessionAffinity:
+      vs.persistentTimeout === null
+        ? null
+        : {type: 'ClientIP', timeoutSeconds: vs.persistentTimeout},
     scheduler: vs.scheduler,
     endpoints: [...endpoints.values()],
     rules: uniqueSourceRefs(rules),
@@ -629,16 +803,27 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
 // ---------------------------------------------------------------------------------------------
 
 /** The sources of one node an IPVS-mode state is read from. */
-const IPVS_NODE_FORMATS: ReadonlySet<string> = new Set(['ipvsadm', 'ipset', 'ip-addr', 'iptables-save'])
+const IPVS_NODE_FORMATS: ReadonlySet<string> = new Set([
+  'ipvsadm',
+  'ipset',
+  'ip-addr',
+  'iptables-save',
+])
 
 /**
  * Builds the IPVS-mode ProxyState of one node from its parsed ipvsadm, ipset, ip-addr and
  * iptables-save sources (and `opts.cluster` for names). Never throws on bad input.
  */
-export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions): Promise<ProxyState> {
+export async function buildIpvsState(
+  parsed: ParsedSource[],
+  opts: ReadOptions,
+): Promise<ProxyState> {
   const state = emptyState('ipvs')
   const diagnostics = state.diagnostics
-  const of = <T>(format: ParsedSource['format']) => parsed.filter((p) => p.format === format && p.data !== null && p.data !== undefined) as ParsedSource<T>[]
+  const of = <T>(format: ParsedSource['format']) =>
+    parsed.filter(
+      (p) => p.format === format && p.data !== null && p.data !== undefined,
+    ) as ParsedSource<T>[]
   const listings = of<IpvsadmListing>('ipvsadm')
   const sets = new KubeSets(of<IpsetDump>('ipset'), diagnostics)
   const addrs = readAddresses(of<IpAddrDump>('ip-addr'), sets)
@@ -646,8 +831,18 @@ export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions):
   for (const p of parsed) {
     if (IPVS_NODE_FORMATS.has(p.format)) continue
     // Not dropped without a word: cluster objects have their own flag, other dumps their own mode.
-    const instead = p.format === 'kube' ? ' (cluster objects name IPVS virtual servers when given with --cluster)' : ''
-    diagnostics.push(diag('warning', 'IPVS_WRONG_SOURCE', `${p.source.path} is ${p.format} input, which an IPVS-mode state does not read; ignored${instead}`, {path: p.source.path, line: 1}))
+    const instead =
+      p.format === 'kube'
+        ? ' (cluster objects name IPVS virtual servers when given with --cluster)'
+        : ''
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPVS_WRONG_SOURCE',
+        `${p.source.path} is ${p.format} input, which an IPVS-mode state does not read; ignored${instead}`,
+        {path: p.source.path, line: 1},
+      ),
+    )
   }
 
   for (const p of of<IptablesRuleset>('iptables-save')) applyIptablesFacts(state, p, diagnostics)
@@ -662,7 +857,12 @@ export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions):
 
   if (listings.length === 0) {
     diagnostics.push(
-      diag('warning', 'IPVS_NO_LISTING', 'no ipvsadm listing among the inputs: ipsets, kube-ipvs0 and iptables rules do not say which real servers a service has; add `ipvsadm -Ln` (or `-Sn`) of the same node', null),
+      diag(
+        'warning',
+        'IPVS_NO_LISTING',
+        'no ipvsadm listing among the inputs: ipsets, kube-ipvs0 and iptables rules do not say which real servers a service has; add `ipvsadm -Ln` (or `-Sn`) of the same node',
+        null,
+      ),
     )
   }
 
@@ -679,8 +879,11 @@ export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions):
 
   // For the last-resort guess only: addresses whose every virtual server is on a NodePort-range port.
   const nodePortOnly = new Map<string, boolean>()
-  for (const vs of kubeVs) nodePortOnly.set(vs.ip, (nodePortOnly.get(vs.ip) ?? true) && inNodePortRange(vs.port))
-  const nodePortOnlyAddresses = new Set([...nodePortOnly].filter(([, only]) => only).map(([ip]) => ip))
+  for (const vs of kubeVs)
+    nodePortOnly.set(vs.ip, (nodePortOnly.get(vs.ip) ?? true) && inNodePortRange(vs.port))
+  const nodePortOnlyAddresses = new Set(
+    [...nodePortOnly].filter(([, only]) => only).map(([ip]) => ip),
+  )
 
   const classified: Classified[] = []
   for (const vs of kubeVs) {
@@ -696,7 +899,9 @@ export async function buildIpvsState(parsed: ParsedSource[], opts: ReadOptions):
 
   reportHealthCheckPorts(state.services, sets, diagnostics)
 
-  const nodePortAddresses = [...new Set(classified.filter((c) => c.type === 'NodePort').map((c) => c.vs.ip))]
+  const nodePortAddresses = [
+    ...new Set(classified.filter((c) => c.type === 'NodePort').map((c) => c.vs.ip)),
+  ]
   if (nodePortAddresses.length > 0) state.node.nodePortAddresses = nodePortAddresses
   return state
 }
@@ -706,7 +911,11 @@ function foreignVs(vs: VirtualServerSeen, reason: string): ForeignObject {
 }
 
 /** One diagnostic per kind of weak evidence, so that an operator knows which parts are guessed. */
-function reportEvidence(classified: Classified[], withCluster: boolean, diagnostics: Diagnostic[]): void {
+function reportEvidence(
+  classified: Classified[],
+  withCluster: boolean,
+  diagnostics: Diagnostic[],
+): void {
   const guessed = classified.filter((c) => c.evidence === 'guess')
   if (guessed.length > 0) {
     const np = guessed.filter((c) => c.type === 'NodePort').length
@@ -723,13 +932,25 @@ function reportEvidence(classified: Classified[], withCluster: boolean, diagnost
   const bound = classified.filter((c) => c.evidence === 'ip-addr' && c.type === 'ClusterIP')
   if (bound.length > 0) {
     diagnostics.push(
-      diag('info', 'IPVS_BOUND_ADDRESS_TYPE', `${bound.length} virtual server(s) on kube-ipvs0 addresses are shown as ClusterIP: kube-ipvs0 also holds externalIPs and LoadBalancer IPs, which only \`ipset save\` or --cluster tell apart`, bound[0]!.vs.refs[0] ?? null),
+      diag(
+        'info',
+        'IPVS_BOUND_ADDRESS_TYPE',
+        `${bound.length} virtual server(s) on kube-ipvs0 addresses are shown as ClusterIP: kube-ipvs0 also holds externalIPs and LoadBalancer IPs, which only \`ipset save\` or --cluster tell apart`,
+        bound[0]!.vs.refs[0] ?? null,
+      ),
     )
   }
   if (withCluster) {
     for (const c of classified) {
       if (c.clusterService === null) {
-        diagnostics.push(diag('warning', 'IPVS_NOT_IN_CLUSTER', `virtual server ${c.vs.key} matches no Service in the cluster objects (a stale virtual server, or cluster objects of another time or cluster)`, c.vs.refs[0] ?? null))
+        diagnostics.push(
+          diag(
+            'warning',
+            'IPVS_NOT_IN_CLUSTER',
+            `virtual server ${c.vs.key} matches no Service in the cluster objects (a stale virtual server, or cluster objects of another time or cluster)`,
+            c.vs.refs[0] ?? null,
+          ),
+        )
       }
     }
   }
@@ -739,23 +960,57 @@ function reportEvidence(classified: Classified[], withCluster: boolean, diagnost
  * Every entry of the address sets and every NodePort has a virtual server (a.3, a.4); one that
  * does not means the dumps were taken at different times, or the listing is partial (`-t`).
  */
-function reportSetsWithoutVirtualServers(kubeVs: KubeVirtualServer[], sets: KubeSets, diagnostics: Diagnostic[]): void {
+function reportSetsWithoutVirtualServers(
+  kubeVs: KubeVirtualServer[],
+  sets: KubeSets,
+  diagnostics: Diagnostic[],
+): void {
   const addresses = new Set(kubeVs.map((vs) => endpointKey(vs.ip, vs.protocol, vs.port)))
   const nodePorts = new Set(kubeVs.map((vs) => `${vs.family} ${vs.protocol} ${vs.port}`))
   for (const family of ['IPv4', 'IPv6'] as const) {
     if (!sets.known(family)) continue
     const report = (base: string, missing: SetMember[]) => {
       if (missing.length === 0) return
-      const shown = missing.slice(0, 5).map((m) => m.text).join(', ')
+      const shown = missing
+        .slice(0, 5)
+        .map((m) => m.text)
+        .join(', ')
       diagnostics.push(
-        diag('warning', 'IPVS_SET_WITHOUT_VIRTUAL_SERVER', `${missing.length} entr${missing.length === 1 ? 'y' : 'ies'} of ${kubeSetName(base, family)} ha${missing.length === 1 ? 's' : 've'} no virtual server (${shown}${missing.length > 5 ? ', ...' : ''}): the dumps were taken at different times, or the ipvsadm listing is partial`, missing[0]!.source),
+        diag(
+          'warning',
+          'IPVS_SET_WITHOUT_VIRTUAL_SERVER',
+          `${missing.length} entr${missing.length === 1 ? 'y' : 'ies'} of ${kubeSetName(base, family)} ha${missing.length === 1 ? 's' : 've'} no virtual server (${shown}${missing.length > 5 ? ', ...' : ''}): the dumps were taken at different times, or the ipvsadm listing is partial`,
+          missing[0]!.source,
+        ),
       )
     }
-    for (const base of ['CLUSTER-IP', 'EXTERNAL-IP', 'EXTERNAL-IP-LOCAL', 'LOAD-BALANCER', 'NODE-PORT-SCTP-HASH']) {
-      report(base, sets.all(base, family).filter((m) => m.ip !== null && m.protocol !== null && m.port !== null && !addresses.has(endpointKey(m.ip, m.protocol, m.port))))
+    for (const base of [
+      'CLUSTER-IP',
+      'EXTERNAL-IP',
+      'EXTERNAL-IP-LOCAL',
+      'LOAD-BALANCER',
+      'NODE-PORT-SCTP-HASH',
+    ]) {
+      report(
+        base,
+        sets
+          .all(base, family)
+          .filter(
+            (m) =>
+              m.ip !== null &&
+              m.protocol !== null &&
+              m.port !== null &&
+              !addresses.has(endpointKey(m.ip, m.protocol, m.port)),
+          ),
+      )
     }
     for (const protocol of ['TCP', 'UDP'] as const) {
-      report(`NODE-PORT-${protocol}`, sets.all(`NODE-PORT-${protocol}`, family).filter((m) => m.port !== null && !nodePorts.has(`${family} ${protocol} ${m.port}`)))
+      report(
+        `NODE-PORT-${protocol}`,
+        sets
+          .all(`NODE-PORT-${protocol}`, family)
+          .filter((m) => m.port !== null && !nodePorts.has(`${family} ${protocol} ${m.port}`)),
+      )
     }
   }
 }
@@ -764,18 +1019,33 @@ function reportSetsWithoutVirtualServers(kubeVs: KubeVirtualServer[], sets: Kube
  * KUBE-HEALTH-CHECK-NODE-PORT holds bare ports: no IPVS-mode dump says whose they are, so they
  * reach a service port only through --cluster. The others are said, not dropped.
  */
-function reportHealthCheckPorts(services: ServicePort[], sets: KubeSets, diagnostics: Diagnostic[]): void {
+function reportHealthCheckPorts(
+  services: ServicePort[],
+  sets: KubeSets,
+  diagnostics: Diagnostic[],
+): void {
   const attributed = new Set(services.map((sp) => sp.healthCheckNodePort))
   for (const family of ['IPv4', 'IPv6'] as const) {
-    const orphans = sets.all('HEALTH-CHECK-NODE-PORT', family).filter((m) => !attributed.has(m.port))
+    const orphans = sets
+      .all('HEALTH-CHECK-NODE-PORT', family)
+      .filter((m) => !attributed.has(m.port))
     if (orphans.length === 0) continue
     diagnostics.push(
-      diag('info', 'IPVS_HEALTH_CHECK_PORTS', `${kubeSetName('HEALTH-CHECK-NODE-PORT', family)} holds healthCheckNodePort(s) ${orphans.map((m) => m.text).join(', ')}; the IPVS dumps do not say whose (--cluster does)`, orphans[0]!.source),
+      diag(
+        'info',
+        'IPVS_HEALTH_CHECK_PORTS',
+        `${kubeSetName('HEALTH-CHECK-NODE-PORT', family)} holds healthCheckNodePort(s) ${orphans.map((m) => m.text).join(', ')}; the IPVS dumps do not say whose (--cluster does)`,
+        orphans[0]!.source,
+      ),
     )
   }
 }
 
-function applyIptablesFacts(state: ProxyState, p: ParsedSource<IptablesRuleset>, diagnostics: Diagnostic[]): void {
+function applyIptablesFacts(
+  state: ProxyState,
+  p: ParsedSource<IptablesRuleset>,
+  diagnostics: Diagnostic[],
+): void {
   const facts = readIpvsIptablesFacts(p.data)
   const node = state.node
   node.masqueradeMark ??= facts.masqueradeMark
@@ -785,10 +1055,23 @@ function applyIptablesFacts(state: ProxyState, p: ParsedSource<IptablesRuleset>,
   node.localInterface ??= facts.localInterface
   for (const cidr of facts.podCIDRs) if (!node.podCIDRs.includes(cidr)) node.podCIDRs.push(cidr)
   if (!facts.ipvsMode) {
-    diagnostics.push(diag('warning', 'IPVS_IPTABLES_NOT_IPVS_MODE', "this iptables dump has none of IPVS mode's chains (KUBE-IPVS-FILTER, KUBE-NODE-PORT, KUBE-LOAD-BALANCER); it may be of another node or mode", {path: p.source.path, line: 1}))
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPVS_IPTABLES_NOT_IPVS_MODE',
+        "this iptables dump has none of IPVS mode's chains (KUBE-IPVS-FILTER, KUBE-NODE-PORT, KUBE-LOAD-BALANCER); it may be of another node or mode",
+        {path: p.source.path, line: 1},
+      ),
+    )
   }
   for (const chain of facts.iptablesModeChains) {
-    state.foreign.push({kind: 'leftover', name: `${chain.table} ${chain.name}`, reason: 'an iptables-mode chain on an IPVS-mode node: left over from a mode switch, or kube-proxy runs in iptables mode', source: {path: p.source.path, line: chain.line}})
+    state.foreign.push({
+      kind: 'leftover',
+      name: `${chain.table} ${chain.name}`,
+      reason:
+        'an iptables-mode chain on an IPVS-mode node: left over from a mode switch, or kube-proxy runs in iptables mode',
+      source: {path: p.source.path, line: chain.line},
+    })
   }
   // Copies of one rule show a node with two iptables versions or backends as in iptables mode;
   // the leftover iptables-mode chains above are left out, as that reader leaves out its own.
@@ -797,7 +1080,8 @@ function applyIptablesFacts(state: ProxyState, p: ParsedSource<IptablesRuleset>,
   }
   for (const table of p.data.tables.values()) {
     for (const chain of table.chains.values()) {
-      if (chain.ruleCount < 2 || chain.deletedLine !== null || iptablesModeChain(chain.name)) continue
+      if (chain.ruleCount < 2 || chain.deletedLine !== null || iptablesModeChain(chain.name))
+        continue
       const copies: RuleCopies = new Map()
       for (let i = 0; i < chain.ruleCount; i++) countRuleCopy(copies, chain.ruleAt(i))
       reportRuleCopies(copies, table, chain, warn)

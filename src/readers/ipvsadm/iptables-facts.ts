@@ -9,10 +9,23 @@ import type {LocalDetector} from '../../model/types.js'
 import type {IptablesRule, IptablesRuleset} from '../iptables/ruleset.js'
 
 /** Chains only iptables mode makes; in an IPVS-mode dump they are leftovers of a mode switch. */
-const IPTABLES_MODE_PREFIXES = ['KUBE-SVC-', 'KUBE-SEP-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-']
+const IPTABLES_MODE_PREFIXES = [
+  'KUBE-SVC-',
+  'KUBE-SEP-',
+  'KUBE-SVL-',
+  'KUBE-EXT-',
+  'KUBE-FW-',
+  'KUBE-XLB-',
+]
 /** Chains only IPVS mode makes (KUBE-NODE-PORT, not iptables mode's KUBE-NODEPORTS). */
 const CLUSTER_IP_SET = /^KUBE-(6-)?CLUSTER-IP$/
-const IPVS_MODE_CHAINS = new Set(['KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER', 'KUBE-LOAD-BALANCER', 'KUBE-NODE-PORT', 'KUBE-SOURCE-RANGES-FIREWALL'])
+const IPVS_MODE_CHAINS = new Set([
+  'KUBE-IPVS-FILTER',
+  'KUBE-IPVS-OUT-FILTER',
+  'KUBE-LOAD-BALANCER',
+  'KUBE-NODE-PORT',
+  'KUBE-SOURCE-RANGES-FIREWALL',
+])
 
 export interface ChainRef {
   table: string
@@ -79,21 +92,29 @@ export function readIpvsIptablesFacts(ruleset: IptablesRuleset): IpvsIptablesFac
   }
   for (const table of ruleset.tables.values()) {
     for (const chain of table.chains.values()) {
-      if (iptablesModeChain(chain.name)) facts.iptablesModeChains.push({table: table.name, name: chain.name, line: chain.line})
+      if (iptablesModeChain(chain.name))
+        facts.iptablesModeChains.push({table: table.name, name: chain.name, line: chain.line})
       if (IPVS_MODE_CHAINS.has(chain.name)) facts.ipvsMode = true
     }
   }
   for (const rule of ruleset.rules) {
     if (rule.table !== 'nat') continue
     if (rule.chain === 'KUBE-MARK-MASQ' && rule.target === 'MARK') {
-      const mark = rule.targetOptions.find((o) => o.name === '--set-xmark' || o.name === '--or-mark')
+      const mark = rule.targetOptions.find(
+        (o) => o.name === '--set-xmark' || o.name === '--or-mark',
+      )
       if (mark?.values[0]) facts.masqueradeMark = normaliseMark(mark.values[0])
     }
     if (rule.chain === 'KUBE-POSTROUTING' && rule.target === 'MASQUERADE' && !matchSet(rule)) {
       facts.randomFully = rule.targetOptions.some((o) => o.name === '--random-fully')
     }
     const set = matchSet(rule)
-    if (rule.chain === 'KUBE-SERVICES' && rule.target === 'KUBE-MARK-MASQ' && set && CLUSTER_IP_SET.test(set.set)) {
+    if (
+      rule.chain === 'KUBE-SERVICES' &&
+      rule.target === 'KUBE-MARK-MASQ' &&
+      set &&
+      CLUSTER_IP_SET.test(set.set)
+    ) {
       // The three forms of a.5: `! -s CIDR` / `! -i IF` (a detector), `src,dst` (no detector),
       // and neither (masqueradeAll).
       if (rule.source?.negated) {

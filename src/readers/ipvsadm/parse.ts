@@ -14,7 +14,7 @@
 import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
-import {canonicalIp, formatHostPort, parseHostPort, parsePort, parseProtocol} from './address.js'
+import {canonicalIp, formatHostPort, parseHostPort, parseProtocol} from './address.js'
 
 /** Which `ipvsadm -L` variant printed the listing; 'save' for `-S`. */
 export type IpvsadmLayout = 'list' | 'stats' | 'rate' | 'persistent-conn' | 'thresholds' | 'save'
@@ -98,9 +98,17 @@ interface NonNumeric {
 }
 
 /** Parses one `ipvsadm -Ln` / `-Sn` output. Never throws: problems become IPVS_* diagnostics. */
-export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListing; diagnostics: Diagnostic[]} {
+export function parseIpvsadm(
+  text: string,
+  path: string,
+): {listing: IpvsadmListing; diagnostics: Diagnostic[]} {
   const diagnostics: Diagnostic[] = []
-  const listing: IpvsadmListing = {layout: 'list', kernelVersion: null, connectionTableSize: null, virtualServers: []}
+  const listing: IpvsadmListing = {
+    layout: 'list',
+    kernelVersion: null,
+    connectionTableSize: null,
+    virtualServers: [],
+  }
   const byKey = new Map<string, IpvsVirtualServer>()
   let layoutSeen = false
   // Column names of the rows, from the header lines: destination rows may differ from service rows.
@@ -112,11 +120,17 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
   let connectionEntries: {first: SourceRef; count: number} | null = null
 
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number) => diagnostics.push(diag('warning', code, message, at(line)))
+  const warn = (code: string, message: string, line: number) =>
+    diagnostics.push(diag('warning', code, message, at(line)))
   /** The seconds of `persistent N` (list) or `-p N` (save); a number no kernel timeout holds is said and read as not persistent. */
   const persistentSeconds = (text: string, line: number): number | null => {
     const seconds = uint(text)
-    if (seconds === null) warn('IPVS_BAD_SERVICE', `persistent timeout "${text}" is not a number of seconds; read as not persistent`, line)
+    if (seconds === null)
+      warn(
+        'IPVS_BAD_SERVICE',
+        `persistent timeout "${text}" is not a number of seconds; read as not persistent`,
+        line,
+      )
     return seconds
   }
   const markNonNumeric = (line: number) => {
@@ -125,7 +139,11 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
   }
   const setLayout = (layout: IpvsadmLayout, line: number) => {
     if (layoutSeen && listing.layout !== layout) {
-      warn('IPVS_MIXED_LAYOUTS', `this ${layout} line follows ${listing.layout} output; one input should hold one ipvsadm listing`, line)
+      warn(
+        'IPVS_MIXED_LAYOUTS',
+        `this ${layout} line follows ${listing.layout} output; one input should hold one ipvsadm listing`,
+        line,
+      )
     }
     if (!layoutSeen) listing.layout = layout
     layoutSeen = true
@@ -133,7 +151,11 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
   const addVirtualServer = (vs: IpvsVirtualServer): IpvsVirtualServer => {
     const seen = byKey.get(vs.key)
     if (seen) {
-      warn('IPVS_DUPLICATE_VIRTUAL_SERVER', `virtual server ${vs.key} is listed again (first on line ${seen.line}); its real servers are merged`, vs.line)
+      warn(
+        'IPVS_DUPLICATE_VIRTUAL_SERVER',
+        `virtual server ${vs.key} is listed again (first on line ${seen.line}); its real servers are merged`,
+        vs.line,
+      )
       return seen
     }
     byKey.set(vs.key, vs)
@@ -146,7 +168,11 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     const lineNo = i + 1
     const raw = lines[i]!
     if (raw.length > MAX_LINE) {
-      warn('IPVS_LINE_TOO_LONG', `line of ${raw.length} characters is not ipvsadm output; skipped`, lineNo)
+      warn(
+        'IPVS_LINE_TOO_LONG',
+        `line of ${raw.length} characters is not ipvsadm output; skipped`,
+        lineNo,
+      )
       continue
     }
     const line = raw.trim()
@@ -174,7 +200,14 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       else if (columns[0] === 'CPS') setLayout('rate', lineNo)
       else if (columns[0] === 'Weight') setLayout('persistent-conn', lineNo)
       else if (columns[0] === 'Scheduler') setLayout('list', lineNo)
-      else warn('IPVS_UNKNOWN_HEADER', columns.length === 0 ? 'ipvsadm header without columns after LocalAddress:Port' : `unknown ipvsadm header columns: ${columns.join(' ')}`, lineNo)
+      else
+        warn(
+          'IPVS_UNKNOWN_HEADER',
+          columns.length === 0
+            ? 'ipvsadm header without columns after LocalAddress:Port'
+            : `unknown ipvsadm header columns: ${columns.join(' ')}`,
+          lineNo,
+        )
       serviceShowsConfig = columns[0] === 'Scheduler' || columns[0] === 'Weight'
       destColumns = columns[0] === 'Scheduler' ? destColumns : columns
       continue
@@ -192,7 +225,14 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       continue
     }
     if (head === 'Timeout' || head === 'master' || head === 'backup') {
-      diagnostics.push(diag('info', 'IPVS_NOT_VIRTUAL_SERVERS', `not a virtual server listing (\`ipvsadm -L --timeout\` / \`--daemon\`); not read: ${line}`, at(lineNo)))
+      diagnostics.push(
+        diag(
+          'info',
+          'IPVS_NOT_VIRTUAL_SERVERS',
+          `not a virtual server listing (\`ipvsadm -L --timeout\` / \`--daemon\`); not read: ${line}`,
+          at(lineNo),
+        ),
+      )
       continue
     }
 
@@ -206,10 +246,15 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
         // The real servers of a virtual server that was refused above go with it (its diagnostic says so).
         if (skippingService) {
           const addr = tokens[1]
-          if (addr !== undefined && !parseHostPort(addr) && looksResolved(addr)) markNonNumeric(lineNo)
+          if (addr !== undefined && !parseHostPort(addr) && looksResolved(addr))
+            markNonNumeric(lineNo)
           continue
         }
-        warn('IPVS_ORPHAN_REAL_SERVER', 'real server line before any virtual server; skipped', lineNo)
+        warn(
+          'IPVS_ORPHAN_REAL_SERVER',
+          'real server line before any virtual server; skipped',
+          lineNo,
+        )
         continue
       }
       parseDestinationRow(tokens, lineNo, current)
@@ -219,7 +264,12 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       if (!layoutSeen) {
         // A pasted listing without its header lines: the list layout is the only one whose service
         // rows carry a scheduler, so the third token tells list from stats/rate.
-        setLayout(tokens.length === 7 && tokens.slice(2).every((t) => SCALED_NUMBER.test(t)) ? 'stats' : 'list', lineNo)
+        setLayout(
+          tokens.length === 7 && tokens.slice(2).every((t) => SCALED_NUMBER.test(t))
+            ? 'stats'
+            : 'list',
+          lineNo,
+        )
         if (listing.layout === 'stats') {
           serviceShowsConfig = false
           destColumns = ['Conns', 'InPkts', 'OutPkts', 'InBytes', 'OutBytes']
@@ -245,10 +295,19 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
   }
   if (connectionEntries) {
     const c = connectionEntries as {first: SourceRef; count: number}
-    diagnostics.push(diag('warning', 'IPVS_CONNECTION_LISTING', `\`ipvsadm -Lnc\` connection entries (${c.count}) are not virtual servers and were not read; give \`ipvsadm -Ln\``, c.first))
+    diagnostics.push(
+      diag(
+        'warning',
+        'IPVS_CONNECTION_LISTING',
+        `\`ipvsadm -Lnc\` connection entries (${c.count}) are not virtual servers and were not read; give \`ipvsadm -Ln\``,
+        c.first,
+      ),
+    )
   }
   if (listing.virtualServers.length === 0 && !nonNumeric) {
-    diagnostics.push(diag('info', 'IPVS_NO_VIRTUAL_SERVERS', 'no virtual servers in this ipvsadm output', at(1)))
+    diagnostics.push(
+      diag('info', 'IPVS_NO_VIRTUAL_SERVERS', 'no virtual servers in this ipvsadm output', at(1)),
+    )
   }
   return {listing, diagnostics}
 
@@ -262,7 +321,11 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       // `FWM  100 rr` or `FWM  100 IPv6 rr` (b.1).
       const mark = uint(tokens[1])
       if (mark === null) {
-        warn('IPVS_BAD_SERVICE', `firewall mark "${tokens[1] ?? ''}" is not a number; virtual server and its real servers skipped`, lineNo)
+        warn(
+          'IPVS_BAD_SERVICE',
+          `firewall mark "${tokens[1] ?? ''}" is not a number; virtual server and its real servers skipped`,
+          lineNo,
+        )
         return null
       }
       const v6 = tokens[2] === 'IPv6'
@@ -273,7 +336,12 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       const addr = tokens[1] === undefined ? null : parseHostPort(tokens[1])
       if (!addr) {
         if (tokens[1] !== undefined && looksResolved(tokens[1])) markNonNumeric(lineNo)
-        else warn('IPVS_BAD_SERVICE', `"${tokens[1] ?? ''}" is not ADDRESS:PORT; virtual server and its real servers skipped`, lineNo)
+        else
+          warn(
+            'IPVS_BAD_SERVICE',
+            `"${tokens[1] ?? ''}" is not ADDRESS:PORT; virtual server and its real servers skipped`,
+            lineNo,
+          )
         return null
       }
       vs = newVirtualServer(protocol, addr.family, addr.ip, addr.port, null, lineNo)
@@ -296,8 +364,10 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     vs.scheduler = rest[0]!
     for (let j = 1; j < rest.length; j++) {
       const t = rest[j]!
-      if (t.startsWith('(') && t.endsWith(')')) vs.schedulerFlags = t.slice(1, -1).split(',').filter(Boolean)
-      else if (t === 'persistent' && rest[j + 1] !== undefined) vs.persistentTimeout = persistentSeconds(rest[++j]!, lineNo)
+      if (t.startsWith('(') && t.endsWith(')'))
+        vs.schedulerFlags = t.slice(1, -1).split(',').filter(Boolean)
+      else if (t === 'persistent' && rest[j + 1] !== undefined)
+        vs.persistentTimeout = persistentSeconds(rest[++j]!, lineNo)
       else if (t === 'mask' && rest[j + 1] !== undefined) vs.persistenceMask = rest[++j]!
       else if (t === 'pe' && rest[j + 1] !== undefined) vs.persistenceEngine = rest[++j]!
       else if (t === 'ops') vs.onePacket = true
@@ -306,7 +376,8 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
   }
 
   function checkCounters(values: string[], lineNo: number): void {
-    if (!values.every((v) => SCALED_NUMBER.test(v))) warn('IPVS_BAD_COUNTERS', `counters "${values.join(' ')}" are not numbers`, lineNo)
+    if (!values.every((v) => SCALED_NUMBER.test(v)))
+      warn('IPVS_BAD_COUNTERS', `counters "${values.join(' ')}" are not numbers`, lineNo)
   }
 
   function parseDestinationRow(tokens: string[], lineNo: number, vs: IpvsVirtualServer): void {
@@ -314,7 +385,12 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     const addr = addrText === undefined ? null : parseHostPort(addrText)
     if (!addr) {
       if (addrText !== undefined && looksResolved(addrText)) markNonNumeric(lineNo)
-      else warn('IPVS_BAD_REAL_SERVER', `"${addrText ?? ''}" is not ADDRESS:PORT; real server skipped`, lineNo)
+      else
+        warn(
+          'IPVS_BAD_REAL_SERVER',
+          `"${addrText ?? ''}" is not ADDRESS:PORT; real server skipped`,
+          lineNo,
+        )
       return
     }
     const values = tokens.slice(2)
@@ -323,20 +399,29 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
       return idx < 0 ? undefined : values[idx]
     }
     if (values.length !== destColumns.length) {
-      warn('IPVS_BAD_REAL_SERVER', `expected ${destColumns.length} columns (${destColumns.join(' ')}) after the address, found ${values.length}`, lineNo)
+      warn(
+        'IPVS_BAD_REAL_SERVER',
+        `expected ${destColumns.length} columns (${destColumns.join(' ')}) after the address, found ${values.length}`,
+        lineNo,
+      )
     }
     const weightText = column('Weight')
     const weight = weightText === undefined ? null : uint(weightText)
-    if (weightText !== undefined && weight === null) warn('IPVS_BAD_REAL_SERVER', `weight "${weightText}" is not a number`, lineNo)
-    addRealServer(vs, {
-      ip: addr.ip,
-      port: addr.port,
-      forward: column('Forward') ?? null,
-      weight,
-      activeConn: uint(column('ActiveConn')),
-      inactConn: uint(column('InActConn')),
-      line: lineNo,
-    }, addr.family)
+    if (weightText !== undefined && weight === null)
+      warn('IPVS_BAD_REAL_SERVER', `weight "${weightText}" is not a number`, lineNo)
+    addRealServer(
+      vs,
+      {
+        ip: addr.ip,
+        port: addr.port,
+        forward: column('Forward') ?? null,
+        weight,
+        activeConn: uint(column('ActiveConn')),
+        inactConn: uint(column('InActConn')),
+        line: lineNo,
+      },
+      addr.family,
+    )
   }
 
   // --- rule format (-S) ---------------------------------------------------------------------
@@ -347,8 +432,20 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     let addrText: string | null = null
     let fwmark: number | null = null
     let v6Mark = false
-    const opts = {scheduler: null as string | null, persistent: null as number | null, mask: null as string | null, pe: null as string | null, ops: false, flags: [] as string[]}
-    const rs = {addr: null as string | null, forward: null as string | null, weight: null as number | null, weightGiven: false}
+    const opts = {
+      scheduler: null as string | null,
+      persistent: null as number | null,
+      mask: null as string | null,
+      pe: null as string | null,
+      ops: false,
+      flags: [] as string[],
+    }
+    const rs = {
+      addr: null as string | null,
+      forward: null as string | null,
+      weight: null as number | null,
+      weightGiven: false,
+    }
     for (let j = 1; j < tokens.length; j++) {
       const t = tokens[j]!
       const value = (): string | null => {
@@ -390,7 +487,9 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
         case '-p':
         case '--persistent':
           // ipvsadm -S always prints the timeout after -p; without one, ipvsadm's default.
-          opts.persistent = UINT.test(tokens[j + 1] ?? '') ? persistentSeconds(tokens[++j]!, lineNo) : 300
+          opts.persistent = UINT.test(tokens[j + 1] ?? '')
+            ? persistentSeconds(tokens[++j]!, lineNo)
+            : 300
           break
         case '-M':
         case '--netmask':
@@ -416,7 +515,8 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
           const w = value()
           rs.weightGiven = true
           rs.weight = uint(w ?? undefined)
-          if (w !== null && rs.weight === null) warn('IPVS_BAD_REAL_SERVER', `weight "${w}" is not a number`, lineNo)
+          if (w !== null && rs.weight === null)
+            warn('IPVS_BAD_REAL_SERVER', `weight "${w}" is not a number`, lineNo)
           break
         }
         case '-x':
@@ -475,7 +575,11 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     }
     let vs = byKey.get(vsKey)
     if (!vs) {
-      warn('IPVS_ORPHAN_REAL_SERVER', `real server of ${vsKey}, which no -A line added before; the virtual server is kept with an unknown scheduler`, lineNo)
+      warn(
+        'IPVS_ORPHAN_REAL_SERVER',
+        `real server of ${vsKey}, which no -A line added before; the virtual server is kept with an unknown scheduler`,
+        lineNo,
+      )
       vs = addVirtualServer(newVirtualServer(protocol, family, ip, port, fwmark, lineNo))
     }
     if (rs.addr === null) {
@@ -485,23 +589,47 @@ export function parseIpvsadm(text: string, path: string): {listing: IpvsadmListi
     const real = parseHostPort(rs.addr) ?? parseBareHost(rs.addr, port)
     if (!real) {
       if (looksResolved(rs.addr)) markNonNumeric(lineNo)
-      else warn('IPVS_BAD_REAL_SERVER', `"${rs.addr}" is not ADDRESS:PORT; real server skipped`, lineNo)
+      else
+        warn(
+          'IPVS_BAD_REAL_SERVER',
+          `"${rs.addr}" is not ADDRESS:PORT; real server skipped`,
+          lineNo,
+        )
       return
     }
     // Without -w ipvsadm's default, 1; with a -w kp cannot read, unknown (as in the list layout).
-    addRealServer(vs, {ip: real.ip, port: real.port, forward: rs.forward, weight: rs.weightGiven ? rs.weight : 1, activeConn: null, inactConn: null, line: lineNo}, real.family)
+    addRealServer(
+      vs,
+      {
+        ip: real.ip,
+        port: real.port,
+        forward: rs.forward,
+        weight: rs.weightGiven ? rs.weight : 1,
+        activeConn: null,
+        inactConn: null,
+        line: lineNo,
+      },
+      real.family,
+    )
   }
 
   function addRealServer(vs: IpvsVirtualServer, real: IpvsRealServer, family: Family): void {
     if (family !== vs.family && vs.fwmark === null) {
-      warn('IPVS_MIXED_FAMILY', `real server ${formatHostPort(real.ip, real.port, family)} is not of the virtual server's family ${vs.family}`, real.line)
+      warn(
+        'IPVS_MIXED_FAMILY',
+        `real server ${formatHostPort(real.ip, real.port, family)} is not of the virtual server's family ${vs.family}`,
+        real.line,
+      )
     }
     vs.realServers.push(real)
   }
 }
 
 /** A real server given as a bare address takes the virtual server's port (ipvsadm(8), -r). */
-function parseBareHost(text: string, port: number | null): {ip: string; family: Family; port: number} | null {
+function parseBareHost(
+  text: string,
+  port: number | null,
+): {ip: string; family: Family; port: number} | null {
   const ip = canonicalIp(text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text)
   return ip && port !== null ? {...ip, port} : null
 }
@@ -514,12 +642,25 @@ function looksResolved(text: string): boolean {
   return text.includes(':') || text.includes('.')
 }
 
-export function virtualServerKey(protocol: Protocol | null, family: Family, ip: string | null, port: number | null, fwmark: number | null): string {
+export function virtualServerKey(
+  protocol: Protocol | null,
+  family: Family,
+  ip: string | null,
+  port: number | null,
+  fwmark: number | null,
+): string {
   if (fwmark !== null) return `FWM ${fwmark} ${family}`
   return `${protocol} ${formatHostPort(ip ?? '?', port, family)}`
 }
 
-function newVirtualServer(protocol: Protocol | null, family: Family, ip: string | null, port: number | null, fwmark: number | null, line: number): IpvsVirtualServer {
+function newVirtualServer(
+  protocol: Protocol | null,
+  family: Family,
+  ip: string | null,
+  port: number | null,
+  fwmark: number | null,
+  line: number,
+): IpvsVirtualServer {
   return {
     key: virtualServerKey(protocol, family, ip, port, fwmark),
     protocol,
@@ -543,5 +684,10 @@ function newVirtualServer(protocol: Protocol | null, family: Family, ip: string 
 export function parse(src: SourceText): ParsedSource<IpvsadmListing> {
   const {listing, diagnostics} = parseIpvsadm(src.text, src.path)
   // The version line is the kernel's IPVS version, not ipvsadm's: it stays in the listing, not in `tool`.
-  return {format: 'ipvsadm', source: {path: src.path, format: 'ipvsadm', tool: src.tool ?? null}, data: listing, diagnostics}
+  return {
+    format: 'ipvsadm',
+    source: {path: src.path, format: 'ipvsadm', tool: src.tool ?? null},
+    data: listing,
+    diagnostics,
+  }
 }

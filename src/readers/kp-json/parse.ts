@@ -53,7 +53,14 @@ function labelOf(keys: Array<string | number>): string {
   return keys.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('')
 }
 
-function problem(ctx: Context, severity: Problem['severity'], code: string, at: At, message: string, missing = false): void {
+function problem(
+  ctx: Context,
+  severity: Problem['severity'],
+  code: string,
+  at: At,
+  message: string,
+  missing = false,
+): void {
   ctx.problems.push({severity, code, at, message, missing})
 }
 
@@ -62,7 +69,9 @@ function shown(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {
-    return Array.isArray(value) ? 'an array nested too deep to show' : 'an object nested too deep to show'
+    return Array.isArray(value)
+      ? 'an array nested too deep to show'
+      : 'an object nested too deep to show'
   }
 }
 
@@ -71,17 +80,26 @@ function bad(ctx: Context, at: At, expected: string, value: unknown): typeof BAD
   return BAD
 }
 
-const str: Reader<string> = (v, at, ctx) => (typeof v === 'string' ? v : bad(ctx, at, 'a string', v))
-const bool: Reader<boolean> = (v, at, ctx) => (typeof v === 'boolean' ? v : bad(ctx, at, 'true or false', v))
+const str: Reader<string> = (v, at, ctx) =>
+  typeof v === 'string' ? v : bad(ctx, at, 'a string', v)
+const bool: Reader<boolean> = (v, at, ctx) =>
+  typeof v === 'boolean' ? v : bad(ctx, at, 'true or false', v)
 
 function int(min: number, max: number): Reader<number> {
-  return (v, at, ctx) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : bad(ctx, at, `an integer from ${min} to ${max}`, v))
+  return (v, at, ctx) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+      ? v
+      : bad(ctx, at, `an integer from ${min} to ${max}`, v)
 }
 
-const probability: Reader<number> = (v, at, ctx) => (typeof v === 'number' && v >= 0 && v <= 1 ? v : bad(ctx, at, 'a number from 0 to 1', v))
+const probability: Reader<number> = (v, at, ctx) =>
+  typeof v === 'number' && v >= 0 && v <= 1 ? v : bad(ctx, at, 'a number from 0 to 1', v)
 
 function oneOf<T extends string>(...options: T[]): Reader<T> {
-  return (v, at, ctx) => (options.includes(v as T) ? (v as T) : bad(ctx, at, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, v))
+  return (v, at, ctx) =>
+    options.includes(v as T)
+      ? (v as T)
+      : bad(ctx, at, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, v)
 }
 
 function literal<T extends string | number>(expected: T, code: string, message: string): Reader<T> {
@@ -122,7 +140,14 @@ function object<T>(shape: Shape<T>): Reader<T> {
     let failed = false
     for (const key of expected) {
       if (!Object.hasOwn(given, key)) {
-        problem(ctx, 'error', 'KPJSON_MISSING_FIELD', child(at, key), 'missing (every field of the model is required; null where a value is unknown)', true)
+        problem(
+          ctx,
+          'error',
+          'KPJSON_MISSING_FIELD',
+          child(at, key),
+          'missing (every field of the model is required; null where a value is unknown)',
+          true,
+        )
         failed = true
         continue
       }
@@ -131,17 +156,28 @@ function object<T>(shape: Shape<T>): Reader<T> {
       else out[key] = r
     }
     for (const key of Object.keys(given)) {
-      if (!Object.hasOwn(shape, key)) problem(ctx, 'warning', 'KPJSON_UNKNOWN_FIELD', child(at, key), 'not part of the ProxyState model; ignored')
+      if (!Object.hasOwn(shape, key))
+        problem(
+          ctx,
+          'warning',
+          'KPJSON_UNKNOWN_FIELD',
+          child(at, key),
+          'not part of the ProxyState model; ignored',
+        )
     }
     return failed ? BAD : (out as T)
   }
 }
 
-const ip: Reader<string> = (v, at, ctx) => (typeof v === 'string' && isIpAddress(v) ? v : bad(ctx, at, 'an IP address', v))
+const ip: Reader<string> = (v, at, ctx) =>
+  typeof v === 'string' && isIpAddress(v) ? v : bad(ctx, at, 'an IP address', v)
 
 /** `10.0.0.0/8`, `fd00::/64`; with `bare` also a plain address (nodePortAddresses holds both). */
 function cidr(bare: boolean): Reader<string> {
-  return (v, at, ctx) => (typeof v === 'string' && isCidrText(v, bare) ? v : bad(ctx, at, bare ? 'an IP address or CIDR' : 'a CIDR', v))
+  return (v, at, ctx) =>
+    typeof v === 'string' && isCidrText(v, bare)
+      ? v
+      : bad(ctx, at, bare ? 'an IP address or CIDR' : 'a CIDR', v)
 }
 
 const port = int(0, 65535)
@@ -186,7 +222,12 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       healthCheckNodePort: nullable(port),
       internalTrafficPolicy: nullable(oneOf('Cluster', 'Local')),
       externalTrafficPolicy: nullable(oneOf('Cluster', 'Local')),
-      sessionAffinity: nullable(object({type: oneOf('ClientIP'), timeoutSeconds: nullable(int(0, Number.MAX_SAFE_INTEGER))})),
+      sessionAffinity: nullable(
+        object({
+          type: oneOf('ClientIP'),
+          timeoutSeconds: nullable(int(0, Number.MAX_SAFE_INTEGER)),
+        }),
+      ),
       scheduler: nullable(str),
       endpoints: list(
         object({
@@ -202,7 +243,14 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     }),
   ),
   foreign: list(object({kind: str, name: str, reason: str, source: nullable(sourceRef)})),
-  diagnostics: list(object({severity: oneOf('error', 'warning', 'info'), code: str, message: str, source: nullable(sourceRef)})),
+  diagnostics: list(
+    object({
+      severity: oneOf('error', 'warning', 'info'),
+      code: str,
+      message: str,
+      source: nullable(sourceRef),
+    }),
+  ),
 })
 
 /**
@@ -214,23 +262,39 @@ function locate(text: string, problems: Problem[], path: string): Diagnostic[] {
   const linesOf = (keys: Array<string | number>, missing: boolean): number => {
     if (!parsed.ok || keys.length === 0) return 1
     let container: unknown = parsed.value
-    for (const key of keys.slice(0, -1)) container = (container as Record<string | number, unknown>)[key]
-    const info = typeof container === 'object' && container !== null ? parsed.lines.get(container) : undefined
+    for (const key of keys.slice(0, -1))
+      container = (container as Record<string | number, unknown>)[key]
+    const info =
+      typeof container === 'object' && container !== null ? parsed.lines.get(container) : undefined
     if (!info) return 1
     if (missing) return info.line
     const last = keys[keys.length - 1]!
-    return (Object.hasOwn(info.members, last) ? (info.members as Record<string | number, number>)[last] : undefined) ?? info.line
+    return (
+      (Object.hasOwn(info.members, last)
+        ? (info.members as Record<string | number, number>)[last]
+        : undefined) ?? info.line
+    )
   }
   return problems.map((p) => {
     const keys = keysOf(p.at)
-    return {severity: p.severity, code: p.code, message: `${labelOf(keys)}: ${p.message}`, source: {path, line: linesOf(keys, p.missing)}}
+    return {
+      severity: p.severity,
+      code: p.code,
+      message: `${labelOf(keys)}: ${p.message}`,
+      source: {path, line: linesOf(keys, p.missing)},
+    }
   })
 }
 
 /** Reads a saved ProxyState; `data` is null when any error was found (every error is reported, with its line). */
 export function parse(src: SourceText): ParsedSource<ProxyState | null> {
   const source = {path: src.path, format: 'kp-json', tool: src.tool ?? null}
-  const failed = (diagnostics: Diagnostic[]): ParsedSource<null> => ({format: 'kp-json', source, data: null, diagnostics})
+  const failed = (diagnostics: Diagnostic[]): ParsedSource<null> => ({
+    format: 'kp-json',
+    source,
+    data: null,
+    diagnostics,
+  })
   // A UTF-8 byte-order mark is not JSON, but editors write one; it changes no line.
   const text = src.text.charCodeAt(0) === 0xfeff ? src.text.slice(1) : src.text
   let value: unknown
@@ -240,15 +304,37 @@ export function parse(src: SourceText): ParsedSource<ProxyState | null> {
     // JSON.parse's messages differ between Node versions and give offsets; ours give lines.
     const located = parseJsonWithLines(text)
     const message = located.ok ? 'not valid JSON' : `not valid JSON: ${located.message}`
-    return failed([{severity: 'error', code: 'KPJSON_SYNTAX', message, source: {path: src.path, line: located.ok ? 1 : located.line}}])
+    return failed([
+      {
+        severity: 'error',
+        code: 'KPJSON_SYNTAX',
+        message,
+        source: {path: src.path, line: located.ok ? 1 : located.line},
+      },
+    ])
   }
   const root: At = {parent: null, key: ''}
   const ctx: Context = {problems: []}
   const record = value as Record<string, unknown> | null
   // Say "not a ProxyState" once instead of a wall of missing fields for some other JSON.
-  if (typeof record !== 'object' || record === null || Array.isArray(record) || record.kind !== 'ProxyState') {
-    const kind = typeof record === 'object' && record !== null && !Array.isArray(record) ? (record.kind ?? null) : null
-    problem(ctx, 'error', 'KPJSON_NOT_STATE', child(root, 'kind'), `not a kp ProxyState (kind is ${shown(kind)}, expected "ProxyState")`, kind === null)
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    Array.isArray(record) ||
+    record.kind !== 'ProxyState'
+  ) {
+    const kind =
+      typeof record === 'object' && record !== null && !Array.isArray(record)
+        ? (record.kind ?? null)
+        : null
+    problem(
+      ctx,
+      'error',
+      'KPJSON_NOT_STATE',
+      child(root, 'kind'),
+      `not a kp ProxyState (kind is ${shown(kind)}, expected "ProxyState")`,
+      kind === null,
+    )
     return failed(locate(text, ctx.problems, src.path))
   }
   const state = readState(record, root, ctx)

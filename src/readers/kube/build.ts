@@ -18,13 +18,30 @@
 import {pushAll} from '../../core/arrays.js'
 import {hostname} from 'node:os'
 import {clusterSet, diag, emptyState, sharesOnLocalPath, sortState} from '../../core/state.js'
-import type {Diagnostic, Endpoint, Family, Frontend, FrontendAction, Mode, Protocol, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
+import type {
+  Diagnostic,
+  Endpoint,
+  Family,
+  Frontend,
+  FrontendAction,
+  Mode,
+  Protocol,
+  ProxyState,
+  ServicePort,
+  SourceRef,
+} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {binaryDataProblem, SNIFF_BYTES} from '../bytes.js'
 import {sniffFormat} from '../registry.js'
 import {parseCidr, parseIp} from './ip.js'
 import {emptyKubeObjects, parseKube} from './parse.js'
-import type {KubeEndpointSlice, KubeLegacyEndpoints, KubeObjects, KubeService, KubeServicePort} from './parse.js'
+import type {
+  KubeEndpointSlice,
+  KubeLegacyEndpoints,
+  KubeObjects,
+  KubeService,
+  KubeServicePort,
+} from './parse.js'
 
 /** The label kube-proxy's informers exclude: the object belongs to another service proxy (c.2). */
 const LABEL_SERVICE_PROXY_NAME = 'service.kubernetes.io/service-proxy-name'
@@ -60,7 +77,11 @@ function family(ip: string): Family | null {
 
 /** pkg/api/v1/service/util.go ExternallyAccessible: decided by the Service's type. */
 function serviceExternallyAccessible(svc: KubeService): boolean {
-  return svc.type === 'LoadBalancer' || svc.type === 'NodePort' || (svc.type === 'ClusterIP' && svc.externalIPs.length > 0)
+  return (
+    svc.type === 'LoadBalancer' ||
+    svc.type === 'NodePort' ||
+    (svc.type === 'ClusterIP' && svc.externalIPs.length > 0)
+  )
 }
 
 /**
@@ -76,11 +97,29 @@ function slicesFromLegacy(ep: KubeLegacyEndpoints): KubeEndpointSlice[] {
       const fam = family(addr.ip) ?? 'IPv4'
       let slice = byFamily.get(fam)
       if (!slice) {
-        slice = {ref: ep.ref, namespace: ep.namespace, name: `${ep.name} (Endpoints subset ${i}, ${fam})`, labels: {[LABEL_SERVICE_NAME]: ep.name}, addressType: fam, ports: subset.ports, endpoints: [], synthesizedFrom: 'Endpoints'}
+        slice = {
+          ref: ep.ref,
+          namespace: ep.namespace,
+          name: `${ep.name} (Endpoints subset ${i}, ${fam})`,
+          labels: {[LABEL_SERVICE_NAME]: ep.name},
+          addressType: fam,
+          ports: subset.ports,
+          endpoints: [],
+          synthesizedFrom: 'Endpoints',
+        }
         byFamily.set(fam, slice)
         slices.push(slice)
       }
-      slice.endpoints.push({addresses: [addr.ip], ready, serving: ready, terminating: false, nodeName: addr.nodeName, zone: null, zoneHints: [], nodeHints: []})
+      slice.endpoints.push({
+        addresses: [addr.ip],
+        ready,
+        serving: ready,
+        terminating: false,
+        nodeName: addr.nodeName,
+        zone: null,
+        zoneHints: [],
+        nodeHints: [],
+      })
     }
     for (const a of subset.addresses) add(a, true)
     for (const a of subset.notReadyAddresses) add(a, false)
@@ -104,7 +143,8 @@ export type ClusterBuildOptions = Pick<ReadOptions, 'mode' | 'node'>
 export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOptions): ProxyState {
   const state = emptyState('cluster')
   const diagnostics: Diagnostic[] = []
-  const target: TargetMode = opts.mode === undefined || opts.mode === 'cluster' ? 'nftables' : opts.mode
+  const target: TargetMode =
+    opts.mode === undefined || opts.mode === 'cluster' ? 'nftables' : opts.mode
   // kube-proxy's default node name is the host name, trimmed and lower-cased (nodeutil.GetHostname).
   const node = opts.node ?? hostname().trim().toLowerCase()
   state.node.name = node
@@ -124,7 +164,15 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
   for (const svc of all.services) {
     const key = nsName(svc.namespace, svc.name)
     const prev = services.get(key)
-    if (prev) diagnostics.push(diag('warning', 'KUBE_DUPLICATE_OBJECT', `Service ${key} appears again (first at ${prev.svc.ref.path}:${prev.svc.ref.line}); the later one is used`, svc.ref))
+    if (prev)
+      diagnostics.push(
+        diag(
+          'warning',
+          'KUBE_DUPLICATE_OBJECT',
+          `Service ${key} appears again (first at ${prev.svc.ref.path}:${prev.svc.ref.line}); the later one is used`,
+          svc.ref,
+        ),
+      )
     services.set(key, {svc, slices: []})
   }
 
@@ -133,7 +181,15 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
   for (const slice of all.slices) {
     const key = nsName(slice.namespace, slice.name)
     const prev = slicesByName.get(key)
-    if (prev) diagnostics.push(diag('warning', 'KUBE_DUPLICATE_OBJECT', `EndpointSlice ${key} appears again (first at ${prev.ref.path}:${prev.ref.line}); the later one is used`, slice.ref))
+    if (prev)
+      diagnostics.push(
+        diag(
+          'warning',
+          'KUBE_DUPLICATE_OBJECT',
+          `EndpointSlice ${key} appears again (first at ${prev.ref.path}:${prev.ref.line}); the later one is used`,
+          slice.ref,
+        ),
+      )
     slicesByName.set(key, slice)
   }
 
@@ -141,25 +197,60 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
   for (const slice of slicesByName.values()) {
     const what = `EndpointSlice ${nsName(slice.namespace, slice.name)}`
     if (LABEL_SERVICE_PROXY_NAME in slice.labels) {
-      diagnostics.push(diag('info', 'KUBE_OTHER_PROXY', `${what} is labelled ${LABEL_SERVICE_PROXY_NAME}=${slice.labels[LABEL_SERVICE_PROXY_NAME]}; kube-proxy leaves it to that proxy`, slice.ref))
+      diagnostics.push(
+        diag(
+          'info',
+          'KUBE_OTHER_PROXY',
+          `${what} is labelled ${LABEL_SERVICE_PROXY_NAME}=${slice.labels[LABEL_SERVICE_PROXY_NAME]}; kube-proxy leaves it to that proxy`,
+          slice.ref,
+        ),
+      )
       continue
     }
     if (LABEL_HEADLESS in slice.labels) {
-      diagnostics.push(diag('info', 'KUBE_HEADLESS', `${what} belongs to a headless Service; kube-proxy ignores it`, slice.ref))
+      diagnostics.push(
+        diag(
+          'info',
+          'KUBE_HEADLESS',
+          `${what} belongs to a headless Service; kube-proxy ignores it`,
+          slice.ref,
+        ),
+      )
       continue
     }
     const svcName = slice.labels[LABEL_SERVICE_NAME]
     if (!svcName) {
-      diagnostics.push(diag('warning', 'KUBE_SLICE_NO_SERVICE_LABEL', `${what} has no ${LABEL_SERVICE_NAME} label; kube-proxy ignores it`, slice.ref))
+      diagnostics.push(
+        diag(
+          'warning',
+          'KUBE_SLICE_NO_SERVICE_LABEL',
+          `${what} has no ${LABEL_SERVICE_NAME} label; kube-proxy ignores it`,
+          slice.ref,
+        ),
+      )
       continue
     }
     if (slice.addressType !== 'IPv4' && slice.addressType !== 'IPv6') {
-      diagnostics.push(diag('info', 'KUBE_SLICE_ADDRESS_TYPE', `${what} has addressType ${slice.addressType || '(none)'}; kube-proxy reads only IPv4 and IPv6 slices`, slice.ref))
+      diagnostics.push(
+        diag(
+          'info',
+          'KUBE_SLICE_ADDRESS_TYPE',
+          `${what} has addressType ${slice.addressType || '(none)'}; kube-proxy reads only IPv4 and IPv6 slices`,
+          slice.ref,
+        ),
+      )
       continue
     }
     const work = services.get(nsName(slice.namespace, svcName))
     if (!work) {
-      diagnostics.push(diag('info', 'KUBE_SLICE_WITHOUT_SERVICE', `${what} is for Service ${nsName(slice.namespace, svcName)}, which is not in the input`, slice.ref))
+      diagnostics.push(
+        diag(
+          'info',
+          'KUBE_SLICE_WITHOUT_SERVICE',
+          `${what} is for Service ${nsName(slice.namespace, svcName)}, which is not in the input`,
+          slice.ref,
+        ),
+      )
       continue
     }
     work.slices.push(slice)
@@ -172,22 +263,45 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
     const work = services.get(key)
     if (!work || work.slices.length > 0) continue
     if (ep.labels[LABEL_SKIP_MIRROR] === 'true') {
-      diagnostics.push(diag('info', 'KUBE_SKIP_MIRROR', `Endpoints ${key} is labelled ${LABEL_SKIP_MIRROR}=true; it is never mirrored into a slice, so kube-proxy does not see it`, ep.ref))
+      diagnostics.push(
+        diag(
+          'info',
+          'KUBE_SKIP_MIRROR',
+          `Endpoints ${key} is labelled ${LABEL_SKIP_MIRROR}=true; it is never mirrored into a slice, so kube-proxy does not see it`,
+          ep.ref,
+        ),
+      )
       continue
     }
     diagnostics.push(
-      diag('warning', 'KUBE_LEGACY_ENDPOINTS', `Service ${key} has no EndpointSlice in the input; its endpoints are taken from the legacy v1 Endpoints object (kube-proxy reads only EndpointSlices; include them with kubectl get endpointslices)`, ep.ref),
+      diag(
+        'warning',
+        'KUBE_LEGACY_ENDPOINTS',
+        `Service ${key} has no EndpointSlice in the input; its endpoints are taken from the legacy v1 Endpoints object (kube-proxy reads only EndpointSlices; include them with kubectl get endpointslices)`,
+        ep.ref,
+      ),
     )
     pushAll(work.slices, slicesFromLegacy(ep))
   }
   if (all.services.length > 0 && all.slices.length === 0 && all.legacyEndpoints.length === 0) {
     diagnostics.push(
-      diag('warning', 'KUBE_NO_ENDPOINTSLICES', 'the input has Services but no EndpointSlices, so every service shows no endpoints; use `kubectl get svc,endpointslices -A -o yaml`', all.services[0]?.ref ?? null),
+      diag(
+        'warning',
+        'KUBE_NO_ENDPOINTSLICES',
+        'the input has Services but no EndpointSlices, so every service shows no endpoints; use `kubectl get svc,endpointslices -A -o yaml`',
+        all.services[0]?.ref ?? null,
+      ),
     )
   }
 
   const zone = nodeZone(slicesByName.values(), node, diagnostics)
-  for (const work of services.values()) buildService(work, {target, node, zone, weight: target === 'ipvs' ? 1 : null}, state.services, diagnostics)
+  for (const work of services.values())
+    buildService(
+      work,
+      {target, node, zone, weight: target === 'ipvs' ? 1 : null},
+      state.services,
+      diagnostics,
+    )
 
   state.diagnostics = diagnostics
   return sortState(state)
@@ -206,7 +320,11 @@ interface BuildContext {
  * `zone` is its node's zone label (the EndpointSlice controller copies it), so any endpoint
  * running on this node tells it.
  */
-function nodeZone(slices: Iterable<KubeEndpointSlice>, node: string, diagnostics: Diagnostic[]): string | null {
+function nodeZone(
+  slices: Iterable<KubeEndpointSlice>,
+  node: string,
+  diagnostics: Diagnostic[],
+): string | null {
   const zones = new Set<string>()
   let ref: SourceRef | null = null
   for (const slice of slices) {
@@ -217,28 +335,56 @@ function nodeZone(slices: Iterable<KubeEndpointSlice>, node: string, diagnostics
     }
   }
   if (zones.size <= 1) return zones.values().next().value ?? null
-  diagnostics.push(diag('warning', 'KUBE_NODE_ZONE_CONFLICT', `endpoints on node ${node} name different zones (${[...zones].sort().join(', ')}); zone hints are not applied`, ref))
+  diagnostics.push(
+    diag(
+      'warning',
+      'KUBE_NODE_ZONE_CONFLICT',
+      `endpoints on node ${node} name different zones (${[...zones].sort().join(', ')}); zone hints are not applied`,
+      ref,
+    ),
+  )
   return null
 }
 
 /** Which Services kube-proxy skips (ShouldSkipService, and the informer's label selector; c.2). */
 function skipReason(svc: KubeService): string | null {
-  if (LABEL_SERVICE_PROXY_NAME in svc.labels) return `it is labelled ${LABEL_SERVICE_PROXY_NAME}=${svc.labels[LABEL_SERVICE_PROXY_NAME]}, so another proxy handles it`
+  if (LABEL_SERVICE_PROXY_NAME in svc.labels)
+    return `it is labelled ${LABEL_SERVICE_PROXY_NAME}=${svc.labels[LABEL_SERVICE_PROXY_NAME]}, so another proxy handles it`
   if (svc.type === 'ExternalName') return 'it is an ExternalName Service'
-  if (svc.clusterIPs.length === 0 || svc.clusterIPs[0] === 'None' || svc.clusterIPs[0] === '') return 'it is headless (no cluster IP)'
+  if (svc.clusterIPs.length === 0 || svc.clusterIPs[0] === 'None' || svc.clusterIPs[0] === '')
+    return 'it is headless (no cluster IP)'
   return null
 }
 
-function buildService(work: ServiceWork, ctx: BuildContext, out: ServicePort[], diagnostics: Diagnostic[]): void {
+function buildService(
+  work: ServiceWork,
+  ctx: BuildContext,
+  out: ServicePort[],
+  diagnostics: Diagnostic[],
+): void {
   const {svc} = work
   const key = nsName(svc.namespace, svc.name)
   const skip = skipReason(svc)
   if (skip) {
-    diagnostics.push(diag('info', 'KUBE_SERVICE_IGNORED', `Service ${key} is ignored by kube-proxy: ${skip}`, svc.ref))
+    diagnostics.push(
+      diag(
+        'info',
+        'KUBE_SERVICE_IGNORED',
+        `Service ${key} is ignored by kube-proxy: ${skip}`,
+        svc.ref,
+      ),
+    )
     return
   }
   if (svc.ports.length === 0) {
-    diagnostics.push(diag('warning', 'KUBE_SERVICE_NO_PORTS', `Service ${key} has no ports; kube-proxy programs nothing for it`, svc.ref))
+    diagnostics.push(
+      diag(
+        'warning',
+        'KUBE_SERVICE_NO_PORTS',
+        `Service ${key} has no ports; kube-proxy programs nothing for it`,
+        svc.ref,
+      ),
+    )
     return
   }
 
@@ -247,7 +393,14 @@ function buildService(work: ServiceWork, ctx: BuildContext, out: ServicePort[], 
   for (const raw of svc.clusterIPs) {
     const ip = parseIp(raw)
     if (!ip) {
-      diagnostics.push(diag('warning', 'KUBE_BAD_IP', `Service ${key}: cluster IP ${JSON.stringify(raw)} is not an IP address; ignored`, svc.ref))
+      diagnostics.push(
+        diag(
+          'warning',
+          'KUBE_BAD_IP',
+          `Service ${key}: cluster IP ${JSON.stringify(raw)} is not an IP address; ignored`,
+          svc.ref,
+        ),
+      )
       continue
     }
     // GetClusterIPByFamily takes the first cluster IP of each family.
@@ -255,12 +408,23 @@ function buildService(work: ServiceWork, ctx: BuildContext, out: ServicePort[], 
   }
 
   // externalIPs, LB IPs and source ranges are filtered to each proxier's family (serviceport.go).
-  const byFamily = (values: string[], what: string, parse: (s: string) => {family: Family; text: string} | null): Map<Family, string[]> => {
+  const byFamily = (
+    values: string[],
+    what: string,
+    parse: (s: string) => {family: Family; text: string} | null,
+  ): Map<Family, string[]> => {
     const m = new Map<Family, string[]>()
     for (const raw of values) {
       const v = parse(raw)
       if (!v) {
-        diagnostics.push(diag('warning', 'KUBE_BAD_IP', `Service ${key}: ${what} ${JSON.stringify(raw)} is not valid; ignored`, svc.ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'KUBE_BAD_IP',
+            `Service ${key}: ${what} ${JSON.stringify(raw)} is not valid; ignored`,
+            svc.ref,
+          ),
+        )
         continue
       }
       const list = m.get(v.family) ?? []
@@ -279,14 +443,31 @@ function buildService(work: ServiceWork, ctx: BuildContext, out: ServicePort[], 
   )
 
   const internalPolicyLocal = svc.internalTrafficPolicy === 'Local'
-  const externalPolicyLocal = serviceExternallyAccessible(svc) && svc.externalTrafficPolicy === 'Local'
+  const externalPolicyLocal =
+    serviceExternallyAccessible(svc) && svc.externalTrafficPolicy === 'Local'
   // NeedsHealthCheck: only a LoadBalancer with an effective Local external policy.
-  const healthCheckNodePort = svc.type === 'LoadBalancer' && externalPolicyLocal && svc.healthCheckNodePort > 0 ? svc.healthCheckNodePort : null
-  const sessionAffinity = svc.sessionAffinity === 'ClientIP' ? {type: 'ClientIP' as const, timeoutSeconds: svc.affinityTimeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS} : null
+  const healthCheckNodePort =
+    svc.type === 'LoadBalancer' && externalPolicyLocal && svc.healthCheckNodePort > 0
+      ? svc.healthCheckNodePort
+      : null
+  const sessionAffinity =
+    svc.sessionAffinity === 'ClientIP'
+      ? {
+          type: 'ClientIP' as const,
+          timeoutSeconds: svc.affinityTimeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS,
+        }
+      : null
 
   for (const slice of work.slices) {
     if (clusterIpByFamily.has(slice.addressType as Family)) continue
-    diagnostics.push(diag('info', 'KUBE_SLICE_FAMILY_UNUSED', `EndpointSlice ${nsName(slice.namespace, slice.name)} is ${slice.addressType} but Service ${key} has no ${slice.addressType} cluster IP; kube-proxy does not use it`, slice.ref))
+    diagnostics.push(
+      diag(
+        'info',
+        'KUBE_SLICE_FAMILY_UNUSED',
+        `EndpointSlice ${nsName(slice.namespace, slice.name)} is ${slice.addressType} but Service ${key} has no ${slice.addressType} cluster IP; kube-proxy does not use it`,
+        slice.ref,
+      ),
+    )
   }
   for (const [fam, clusterIP] of clusterIpByFamily) {
     const endpointsByPort = collectEndpoints(work, fam, ctx, diagnostics)
@@ -328,7 +509,12 @@ interface JoinedPort {
  * endpoints; addresses[0] only; endpoints of the wrong family are dropped; duplicates by ip:port
  * keep one copy (a local copy wins, as upstream; and a non-terminating copy over a terminating one, c.4).
  */
-function collectEndpoints(work: ServiceWork, fam: Family, ctx: BuildContext, diagnostics: Diagnostic[]): Map<string, JoinedPort> {
+function collectEndpoints(
+  work: ServiceWork,
+  fam: Family,
+  ctx: BuildContext,
+  diagnostics: Diagnostic[],
+): Map<string, JoinedPort> {
   const byPort = new Map<string, JoinedPort>()
   const svcKey = nsName(work.svc.namespace, work.svc.name)
   const servicePortKeys = new Set(work.svc.ports.map((p) => portKey(p.name, p.protocol)))
@@ -340,16 +526,37 @@ function collectEndpoints(work: ServiceWork, fam: Family, ctx: BuildContext, dia
     for (const [i, e] of slice.endpoints.entries()) {
       const first = e.addresses[0]
       if (first === undefined) {
-        diagnostics.push(diag('warning', 'KUBE_ENDPOINT_NO_ADDRESS', `${what}: endpoints[${i}] has no address; kube-proxy ignores it`, slice.ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'KUBE_ENDPOINT_NO_ADDRESS',
+            `${what}: endpoints[${i}] has no address; kube-proxy ignores it`,
+            slice.ref,
+          ),
+        )
         continue
       }
       const ip = parseIp(first)
       if (!ip) {
-        diagnostics.push(diag('warning', 'KUBE_BAD_IP', `${what}: endpoints[${i}] address ${JSON.stringify(first)} is not an IP address; ignored`, slice.ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'KUBE_BAD_IP',
+            `${what}: endpoints[${i}] address ${JSON.stringify(first)} is not an IP address; ignored`,
+            slice.ref,
+          ),
+        )
         continue
       }
       if (ip.family !== fam) {
-        diagnostics.push(diag('warning', 'KUBE_ENDPOINT_WRONG_FAMILY', `${what}: endpoints[${i}] address ${ip.text} is not ${fam} like the slice's addressType; kube-proxy ignores it`, slice.ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'KUBE_ENDPOINT_WRONG_FAMILY',
+            `${what}: endpoints[${i}] address ${ip.text} is not ${fam} like the slice's addressType; kube-proxy ignores it`,
+            slice.ref,
+          ),
+        )
         continue
       }
       endpoints.push({
@@ -365,16 +572,37 @@ function collectEndpoints(work: ServiceWork, fam: Family, ctx: BuildContext, dia
     }
     for (const p of slice.ports) {
       if (p.name === null) {
-        diagnostics.push(diag('warning', 'KUBE_SLICE_PORT_NO_NAME', `${what}: a port without a name is ignored by kube-proxy (an unnamed Service port is name: "")`, slice.ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'KUBE_SLICE_PORT_NO_NAME',
+            `${what}: a port without a name is ignored by kube-proxy (an unnamed Service port is name: "")`,
+            slice.ref,
+          ),
+        )
         continue
       }
       if (p.port === null) {
-        diagnostics.push(diag('warning', 'KUBE_SLICE_PORT_NO_NUMBER', `${what}: port ${JSON.stringify(p.name)} has no port number; kube-proxy ignores it`, slice.ref))
+        diagnostics.push(
+          diag(
+            'warning',
+            'KUBE_SLICE_PORT_NO_NUMBER',
+            `${what}: port ${JSON.stringify(p.name)} has no port number; kube-proxy ignores it`,
+            slice.ref,
+          ),
+        )
         continue
       }
       const k = portKey(p.name, p.protocol)
       if (!servicePortKeys.has(k)) {
-        diagnostics.push(diag('info', 'KUBE_SLICE_PORT_UNMATCHED', `${what}: port ${JSON.stringify(p.name)}/${p.protocol} matches no port of Service ${svcKey}`, slice.ref))
+        diagnostics.push(
+          diag(
+            'info',
+            'KUBE_SLICE_PORT_UNMATCHED',
+            `${what}: port ${JSON.stringify(p.name)}/${p.protocol} matches no port of Service ${svcKey}`,
+            slice.ref,
+          ),
+        )
         continue
       }
       let joined = byPort.get(k)
@@ -387,7 +615,8 @@ function collectEndpoints(work: ServiceWork, fam: Family, ctx: BuildContext, dia
         const ep: CachedEndpoint = {...e, port: p.port}
         const id = fam === 'IPv6' ? `[${ep.ip}]:${ep.port}` : `${ep.ip}:${ep.port}`
         const prev = joined.endpoints.get(id)
-        if (!prev || (ep.local && !prev.local) || (prev.terminating && !ep.terminating)) joined.endpoints.set(id, ep)
+        if (!prev || (ep.local && !prev.local) || (prev.terminating && !ep.terminating))
+          joined.endpoints.set(id, ep)
       }
     }
   }
@@ -436,11 +665,21 @@ interface CategorizableEndpoint {
  * kind and at least one names this node (node hints, PreferSameTrafficDistribution: on by
  * default since 1.34) or this node's zone (zone hints).
  */
-function topologyModeFromHints(endpoints: CategorizableEndpoint[], node: string, zone: string | null): TopologyMode {
+function topologyModeFromHints(
+  endpoints: CategorizableEndpoint[],
+  node: string,
+  zone: string | null,
+): TopologyMode {
   const ready = endpoints.filter((e) => e.ready)
   if (ready.length === 0) return ''
-  if (ready.every((e) => e.nodeHints.length > 0) && ready.some((e) => e.nodeHints.includes(node))) return 'PreferSameNode'
-  if (zone !== null && ready.every((e) => e.zoneHints.length > 0) && ready.some((e) => e.zoneHints.includes(zone))) return 'PreferSameZone'
+  if (ready.every((e) => e.nodeHints.length > 0) && ready.some((e) => e.nodeHints.includes(node)))
+    return 'PreferSameNode'
+  if (
+    zone !== null &&
+    ready.every((e) => e.zoneHints.length > 0) &&
+    ready.some((e) => e.zoneHints.includes(zone))
+  )
+    return 'PreferSameZone'
   return ''
 }
 
@@ -449,7 +688,13 @@ function topologyModeFromHints(endpoints: CategorizableEndpoint[], node: string,
  * topology mode), or serving-and-terminating when none is, decided separately for the cluster
  * and the local set.
  */
-export function categorizeEndpoints<E extends CategorizableEndpoint>(endpoints: E[], usesCluster: boolean, usesLocal: boolean, node: string, zone: string | null): EndpointCategories<E> {
+export function categorizeEndpoints<E extends CategorizableEndpoint>(
+  endpoints: E[],
+  usesCluster: boolean,
+  usesLocal: boolean,
+  node: string,
+  zone: string | null,
+): EndpointCategories<E> {
   let cluster: E[] | null = null
   let local: E[] | null = null
   let hasAnyEndpoints = false
@@ -457,7 +702,12 @@ export function categorizeEndpoints<E extends CategorizableEndpoint>(endpoints: 
   const servingTerminating = (e: E) => e.serving && e.terminating
   if (usesCluster) {
     topologyMode = topologyModeFromHints(endpoints, node, zone)
-    const available = (e: E) => (topologyMode === 'PreferSameNode' ? e.nodeHints.includes(node) : topologyMode === 'PreferSameZone' ? zone !== null && e.zoneHints.includes(zone) : true)
+    const available = (e: E) =>
+      topologyMode === 'PreferSameNode'
+        ? e.nodeHints.includes(node)
+        : topologyMode === 'PreferSameZone'
+          ? zone !== null && e.zoneHints.includes(zone)
+          : true
     cluster = endpoints.filter((e) => e.ready && available(e))
     if (cluster.length === 0) cluster = endpoints.filter(servingTerminating)
     hasAnyEndpoints = cluster.length > 0
@@ -473,9 +723,11 @@ export function categorizeEndpoints<E extends CategorizableEndpoint>(endpoints: 
 function buildServicePort(input: ServicePortInput): ServicePort {
   const {svc, port, family: fam, ctx} = input
   // serviceport.go: these use the family-filtered lists, unlike ExternalPolicyLocal above.
-  const portExternallyAccessible = port.nodePort !== 0 || input.lbIPs.length > 0 || input.externalIPs.length > 0
+  const portExternallyAccessible =
+    port.nodePort !== 0 || input.lbIPs.length > 0 || input.externalIPs.length > 0
   const usesCluster = !input.internalPolicyLocal || portExternallyAccessible
-  const usesLocal = input.internalPolicyLocal || (input.externalPolicyLocal && portExternallyAccessible)
+  const usesLocal =
+    input.internalPolicyLocal || (input.externalPolicyLocal && portExternallyAccessible)
   const cats = categorizeEndpoints(input.endpoints, usesCluster, usesLocal, ctx.node, ctx.zone)
   const cluster = cats.cluster ?? []
   const local = cats.local ?? []
@@ -483,7 +735,14 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   const spName = `Service ${nsName(svc.namespace, svc.name)} port ${JSON.stringify(port.name)}/${port.protocol} (${fam})`
   if (cats.topologyMode !== '') {
     const where = cats.topologyMode === 'PreferSameNode' ? `node ${ctx.node}` : `zone ${ctx.zone}`
-    input.diagnostics.push(diag('info', 'KUBE_TOPOLOGY_HINTS', `${spName}: topology hints for ${where} apply; the cluster path uses ${cluster.length} of ${input.endpoints.filter((e) => e.ready).length} ready endpoints`, svc.ref))
+    input.diagnostics.push(
+      diag(
+        'info',
+        'KUBE_TOPOLOGY_HINTS',
+        `${spName}: topology hints for ${where} apply; the cluster path uses ${cluster.length} of ${input.endpoints.filter((e) => e.ready).length} ready endpoints`,
+        svc.ref,
+      ),
+    )
   } else if (usesCluster && ctx.zone === null) {
     const ready = input.endpoints.filter((e) => e.ready)
     if (ready.length > 0 && ready.every((e) => e.zoneHints.length > 0)) {
@@ -516,11 +775,28 @@ function buildServicePort(input: ServicePortInput): ServicePort {
     return hasExternal ? 'forward' : cats.hasAnyEndpoints ? 'drop' : 'reject'
   }
   const ext = externalAction()
-  const frontends: Frontend[] = [{type: 'ClusterIP', ip: input.clusterIP, port: port.port, sourceRanges: [], action: internalAction()}]
-  for (const ip of input.externalIPs) frontends.push({type: 'ExternalIP', ip, port: port.port, sourceRanges: [], action: ext})
-  for (const ip of input.lbIPs) frontends.push({type: 'LoadBalancer', ip, port: port.port, sourceRanges: [...input.sourceRanges], action: ext})
+  const frontends: Frontend[] = [
+    {
+      type: 'ClusterIP',
+      ip: input.clusterIP,
+      port: port.port,
+      sourceRanges: [],
+      action: internalAction(),
+    },
+  ]
+  for (const ip of input.externalIPs)
+    frontends.push({type: 'ExternalIP', ip, port: port.port, sourceRanges: [], action: ext})
+  for (const ip of input.lbIPs)
+    frontends.push({
+      type: 'LoadBalancer',
+      ip,
+      port: port.port,
+      sourceRanges: [...input.sourceRanges],
+      action: ext,
+    })
   // NodePorts are not subject to loadBalancerSourceRanges (§2.4).
-  if (port.nodePort !== 0) frontends.push({type: 'NodePort', ip: null, port: port.nodePort, sourceRanges: [], action: ext})
+  if (port.nodePort !== 0)
+    frontends.push({type: 'NodePort', ip: null, port: port.nodePort, sourceRanges: [], action: ext})
 
   // Every endpoint some frontend can reach (allLocallyReachableEndpoints), with shares over the
   // path a ClusterIP connection takes (a share is for a new connection from inside the cluster):
@@ -538,7 +814,8 @@ function buildServicePort(input: ServicePortInput): ServicePort {
     // IPVS has no short-circuit of pod traffic to the cluster set under ETP=Local: an endpoint is
     // reachable only as a real server of some virtual server (the readers of ipvsadm see no other).
     reach(input.internalPolicyLocal && local.length > 0 ? local : cluster)
-    if (portExternallyAccessible) reach(input.externalPolicyLocal && local.length > 0 ? local : cluster)
+    if (portExternallyAccessible)
+      reach(input.externalPolicyLocal && local.length > 0 ? local : cluster)
   } else {
     if (usesCluster) reach(cluster)
     if (usesLocal) reach(local)
@@ -605,8 +882,13 @@ export function frontendKey(ip: string | null, port: number | null, protocol: Pr
  * local set's (sharesOnLocalPath), the cluster set by state (clusterSet).
  */
 export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): Endpoint[] {
-  const policyLocal = fe.type === 'ClusterIP' ? sp.internalTrafficPolicy === 'Local' : sp.externalTrafficPolicy === 'Local'
-  const clusterPath = sharesOnLocalPath(sp) ? clusterSet(sp.endpoints) : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
+  const policyLocal =
+    fe.type === 'ClusterIP'
+      ? sp.internalTrafficPolicy === 'Local'
+      : sp.externalTrafficPolicy === 'Local'
+  const clusterPath = sharesOnLocalPath(sp)
+    ? clusterSet(sp.endpoints)
+    : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
   if (!policyLocal) return clusterPath
   const local = sp.endpoints.filter((e) => e.local === true)
   if (local.length > 0) return local
@@ -653,7 +935,14 @@ export function readClusterSources(sources: SourceText[], opts: ClusterBuildOpti
     // A node dump given as cluster objects would only produce YAML syntax errors; say what it is.
     const format = src.format ?? sniffFormat(head)
     if (format !== null && format !== 'kube') {
-      misplaced.push(diag('error', 'KUBE_NOT_CLUSTER_OBJECTS', `this looks like ${format} input, not Kubernetes objects (kubectl get svc,endpointslices -A -o yaml)`, {path: src.path, line: 1}))
+      misplaced.push(
+        diag(
+          'error',
+          'KUBE_NOT_CLUSTER_OBJECTS',
+          `this looks like ${format} input, not Kubernetes objects (kubectl get svc,endpointslices -A -o yaml)`,
+          {path: src.path, line: 1},
+        ),
+      )
       continue
     }
     parsed.push(parseKube(src))

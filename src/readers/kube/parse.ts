@@ -158,7 +158,8 @@ class ObjectReader {
 
   labels(v: Json): Record<string, string> {
     const out: Record<string, string> = {}
-    for (const [k, x] of Object.entries(this.obj(v, 'metadata.labels'))) out[k] = this.str(x, `label ${k}`) ?? ''
+    for (const [k, x] of Object.entries(this.obj(v, 'metadata.labels')))
+      out[k] = this.str(x, `label ${k}`) ?? ''
     return out
   }
 
@@ -166,14 +167,22 @@ class ObjectReader {
   port(v: Json, field: string): number | null {
     if (v === undefined || v === null) return null
     if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535) return v
-    this.report('warning', 'KUBE_BAD_PORT', `${field} ${JSON.stringify(v)} is not a port number; ignored`)
+    this.report(
+      'warning',
+      'KUBE_BAD_PORT',
+      `${field} ${JSON.stringify(v)} is not a port number; ignored`,
+    )
     return null
   }
 
   bool(v: Json, field: string): boolean | null {
     if (v === undefined || v === null) return null
     if (typeof v === 'boolean') return v
-    this.report('warning', 'KUBE_BAD_FIELD', `${field} ${JSON.stringify(v)} is not true or false; treated as absent`)
+    this.report(
+      'warning',
+      'KUBE_BAD_FIELD',
+      `${field} ${JSON.stringify(v)} is not true or false; treated as absent`,
+    )
     return null
   }
 
@@ -181,7 +190,11 @@ class ObjectReader {
     // The API defaults an absent protocol to TCP (Service ports and EndpointSlice ports alike).
     if (v === undefined || v === null) return 'TCP'
     if (v === 'TCP' || v === 'UDP' || v === 'SCTP') return v
-    this.report('warning', 'KUBE_BAD_PROTOCOL', `${field} ${JSON.stringify(v)} is not TCP, UDP or SCTP; port ignored`)
+    this.report(
+      'warning',
+      'KUBE_BAD_PROTOCOL',
+      `${field} ${JSON.stringify(v)} is not TCP, UDP or SCTP; port ignored`,
+    )
     return null
   }
 }
@@ -202,7 +215,12 @@ function readService(o: Obj, r: ObjectReader, meta: Obj, out: KubeObjects): void
       r.report('warning', 'KUBE_BAD_PORT', `spec.ports[${i}] has no port; ignored`)
       continue
     }
-    ports.push({name: r.str(po.name, `spec.ports[${i}].name`) ?? '', protocol, port, nodePort: r.port(po.nodePort, `spec.ports[${i}].nodePort`) ?? 0})
+    ports.push({
+      name: r.str(po.name, `spec.ports[${i}].name`) ?? '',
+      protocol,
+      port,
+      nodePort: r.port(po.nodePort, `spec.ports[${i}].nodePort`) ?? 0,
+    })
   }
   const clusterIP = r.str(spec.clusterIP, 'spec.clusterIP')
   let clusterIPs = r.strings(spec.clusterIPs, 'spec.clusterIPs')
@@ -215,11 +233,20 @@ function readService(o: Obj, r: ObjectReader, meta: Obj, out: KubeObjects): void
     // Hostname-only ingress entries (AWS ELB) have no ip; kube-proxy skips them.
     if (ip) ingress.push({ip, ipMode: r.str(io.ipMode, `status.loadBalancer.ingress[${i}].ipMode`)})
   }
-  const affinity = r.obj(r.obj(spec.sessionAffinityConfig, 'spec.sessionAffinityConfig').clientIP, 'spec.sessionAffinityConfig.clientIP')
+  const affinity = r.obj(
+    r.obj(spec.sessionAffinityConfig, 'spec.sessionAffinityConfig').clientIP,
+    'spec.sessionAffinityConfig.clientIP',
+  )
   const timeout = affinity.timeoutSeconds
   let affinityTimeoutSeconds: number | null = null
-  if (typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0) affinityTimeoutSeconds = timeout
-  else if (timeout !== undefined && timeout !== null) r.report('warning', 'KUBE_BAD_FIELD', `sessionAffinityConfig.clientIP.timeoutSeconds ${JSON.stringify(timeout)} is not a positive integer; the default 10800 is used`)
+  if (typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0)
+    affinityTimeoutSeconds = timeout
+  else if (timeout !== undefined && timeout !== null)
+    r.report(
+      'warning',
+      'KUBE_BAD_FIELD',
+      `sessionAffinityConfig.clientIP.timeoutSeconds ${JSON.stringify(timeout)} is not a positive integer; the default 10800 is used`,
+    )
   out.services.push({
     ref: r.ref,
     namespace: r.str(meta.namespace, 'metadata.namespace') ?? 'default',
@@ -230,7 +257,10 @@ function readService(o: Obj, r: ObjectReader, meta: Obj, out: KubeObjects): void
     ports,
     externalIPs: r.strings(spec.externalIPs, 'spec.externalIPs'),
     loadBalancerIngress: ingress,
-    loadBalancerSourceRanges: r.strings(spec.loadBalancerSourceRanges, 'spec.loadBalancerSourceRanges'),
+    loadBalancerSourceRanges: r.strings(
+      spec.loadBalancerSourceRanges,
+      'spec.loadBalancerSourceRanges',
+    ),
     externalTrafficPolicy: r.str(spec.externalTrafficPolicy, 'spec.externalTrafficPolicy'),
     internalTrafficPolicy: r.str(spec.internalTrafficPolicy, 'spec.internalTrafficPolicy'),
     healthCheckNodePort: r.port(spec.healthCheckNodePort, 'spec.healthCheckNodePort') ?? 0,
@@ -246,7 +276,11 @@ function readSlicePorts(r: ObjectReader, v: Json, field: string): KubeSlicePort[
     const protocol = r.protocol(po.protocol, `${field}[${i}].protocol`)
     if (protocol === null) continue
     const port = r.port(po.port, `${field}[${i}].port`)
-    ports.push({name: r.str(po.name, `${field}[${i}].name`), protocol, port: port === 0 ? null : port})
+    ports.push({
+      name: r.str(po.name, `${field}[${i}].name`),
+      protocol,
+      port: port === 0 ? null : port,
+    })
   }
   return ports
 }
@@ -306,7 +340,10 @@ function readLegacyEndpoints(o: Obj, r: ObjectReader, meta: Obj, out: KubeObject
       addresses: addresses(so.addresses, `subsets[${i}].addresses`),
       notReadyAddresses: addresses(so.notReadyAddresses, `subsets[${i}].notReadyAddresses`),
       // Endpoints ports have an optional name; an absent one means the single unnamed port "".
-      ports: readSlicePorts(r, so.ports, `subsets[${i}].ports`).map((p) => ({...p, name: p.name ?? ''})),
+      ports: readSlicePorts(r, so.ports, `subsets[${i}].ports`).map((p) => ({
+        ...p,
+        name: p.name ?? '',
+      })),
     })
   }
   out.legacyEndpoints.push({
@@ -341,9 +378,21 @@ function describeValue(v: Json): string {
 }
 
 /** Reads one object that is not a List (already converted to plain values). */
-function readObject(diagnostics: Diagnostic[], out: KubeObjects, value: Json, ref: SourceRef): void {
+function readObject(
+  diagnostics: Diagnostic[],
+  out: KubeObjects,
+  value: Json,
+  ref: SourceRef,
+): void {
   if (!isObj(value)) {
-    diagnostics.push(diag('error', 'KUBE_NOT_AN_OBJECT', `expected a Kubernetes object (a mapping with apiVersion and kind), found ${describeValue(value)}`, ref))
+    diagnostics.push(
+      diag(
+        'error',
+        'KUBE_NOT_AN_OBJECT',
+        `expected a Kubernetes object (a mapping with apiVersion and kind), found ${describeValue(value)}`,
+        ref,
+      ),
+    )
     return
   }
   const o = value
@@ -356,38 +405,69 @@ function readObject(diagnostics: Diagnostic[], out: KubeObjects, value: Json, re
   const name = typeof meta.name === 'string' ? meta.name : '?'
   const r = new ObjectReader(diagnostics, ref, `${kind ?? '(no kind)'} ${ns}/${name}`)
   if (kind === null) {
-    diagnostics.push(diag('error', 'KUBE_NO_KIND', `an object without kind${apiVersion ? ` (apiVersion ${apiVersion})` : ''}; kp cannot tell what it is`, ref))
+    diagnostics.push(
+      diag(
+        'error',
+        'KUBE_NO_KIND',
+        `an object without kind${apiVersion ? ` (apiVersion ${apiVersion})` : ''}; kp cannot tell what it is`,
+        ref,
+      ),
+    )
     return
   }
   if (typeof meta.name !== 'string' || meta.name === '') {
     r.report('warning', 'KUBE_NO_NAME', 'metadata.name is missing; the object is ignored')
     return
   }
-  if (kind === 'Service' && (apiVersion === 'v1' || apiVersion === null)) readService(o, r, meta, out)
-  else if (kind === 'EndpointSlice' && apiVersion === 'discovery.k8s.io/v1') readEndpointSlice(o, r, meta, out)
+  if (kind === 'Service' && (apiVersion === 'v1' || apiVersion === null))
+    readService(o, r, meta, out)
+  else if (kind === 'EndpointSlice' && apiVersion === 'discovery.k8s.io/v1')
+    readEndpointSlice(o, r, meta, out)
   else if (kind === 'EndpointSlice') {
     // v1beta1 carried topology differently and kube-proxy has read only v1 since 1.21.
-    r.report('warning', 'KUBE_UNSUPPORTED_VERSION', `apiVersion ${apiVersion ?? '(none)'} is not discovery.k8s.io/v1, which kube-proxy reads; ignored`)
-  } else if (kind === 'Endpoints' && (apiVersion === 'v1' || apiVersion === null)) readLegacyEndpoints(o, r, meta, out)
-  else r.report('info', 'KUBE_IGNORED_KIND', `${apiVersion ?? ''} ${kind} is not a Service, EndpointSlice or Endpoints; kube-proxy does not read it`.trim())
+    r.report(
+      'warning',
+      'KUBE_UNSUPPORTED_VERSION',
+      `apiVersion ${apiVersion ?? '(none)'} is not discovery.k8s.io/v1, which kube-proxy reads; ignored`,
+    )
+  } else if (kind === 'Endpoints' && (apiVersion === 'v1' || apiVersion === null))
+    readLegacyEndpoints(o, r, meta, out)
+  else
+    r.report(
+      'info',
+      'KUBE_IGNORED_KIND',
+      `${apiVersion ?? ''} ${kind} is not a Service, EndpointSlice or Endpoints; kube-proxy does not read it`.trim(),
+    )
 }
 
 /** kind: List, ServiceList, EndpointSliceList, ... or no kind at all, with an items list (reference c.1). */
-const isListKind = (kind: Json) => kind === undefined || kind === null || (typeof kind === 'string' && kind.endsWith('List'))
+const isListKind = (kind: Json) =>
+  kind === undefined || kind === null || (typeof kind === 'string' && kind.endsWith('List'))
 
 /** kubectl never nests Lists; stop at a sane depth rather than recurse without bound. */
 const MAX_LIST_DEPTH = 8
 
 function tooDeep(diagnostics: Diagnostic[], depth: number, ref: SourceRef): boolean {
   if (depth <= MAX_LIST_DEPTH) return false
-  diagnostics.push(diag('error', 'KUBE_NESTING', `Lists nested more than ${MAX_LIST_DEPTH} deep; the inner ones were not read`, ref))
+  diagnostics.push(
+    diag(
+      'error',
+      'KUBE_NESTING',
+      `Lists nested more than ${MAX_LIST_DEPTH} deep; the inner ones were not read`,
+      ref,
+    ),
+  )
   return true
 }
 
 /** One YAML node: a List (or a bare sequence) is walked item by item, each keeping its own line. */
 function walkNode(ctx: WalkContext, node: YamlNode | null, listDepth: number): void {
   const ref: SourceRef = {path: ctx.path, line: lineOf(ctx, node)}
-  const items = isSeq(node) ? node : isMap(node) && isListKind(node.get('kind')) ? node.get('items', true) : null
+  const items = isSeq(node)
+    ? node
+    : isMap(node) && isListKind(node.get('kind'))
+      ? node.get('items', true)
+      : null
   if (isSeq(items)) {
     if (tooDeep(ctx.diagnostics, listDepth, ref)) return
     for (const item of items.items) walkNode(ctx, item as YamlNode, listDepth + 1)
@@ -398,7 +478,9 @@ function walkNode(ctx: WalkContext, node: YamlNode | null, listDepth: number): v
     // maxAliasCount guards against alias bombs ("billion laughs"); a throw here is bad input.
     value = node === null ? null : node.toJS(ctx.doc, {maxAliasCount: 1000})
   } catch (e) {
-    ctx.diagnostics.push(diag('error', 'KUBE_BAD_YAML', `cannot read this object: ${(e as Error).message}`, ref))
+    ctx.diagnostics.push(
+      diag('error', 'KUBE_BAD_YAML', `cannot read this object: ${(e as Error).message}`, ref),
+    )
     return
   }
   readObject(ctx.diagnostics, ctx.out, value, ref)
@@ -430,13 +512,17 @@ function jsonItemLines(text: string): number[] {
     if (c === 0x22) {
       // A string: find its end, honouring backslash escapes (JSON strings hold no raw newlines).
       let j = i + 1
-      while (j < text.length && text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1
+      while (j < text.length && text.charCodeAt(j) !== 0x22)
+        j += text.charCodeAt(j) === 0x5c ? 2 : 1
       if (expectingKey && stack.length === 1) lastRootKey = text.slice(i + 1, j)
       expectingKey = false
       i = j
     } else if (c === 0x7b || c === 0x5b) {
       const top = stack[stack.length - 1]
-      const isItems = c === 0x5b && (stack.length === 0 || (stack.length === 1 && top?.object === true && lastRootKey === 'items'))
+      const isItems =
+        c === 0x5b &&
+        (stack.length === 0 ||
+          (stack.length === 1 && top?.object === true && lastRootKey === 'items'))
       // A repeated root "items" key: JSON.parse keeps the last one, so do we.
       if (isItems) lines.length = 0
       stack.push({object: c === 0x7b, items: isItems})
@@ -457,7 +543,12 @@ function jsonItemLines(text: string): number[] {
  * jsonItemLines. Returns false when the text is not plain JSON, so the YAML path reads it
  * (and positions any syntax error).
  */
-function readJson(path: string, text: string, diagnostics: Diagnostic[], out: KubeObjects): boolean {
+function readJson(
+  path: string,
+  text: string,
+  diagnostics: Diagnostic[],
+  out: KubeObjects,
+): boolean {
   let root: Json
   try {
     root = JSON.parse(text)
@@ -465,7 +556,11 @@ function readJson(path: string, text: string, diagnostics: Diagnostic[], out: Ku
     return false
   }
   const firstLine = text.slice(0, text.search(/\S/)).split('\n').length
-  const topItems = Array.isArray(root) ? root : isObj(root) && isListKind(root.kind) && Array.isArray(root.items) ? root.items : null
+  const topItems = Array.isArray(root)
+    ? root
+    : isObj(root) && isListKind(root.kind) && Array.isArray(root.items)
+      ? root.items
+      : null
   if (!topItems) {
     readObject(diagnostics, out, root, {path, line: firstLine})
     return true
@@ -473,7 +568,11 @@ function readJson(path: string, text: string, diagnostics: Diagnostic[], out: Ku
   const itemLines = jsonItemLines(text)
   // Nested Lists inside the items (not written by kubectl) keep the line of their outer item.
   const walk = (value: Json, ref: SourceRef, depth: number): void => {
-    const items = Array.isArray(value) ? value : isObj(value) && isListKind(value.kind) && Array.isArray(value.items) ? value.items : null
+    const items = Array.isArray(value)
+      ? value
+      : isObj(value) && isListKind(value.kind) && Array.isArray(value.items)
+        ? value.items
+        : null
     if (!items) return readObject(diagnostics, out, value, ref)
     if (tooDeep(diagnostics, depth, ref)) return
     for (const item of items) walk(item, ref, depth + 1)
@@ -499,7 +598,12 @@ const LARGE_YAML_CHARS = 4_000_000
  * items indented, nested Lists) and whenever the YAML parser has anything to say about a part:
  * the whole text is then parsed as one document, which reports it.
  */
-export function readKubectlList(path: string, text: string, diagnostics: Diagnostic[], out: KubeObjects): boolean {
+export function readKubectlList(
+  path: string,
+  text: string,
+  diagnostics: Diagnostic[],
+  out: KubeObjects,
+): boolean {
   /** The List's own lines (everything but the items), and each item's text and first line. */
   let skeleton = ''
   const items: Array<{line: number; text: string}> = []
@@ -558,7 +662,11 @@ export function readKubectlList(path: string, text: string, diagnostics: Diagnos
     if (!Array.isArray(seq) || seq.length !== 1) return false
     const value: Json = seq[0]
     // A List inside an item: walkNode gives its items lines of their own.
-    if (Array.isArray(value) || (isObj(value) && isListKind(value.kind) && Array.isArray(value.items))) return false
+    if (
+      Array.isArray(value) ||
+      (isObj(value) && isListKind(value.kind) && Array.isArray(value.items))
+    )
+      return false
     values.push(value)
   }
   values.forEach((value, i) => readObject(diagnostics, out, value, {path, line: items[i]!.line}))
@@ -566,21 +674,38 @@ export function readKubectlList(path: string, text: string, diagnostics: Diagnos
 }
 
 /** Parses one kube source. Never throws. `oneDocument`: never readKubectlList (for the tests that compare the two). */
-export function parseKube(src: SourceText, {oneDocument = false}: {oneDocument?: boolean} = {}): ParsedSource<KubeObjects> {
+export function parseKube(
+  src: SourceText,
+  {oneDocument = false}: {oneDocument?: boolean} = {},
+): ParsedSource<KubeObjects> {
   const diagnostics: Diagnostic[] = []
   const out = emptyKubeObjects()
-  const result: ParsedSource<KubeObjects> = {format: 'kube', source: {path: src.path, format: 'kube', tool: src.tool ?? null}, data: out, diagnostics}
+  const result: ParsedSource<KubeObjects> = {
+    format: 'kube',
+    source: {path: src.path, format: 'kube', tool: src.tool ?? null},
+    data: out,
+    diagnostics,
+  }
   // A UTF-8 byte-order mark is not part of the YAML; kubectl never writes one, editors sometimes do.
   const text = src.text.charCodeAt(0) === 0xfeff ? src.text.slice(1) : src.text
   if (isBlank(text)) {
-    diagnostics.push(diag('error', 'KUBE_EMPTY', 'empty input: no Kubernetes objects', {path: src.path, line: 1}))
+    diagnostics.push(
+      diag('error', 'KUBE_EMPTY', 'empty input: no Kubernetes objects', {path: src.path, line: 1}),
+    )
     return result
   }
   // kubectl -o json of a large cluster is many megabytes; JSON.parse reads it far faster than a YAML parser.
   const head = text.trimStart().charCodeAt(0)
   if ((head === 0x7b || head === 0x5b) && readJson(src.path, text, diagnostics, out)) return result
   if (text.length > LARGE_YAML_CHARS) {
-    diagnostics.push(diag('info', 'KUBE_LARGE_YAML', `${Math.round(text.length / 1e6)} MB of YAML; \`kubectl get ... -o json\` of the same objects reads several times faster`, {path: src.path, line: 1}))
+    diagnostics.push(
+      diag(
+        'info',
+        'KUBE_LARGE_YAML',
+        `${Math.round(text.length / 1e6)} MB of YAML; \`kubectl get ... -o json\` of the same objects reads several times faster`,
+        {path: src.path, line: 1},
+      ),
+    )
   }
   if (!oneDocument && readKubectlList(src.path, text, diagnostics, out)) return result
   const lines = new LineCounter()
@@ -588,7 +713,12 @@ export function parseKube(src: SourceText, {oneDocument = false}: {oneDocument?:
   try {
     docs = parseAllDocuments(text, {lineCounter: lines, prettyErrors: false}) as Document.Parsed[]
   } catch (e) {
-    diagnostics.push(diag('error', 'KUBE_BAD_YAML', `cannot parse YAML: ${(e as Error).message}`, {path: src.path, line: 1}))
+    diagnostics.push(
+      diag('error', 'KUBE_BAD_YAML', `cannot parse YAML: ${(e as Error).message}`, {
+        path: src.path,
+        line: 1,
+      }),
+    )
     return result
   }
   let documentsRead = 0
@@ -598,14 +728,27 @@ export function parseKube(src: SourceText, {oneDocument = false}: {oneDocument?:
       for (const err of doc.errors.slice(0, MAX_YAML_ERRORS)) {
         const line = lines.linePos(err.pos[0]).line
         const message = err.message.split('\n', 1)[0] ?? err.code
-        diagnostics.push(diag('error', 'KUBE_BAD_YAML', `malformed YAML: ${message}`, {path: src.path, line}))
+        diagnostics.push(
+          diag('error', 'KUBE_BAD_YAML', `malformed YAML: ${message}`, {path: src.path, line}),
+        )
       }
       const more = doc.errors.length - MAX_YAML_ERRORS
-      if (more > 0) diagnostics.push(diag('error', 'KUBE_BAD_YAML', `${more} more YAML error(s) in this document`, {path: src.path, line: lines.linePos(doc.errors[MAX_YAML_ERRORS]!.pos[0]).line}))
+      if (more > 0)
+        diagnostics.push(
+          diag('error', 'KUBE_BAD_YAML', `${more} more YAML error(s) in this document`, {
+            path: src.path,
+            line: lines.linePos(doc.errors[MAX_YAML_ERRORS]!.pos[0]).line,
+          }),
+        )
       continue
     }
     for (const w of doc.warnings) {
-      diagnostics.push(diag('info', 'KUBE_YAML_WARNING', w.message.split('\n', 1)[0] ?? w.code, {path: src.path, line: lines.linePos(w.pos[0]).line}))
+      diagnostics.push(
+        diag('info', 'KUBE_YAML_WARNING', w.message.split('\n', 1)[0] ?? w.code, {
+          path: src.path,
+          line: lines.linePos(w.pos[0]).line,
+        }),
+      )
     }
     // An empty document (a stray `---`, or only comments) is normal in a stream.
     // After `---` with nothing below it the parser gives a null scalar rather than no contents.
@@ -614,7 +757,14 @@ export function parseKube(src: SourceText, {oneDocument = false}: {oneDocument?:
     walkNode({path: src.path, lines, doc, diagnostics, out}, doc.contents as YamlNode, 0)
   }
   if (documentsRead === 0 && !diagnostics.some((d) => d.severity === 'error')) {
-    diagnostics.push(diag('error', 'KUBE_EMPTY', 'no Kubernetes objects in this input (only comments or empty documents)', {path: src.path, line: 1}))
+    diagnostics.push(
+      diag(
+        'error',
+        'KUBE_EMPTY',
+        'no Kubernetes objects in this input (only comments or empty documents)',
+        {path: src.path, line: 1},
+      ),
+    )
   }
   return result
 }

@@ -14,7 +14,17 @@
  */
 import {pushAll} from '../../core/arrays.js'
 import type {Diagnostic} from '../../model/types.js'
-import {NftChain, emptyDocument, getOrAddTable, type CompactRules, type NftDocument, type NftElement, type NftRule, type NftSet, type NftTable} from '../nft/ir.js'
+import {
+  NftChain,
+  emptyDocument,
+  getOrAddTable,
+  type CompactRules,
+  type NftDocument,
+  type NftElement,
+  type NftRule,
+  type NftSet,
+  type NftTable,
+} from '../nft/ir.js'
 import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
 
@@ -35,7 +45,8 @@ function word(v: Json | undefined): string {
   return String(v)
 }
 
-const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Start line of each element of the top-level `nftables` array (depth 2), in one scan. */
 function objectLines(text: string): number[] | null {
@@ -64,7 +75,16 @@ function objectLines(text: string): number[] | null {
   return lines
 }
 
-const UNQUALIFIED_META = new Set(['iif', 'oif', 'iifname', 'oifname', 'iiftype', 'oiftype', 'skuid', 'skgid'])
+const UNQUALIFIED_META = new Set([
+  'iif',
+  'oif',
+  'iifname',
+  'oifname',
+  'iiftype',
+  'oiftype',
+  'skuid',
+  'skgid',
+])
 const BINOPS = ['&', '|', '^', '<<', '>>']
 
 /** `meta mark` / `ct mark`: the operands next to it are marks, which nft prints as 0x%08x. */
@@ -95,7 +115,9 @@ function expr(e: Json | undefined, out: string[], markContext = false): void {
   }
   if (Array.isArray(e)) {
     // ct state / flags lists: `established,related`
-    out.push(e.map((x) => (typeof x === 'string' || typeof x === 'number' ? word(x) : '?')).join(','))
+    out.push(
+      e.map((x) => (typeof x === 'string' || typeof x === 'number' ? word(x) : '?')).join(','),
+    )
     return
   }
   const key = Object.keys(e)[0]
@@ -135,10 +157,11 @@ function expr(e: Json | undefined, out: string[], markContext = false): void {
       if (Array.isArray(v)) out.push(`${render(v[0])}-${render(v[1])}`)
       return
     case 'concat':
-      if (Array.isArray(v)) v.forEach((x, i) => {
-        if (i > 0) out.push('.')
-        expr(x, out)
-      })
+      if (Array.isArray(v))
+        v.forEach((x, i) => {
+          if (i > 0) out.push('.')
+          expr(x, out)
+        })
       return
     case 'set':
       setLiteral(v, out)
@@ -228,7 +251,8 @@ function statement(s: Json, out: string[]): void {
       // `meta mark & 0x00004000 == 0x00000000` (fixtures/nft/upstream-overall/list.nft).
       const afterBitwise = isObject(v.left) && BINOPS.includes(Object.keys(v.left)[0] ?? '')
       if ((op !== '==' && op !== 'in') || (op === '==' && afterBitwise)) out.push(op)
-      const leftIsMark = left.includes('mark') && (left[0] === 'meta' || left[0] === 'ct' || left[0] === 'mark')
+      const leftIsMark =
+        left.includes('mark') && (left[0] === 'meta' || left[0] === 'ct' || left[0] === 'mark')
       expr(v.right, out, leftIsMark && typeof v.right === 'number')
       return
     }
@@ -243,7 +267,8 @@ function statement(s: Json, out: string[]): void {
       return
     case 'counter':
       out.push('counter')
-      if (isObject(v) && typeof v.packets === 'number') out.push('packets', word(v.packets), 'bytes', word(v.bytes))
+      if (isObject(v) && typeof v.packets === 'number')
+        out.push('packets', word(v.packets), 'bytes', word(v.bytes))
       return
     case 'jump':
     case 'goto':
@@ -255,7 +280,12 @@ function statement(s: Json, out: string[]): void {
       return
     case 'reject':
       out.push('reject')
-      if (isObject(v) && v.type !== undefined && !(v.type === 'icmp' && v.expr === 'port-unreachable') && !(v.type === 'icmpx' && v.expr === 'port-unreachable')) {
+      if (
+        isObject(v) &&
+        v.type !== undefined &&
+        !(v.type === 'icmp' && v.expr === 'port-unreachable') &&
+        !(v.type === 'icmpx' && v.expr === 'port-unreachable')
+      ) {
         out.push('with', word(v.type))
         if (v.expr !== undefined) out.push(word(v.expr))
       }
@@ -273,12 +303,14 @@ function statement(s: Json, out: string[]): void {
           expr(v.addr, out)
           if (v.port !== undefined) out.push(`:${word(v.port)}`)
         }
-        if (v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(word).join(',') : word(v.flags))
+        if (v.flags !== undefined)
+          out.push(Array.isArray(v.flags) ? v.flags.map(word).join(',') : word(v.flags))
       }
       return
     case 'masquerade':
       out.push('masquerade')
-      if (isObject(v) && v.flags !== undefined) out.push(Array.isArray(v.flags) ? v.flags.map(word).join(',') : word(v.flags))
+      if (isObject(v) && v.flags !== undefined)
+        out.push(Array.isArray(v.flags) ? v.flags.map(word).join(',') : word(v.flags))
       return
     case 'set':
       // `update @affinity-... { ip saddr }`
@@ -314,7 +346,8 @@ function elementOf(e: Json, line: number, isMap: boolean): NftElement {
     keyExpr = inner.val ?? null
   }
   const key: string[] = []
-  if (isObject(keyExpr) && Array.isArray(keyExpr.concat)) for (const part of keyExpr.concat) key.push(render(part))
+  if (isObject(keyExpr) && Array.isArray(keyExpr.concat))
+    for (const part of keyExpr.concat) key.push(render(part))
   else key.push(render(keyExpr))
   return {key, value, comment, line}
 }
@@ -353,15 +386,27 @@ class EntryReader implements CompactRules {
     try {
       this.readEntry(item, line)
     } catch (error) {
-      if (error instanceof NotAWord) this.report('warning', 'NFT_JSON_SHAPE', 'an entry with a name or number missing, or null, an object or an array in its place; skipped', line)
-      else if (error instanceof RangeError) this.report('warning', 'NFT_JSON_SHAPE', 'an entry nested too deep to read; skipped', line)
+      if (error instanceof NotAWord)
+        this.report(
+          'warning',
+          'NFT_JSON_SHAPE',
+          'an entry with a name or number missing, or null, an object or an array in its place; skipped',
+          line,
+        )
+      else if (error instanceof RangeError)
+        this.report('warning', 'NFT_JSON_SHAPE', 'an entry nested too deep to read; skipped', line)
       else throw error
     }
   }
 
   private readEntry(item: Json, line: number): void {
     if (!isObject(item)) {
-      this.report('warning', 'NFT_JSON_SHAPE', 'an entry of "nftables" is not an object; skipped', line)
+      this.report(
+        'warning',
+        'NFT_JSON_SHAPE',
+        'an entry of "nftables" is not an object; skipped',
+        line,
+      )
       return
     }
     const kind = Object.keys(item)[0]
@@ -371,7 +416,8 @@ class EntryReader implements CompactRules {
     }
     const o = item[kind]
     if (kind === 'metainfo') {
-      if (isObject(o) && typeof o.version === 'string') this.doc.tool = `nftables v${o.version}${typeof o.release_name === 'string' ? ` (${o.release_name})` : ''}`
+      if (isObject(o) && typeof o.version === 'string')
+        this.doc.tool = `nftables v${o.version}${typeof o.release_name === 'string' ? ` (${o.release_name})` : ''}`
       return
     }
     if (!isObject(o)) {
@@ -391,7 +437,13 @@ class EntryReader implements CompactRules {
         const chain = t.chains.get(name) ?? new NftChain(name, line, this)
         if (typeof o.hook === 'string') {
           const prio = typeof o.prio === 'number' ? o.prio : null
-          chain.hook = {type: word(o.type), hook: o.hook, priority: prio, priorityText: word(o.prio), policy: typeof o.policy === 'string' ? o.policy : null}
+          chain.hook = {
+            type: word(o.type),
+            hook: o.hook,
+            priority: prio,
+            priorityText: word(o.prio),
+            policy: typeof o.policy === 'string' ? o.policy : null,
+          }
         }
         if (typeof o.comment === 'string') chain.comment = o.comment
         t.chains.set(name, chain)
@@ -406,14 +458,28 @@ class EntryReader implements CompactRules {
           name: word(o.name),
           line,
           type: kind === 'map' ? `${type} : ${word(o.map)}` : type,
-          flags: Array.isArray(o.flags) ? o.flags.map(word) : typeof o.flags === 'string' ? [o.flags] : [],
+          flags: Array.isArray(o.flags)
+            ? o.flags.map(word)
+            : typeof o.flags === 'string'
+              ? [o.flags]
+              : [],
           // nft -j prints whole seconds; a negative or fractional one would become the affinity timeout.
-          timeoutSeconds: typeof o.timeout === 'number' && Number.isInteger(o.timeout) && o.timeout >= 0 ? o.timeout : null,
+          timeoutSeconds:
+            typeof o.timeout === 'number' && Number.isInteger(o.timeout) && o.timeout >= 0
+              ? o.timeout
+              : null,
           comment: typeof o.comment === 'string' ? o.comment : null,
           elements: [],
         }
-        if (o.timeout !== undefined && set.timeoutSeconds === null) this.report('warning', 'NFT_JSON_SHAPE', `${kind} ${set.name}: cannot read the timeout (not a whole number of seconds)`, line)
-        if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, kind === 'map'))
+        if (o.timeout !== undefined && set.timeoutSeconds === null)
+          this.report(
+            'warning',
+            'NFT_JSON_SHAPE',
+            `${kind} ${set.name}: cannot read the timeout (not a whole number of seconds)`,
+            line,
+          )
+        if (Array.isArray(o.elem))
+          for (const e of o.elem) set.elements.push(elementOf(e, line, kind === 'map'))
         t.sets.set(set.name, set)
         return
       }
@@ -421,27 +487,44 @@ class EntryReader implements CompactRules {
         const t = getOrAddTable(this.doc, family, word(o.table), line)
         const set = t.sets.get(word(o.name))
         if (!set) {
-          this.report('warning', 'NFT_JSON_SHAPE', `elements for ${word(o.name)}, which is not declared before; skipped`, line)
+          this.report(
+            'warning',
+            'NFT_JSON_SHAPE',
+            `elements for ${word(o.name)}, which is not declared before; skipped`,
+            line,
+          )
           return
         }
-        if (Array.isArray(o.elem)) for (const e of o.elem) set.elements.push(elementOf(e, line, set.kind === 'map'))
+        if (Array.isArray(o.elem))
+          for (const e of o.elem) set.elements.push(elementOf(e, line, set.kind === 'map'))
         return
       }
       case 'rule': {
         const tableName = word(o.table)
         const last = this.lastTable
         // Tables and chains are only ever added here, so the last ones stay what their names say.
-        const t = last !== null && last.family === family && last.name === tableName ? last : getOrAddTable(this.doc, family, tableName, line)
+        const t =
+          last !== null && last.family === family && last.name === tableName
+            ? last
+            : getOrAddTable(this.doc, family, tableName, line)
         const chainName = word(o.chain)
         const tokens: string[] = []
         if (Array.isArray(o.expr)) for (const s of o.expr) statement(s, tokens)
         if (tokens.length === 0) {
           // nft -j gives every rule its statements (an unknown one still names itself): none is bad input,
           // not a rule to report later as unrecognised with no words.
-          this.report('warning', 'NFT_JSON_SHAPE', `a rule in chain ${chainName} without statements ("expr") kp can read; skipped`, line)
+          this.report(
+            'warning',
+            'NFT_JSON_SHAPE',
+            `a rule in chain ${chainName} without statements ("expr") kp can read; skipped`,
+            line,
+          )
           return
         }
-        let chain = t === last && this.lastChain?.name === chainName ? this.lastChain : t.chains.get(chainName)
+        let chain =
+          t === last && this.lastChain?.name === chainName
+            ? this.lastChain
+            : t.chains.get(chainName)
         if (!chain) {
           chain = new NftChain(chainName, line, this)
           t.chains.set(chainName, chain)
@@ -452,7 +535,12 @@ class EntryReader implements CompactRules {
         // Most rules are kept as their words joined in one string, which ruleAt splits again:
         // one string instead of an object, an array and a string per word.
         const joined = tokens.join(WORD_SEPARATOR)
-        if (comment === null && tokens.length > 0 && countOf(joined, WORD_SEPARATOR) === tokens.length - 1) chain.addCompactRule(joined, line)
+        if (
+          comment === null &&
+          tokens.length > 0 &&
+          countOf(joined, WORD_SEPARATOR) === tokens.length - 1
+        )
+          chain.addCompactRule(joined, line)
         else chain.addRule({tokens, comment, line}, false)
         return
       }
@@ -462,7 +550,13 @@ class EntryReader implements CompactRules {
   }
 
   finish(): {doc: NftDocument; diagnostics: Diagnostic[]} {
-    if (this.unknown > 0) this.report('info', 'NFT_SKIPPED_OBJECT', `${this.unknown} objects kp does not use (flowtables, counters, ...) were skipped`, 1)
+    if (this.unknown > 0)
+      this.report(
+        'info',
+        'NFT_SKIPPED_OBJECT',
+        `${this.unknown} objects kp does not use (flowtables, counters, ...) were skipped`,
+        1,
+      )
     return {doc: this.doc, diagnostics: this.diagnostics}
   }
 }
@@ -572,7 +666,10 @@ function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
  * text is not exactly `{"nftables": [...]}` or an entry is not valid JSON: the caller then reads
  * it whole, which also gives JSON.parse's own message for bad input.
  */
-function readByEntry(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} | null {
+function readByEntry(
+  text: string,
+  path: string,
+): {doc: NftDocument; diagnostics: Diagnostic[]} | null {
   const ranges = entryRanges(text)
   if (!ranges) return null
   const {starts, ends} = ranges
@@ -599,7 +696,10 @@ function readByEntry(text: string, path: string): {doc: NftDocument; diagnostics
   return reader.finish()
 }
 
-export function parseNftJson(text: string, path: string): {doc: NftDocument; diagnostics: Diagnostic[]} {
+export function parseNftJson(
+  text: string,
+  path: string,
+): {doc: NftDocument; diagnostics: Diagnostic[]} {
   const byEntry = readByEntry(text, path)
   if (byEntry) return byEntry
   const reader = new EntryReader(path)
@@ -613,7 +713,12 @@ export function parseNftJson(text: string, path: string): {doc: NftDocument; dia
   }
   const list = isObject(root) ? root.nftables : undefined
   if (!Array.isArray(list)) {
-    reader.report('error', 'NFT_JSON_INVALID', 'not `nft -j` output: no top-level "nftables" array', 1)
+    reader.report(
+      'error',
+      'NFT_JSON_INVALID',
+      'not `nft -j` output: no top-level "nftables" array',
+      1,
+    )
     return {doc: reader.doc, diagnostics: reader.diagnostics}
   }
   const lines = objectLines(text)
@@ -623,5 +728,10 @@ export function parseNftJson(text: string, path: string): {doc: NftDocument; dia
 
 export function parse(src: SourceText): ParsedSource<NftDocument> {
   const {doc, diagnostics} = parseNftJson(src.text, src.path)
-  return {format: 'nft-json', source: {path: src.path, format: 'nft-json', tool: src.tool ?? doc.tool}, data: doc, diagnostics}
+  return {
+    format: 'nft-json',
+    source: {path: src.path, format: 'nft-json', tool: src.tool ?? doc.tool},
+    data: doc,
+    diagnostics,
+  }
 }

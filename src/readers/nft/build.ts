@@ -58,14 +58,24 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
     // Only nft text and JSON: an iptables-save ruleset also keeps its tables in a Map, but its
     // chains are not nft chains (reading their rules threw a TypeError).
     if (p.format !== 'nft' && p.format !== 'nft-json') {
-      reporter.report('warning', 'NFT_WRONG_SOURCE', `${p.source.path} is ${p.format} input, which an nftables state does not read; ignored`, {path: p.source.path, line: 1})
+      reporter.report(
+        'warning',
+        'NFT_WRONG_SOURCE',
+        `${p.source.path} is ${p.format} input, which an nftables state does not read; ignored`,
+        {path: p.source.path, line: 1},
+      )
       continue
     }
     if (!isDocument(p.data)) continue
     for (const [key, table] of p.data.tables) {
       const earlier = seen.get(key)
       if (earlier !== undefined) {
-        reporter.report('warning', 'NFT_DUPLICATE_TABLE', `table ${key} is also in ${earlier}; this copy was ignored`, {path: p.source.path, line: table.line})
+        reporter.report(
+          'warning',
+          'NFT_DUPLICATE_TABLE',
+          `table ${key} is also in ${earlier}; this copy was ignored`,
+          {path: p.source.path, line: table.line},
+        )
         continue
       }
       seen.set(key, p.source.path)
@@ -73,8 +83,12 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
     }
   }
 
-  const kubeProxy = all.filter((t) => t.table.name === 'kube-proxy' && (t.table.family === 'ip' || t.table.family === 'ip6'))
-  const iptablesNft = all.filter((t) => (t.table.family === 'ip' || t.table.family === 'ip6') && hasKubeChains(t.table))
+  const kubeProxy = all.filter(
+    (t) => t.table.name === 'kube-proxy' && (t.table.family === 'ip' || t.table.family === 'ip6'),
+  )
+  const iptablesNft = all.filter(
+    (t) => (t.table.family === 'ip' || t.table.family === 'ip6') && hasKubeChains(t.table),
+  )
   const mode = kubeProxy.length === 0 && iptablesNft.length > 0 ? 'iptables' : 'nftables'
   const state = emptyState(mode)
 
@@ -88,7 +102,8 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
   }
 
   if (mode === 'nftables') {
-    for (const {table, path} of kubeProxy) pushAll(state.services, new KubeProxyTableReader(table, path, facts, reporter).read())
+    for (const {table, path} of kubeProxy)
+      pushAll(state.services, new KubeProxyTableReader(table, path, facts, reporter).read())
     // nft mode never accepts NodePorts on localhost (reference §3, DESIGN: localhostNodePorts).
     if (kubeProxy.length > 0) facts.applyTo(state.node)
     if (kubeProxy.length > 0) state.node.localhostNodePorts = false
@@ -98,11 +113,19 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
       const filter = all.find((t) => t.table.family === family && t.table.name === 'filter')
       if (!nat && !filter) continue
       const path = (nat ?? filter)!.path
-      pushAll(state.services, new IptablesNftReader(nat?.table, filter?.table, family, path, facts, reporter).read())
+      pushAll(
+        state.services,
+        new IptablesNftReader(nat?.table, filter?.table, family, path, facts, reporter).read(),
+      )
     }
     facts.applyTo(state.node)
     state.node.iptablesBackends = ['nf_tables']
-    reporter.report('info', 'NFT_IPTABLES_MODE', 'this is iptables-mode kube-proxy seen through iptables-nft; services are identified by address and port where comments are missing', {path: firstPath, line: 1})
+    reporter.report(
+      'info',
+      'NFT_IPTABLES_MODE',
+      'this is iptables-mode kube-proxy seen through iptables-nft; services are identified by address and port where comments are missing',
+      {path: firstPath, line: 1},
+    )
   }
 
   const foreign: ForeignObject[] = []
@@ -111,19 +134,39 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
     if (kubeProxy.some((k) => k.table === table)) continue
     const source = {path, line: table.line}
     if (mode === 'nftables' && hasKubeChains(table)) {
-      foreign.push({kind: 'leftover', name: `table ${table.family} ${table.name}`, reason: 'iptables-mode kube-proxy chains (KUBE-*) left in an iptables-nft table', source})
+      foreign.push({
+        kind: 'leftover',
+        name: `table ${table.family} ${table.name}`,
+        reason: 'iptables-mode kube-proxy chains (KUBE-*) left in an iptables-nft table',
+        source,
+      })
     } else if (mode === 'iptables' && iptablesNft.some((k) => k.table === table)) {
       continue
-    } else if (mode === 'iptables' && table.name === 'filter' && (table.family === 'ip' || table.family === 'ip6')) {
+    } else if (
+      mode === 'iptables' &&
+      table.name === 'filter' &&
+      (table.family === 'ip' || table.family === 'ip6')
+    ) {
       continue
     } else if (touchesKubeProxyMark(table)) {
-      foreign.push({kind: 'nft-table', name: `table ${table.family} ${table.name}`, reason: "its rules test or set kube-proxy's masquerade mark 0x4000", source})
+      foreign.push({
+        kind: 'nft-table',
+        name: `table ${table.family} ${table.name}`,
+        reason: "its rules test or set kube-proxy's masquerade mark 0x4000",
+        source,
+      })
     } else {
       ignored++
     }
   }
   state.foreign = foreign
-  if (ignored > 0) reporter.report('info', 'NFT_OTHER_TABLES', `${ignored} other tables that do not touch kube-proxy's objects were ignored`, {path: firstPath, line: 1})
+  if (ignored > 0)
+    reporter.report(
+      'info',
+      'NFT_OTHER_TABLES',
+      `${ignored} other tables that do not touch kube-proxy's objects were ignored`,
+      {path: firstPath, line: 1},
+    )
   state.diagnostics = reporter.finish()
   return state
 }

@@ -13,13 +13,21 @@ export interface FrontendOwner {
   rules: SourceRef[]
 }
 
-export const frontendKey = (ip: string | null, port: number | null): string => `${ip ?? '*'}|${port}`
+export const frontendKey = (ip: string | null, port: number | null): string =>
+  `${ip ?? '*'}|${port}`
 
 export class FrontendIndex<T extends FrontendOwner> {
   private readonly owners = new Map<string, T>()
 
   /** Adds the frontend to its owner (once per address and port), and records where it was seen. */
-  add(owner: T, type: Frontend['type'], ip: string | null, port: number | null, action: FrontendAction, ref: SourceRef): Frontend {
+  add(
+    owner: T,
+    type: Frontend['type'],
+    ip: string | null,
+    port: number | null,
+    action: FrontendAction,
+    ref: SourceRef,
+  ): Frontend {
     const key = frontendKey(ip, port)
     let fe = owner.frontends.get(key)
     if (!fe) {

@@ -13,7 +13,9 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 // as a latin1 ('binary') string, one character per byte: 3-4 times cheaper than a Buffer, whose memory
 // is allocated outside the heap one digest at a time.
 const sha256: (name: string) => string =
-  typeof crypto.hash === 'function' ? (name) => crypto.hash('sha256', name, 'binary') : (name) => crypto.createHash('sha256').update(name).digest('binary')
+  typeof crypto.hash === 'function'
+    ? (name) => crypto.hash('sha256', name, 'binary')
+    : (name) => crypto.createHash('sha256').update(name).digest('binary')
 
 /** base32std(sha256(name))[0:8]: the first 40 bits of the digest, 5 bits per character. */
 export function nftNameHash(name: string): string {
@@ -27,7 +29,8 @@ export function nftNameHash(name: string): string {
 export function nftNameHashIs(name: string, hash: string): boolean {
   if (hash.length !== 8) return false
   const d = sha256(name)
-  for (let i = 0; i < 8; i++) if (BASE32.charCodeAt(base32Digit(d, i)) !== hash.charCodeAt(i)) return false
+  for (let i = 0; i < 8; i++)
+    if (BASE32.charCodeAt(base32Digit(d, i)) !== hash.charCodeAt(i)) return false
   return true
 }
 
@@ -48,7 +51,12 @@ export function hashAndTruncate(name: string): string {
 }
 
 /** The base of a service port's chains: `ns/svc/proto/portName` (portName may be ""). */
-export function servicePortBaseName(namespace: string, name: string, protocol: string, portName: string): string {
+export function servicePortBaseName(
+  namespace: string,
+  name: string,
+  protocol: string,
+  portName: string,
+): string {
   return `${namespace}/${name}/${protocol.toLowerCase()}/${portName}`
 }
 

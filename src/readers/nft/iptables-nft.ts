@@ -12,12 +12,32 @@
  * hash H (reference §2.6), so frontends are grouped by H; filter-table REJECT/DROP rules join
  * the group that has the same address and port, or form their own.
  */
-import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
+import type {
+  Endpoint,
+  Family,
+  Frontend,
+  FrontendAction,
+  Protocol,
+  ServicePort,
+  SourceRef,
+  TrafficPolicy,
+} from '../../model/types.js'
 import {FrontendIndex, frontendKey} from './frontends.js'
 import type {NftChain, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'
-import {addressMatch, hasSequence, interfaceMatch, markSetOr, portOf, protocolOf, splitHostPort, toCidr, valueAfter, verdictOf} from './words.js'
+import {
+  addressMatch,
+  hasSequence,
+  interfaceMatch,
+  markSetOr,
+  portOf,
+  protocolOf,
+  splitHostPort,
+  toCidr,
+  valueAfter,
+  verdictOf,
+} from './words.js'
 
 const RANDOM_SCALE = 2 ** 31
 
@@ -52,18 +72,28 @@ function dispatchOf(words: readonly string[]): Dispatch {
   let protocol = protocolOf(valueAfter(words, 'meta', 'l4proto')?.value)
   let port: number | null = null
   for (let i = 0; i + 2 < words.length; i++) {
-    if (words[i + 1] === 'dport' && (words[i] === 'tcp' || words[i] === 'udp' || words[i] === 'sctp')) {
+    if (
+      words[i + 1] === 'dport' &&
+      (words[i] === 'tcp' || words[i] === 'udp' || words[i] === 'sctp')
+    ) {
       protocol ??= protocolOf(words[i])
       port = portOf(words[i + 2])
       break
     }
   }
   const v = verdictOf(words)
-  return {ip: daddr && !daddr.negated ? daddr.values[0] ?? null : null, protocol, port, target: v?.target ?? null, verdict: v?.kind ?? null}
+  return {
+    ip: daddr && !daddr.negated ? (daddr.values[0] ?? null) : null,
+    protocol,
+    port,
+    target: v?.target ?? null,
+    verdict: v?.kind ?? null,
+  }
 }
 
 function hashOf(chain: string): string | null {
-  for (const p of ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-']) if (chain.startsWith(p)) return chain.slice(p.length)
+  for (const p of ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-'])
+    if (chain.startsWith(p)) return chain.slice(p.length)
   return null
 }
 
@@ -90,13 +120,35 @@ export class IptablesNftReader {
   private group(key: string, protocol: Protocol): Group {
     let g = this.groups.get(key)
     if (!g) {
-      g = {key, protocol, namespace: null, name: null, portName: null, frontends: new Map(), svc: null, svl: null, ext: null, fw: null, itp: null, etp: null, affinity: false, rules: []}
+      g = {
+        key,
+        protocol,
+        namespace: null,
+        name: null,
+        portName: null,
+        frontends: new Map(),
+        svc: null,
+        svl: null,
+        ext: null,
+        fw: null,
+        itp: null,
+        etp: null,
+        affinity: false,
+        rules: [],
+      }
       this.groups.set(key, g)
     }
     return g
   }
 
-  private frontend(g: Group, type: Frontend['type'], ip: string | null, port: number | null, action: FrontendAction, line: number): Frontend {
+  private frontend(
+    g: Group,
+    type: Frontend['type'],
+    ip: string | null,
+    port: number | null,
+    action: FrontendAction,
+    line: number,
+  ): Frontend {
     return this.byFrontend.add(g, type, ip, port, action, this.ref(line))
   }
 
@@ -133,7 +185,8 @@ export class IptablesNftReader {
       const d = dispatchOf(rule.tokens)
       if (d.target === 'KUBE-NODEPORTS') {
         if (d.ip) this.facts.addNodePortAddress(d.ip)
-        else if (hasSequence(rule.tokens, 'fib', 'daddr', 'type', 'local')) this.facts.allNodeAddresses()
+        else if (hasSequence(rule.tokens, 'fib', 'daddr', 'type', 'local'))
+          this.facts.allNodeAddresses()
         continue
       }
       if (d.target === 'KUBE-MARK-MASQ') {
@@ -142,7 +195,12 @@ export class IptablesNftReader {
       }
       const h = d.target ? hashOf(d.target) : null
       if (!h || !d.ip || d.protocol === null || d.port === null) {
-        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `KUBE-SERVICES: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNKNOWN_RULE',
+          `KUBE-SERVICES: a rule kp does not recognise: ${rule.tokens.join(' ')}`,
+          this.ref(rule.line),
+        )
         continue
       }
       const g = this.group(h, d.protocol)
@@ -173,7 +231,12 @@ export class IptablesNftReader {
       if (d.target === 'KUBE-MARK-MASQ') continue
       const h = d.target ? hashOf(d.target) : null
       if (!h || d.protocol === null || d.port === null) {
-        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `KUBE-NODEPORTS: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNKNOWN_RULE',
+          `KUBE-NODEPORTS: a rule kp does not recognise: ${rule.tokens.join(' ')}`,
+          this.ref(rule.line),
+        )
         continue
       }
       const g = this.group(h, d.protocol)
@@ -185,10 +248,14 @@ export class IptablesNftReader {
 
   /** KUBE-MARK-MASQ (the mark), KUBE-POSTROUTING (random-fully). */
   private readNodeChains(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-MARK-MASQ')?.rules() ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
+    for (const rule of nat.chains.get('KUBE-MARK-MASQ')?.rules() ?? [])
+      this.facts.masqueradeMark ??= markSetOr(rule.tokens)
     for (const rule of nat.chains.get('KUBE-POSTROUTING')?.rules() ?? []) {
       const i = rule.tokens.indexOf('masquerade')
-      if (i >= 0) this.facts.randomFully = (this.facts.randomFully ?? false) || rule.tokens.slice(i + 1).some((w) => w.includes('fully-random'))
+      if (i >= 0)
+        this.facts.randomFully =
+          (this.facts.randomFully ?? false) ||
+          rule.tokens.slice(i + 1).some((w) => w.includes('fully-random'))
     }
   }
 
@@ -209,42 +276,84 @@ export class IptablesNftReader {
 
   /** filter: KUBE-SERVICES (ClusterIP without endpoints), KUBE-EXTERNAL-SERVICES, KUBE-PROXY-FIREWALL, KUBE-FORWARD. */
   private readFilter(filter: NftTable): void {
-    const place = (rule: {tokens: string[]; line: number}, chain: string, external: boolean): void => {
+    const place = (
+      rule: {tokens: string[]; line: number},
+      chain: string,
+      external: boolean,
+    ): void => {
       const d = dispatchOf(rule.tokens)
-      const action: FrontendAction | null = d.verdict === 'reject' ? 'reject' : d.verdict === 'drop' ? 'drop' : null
+      const action: FrontendAction | null =
+        d.verdict === 'reject' ? 'reject' : d.verdict === 'drop' ? 'drop' : null
       if (action === null || d.protocol === null || d.port === null) {
-        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chain}: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNKNOWN_RULE',
+          `${chain}: a rule kp does not recognise: ${rule.tokens.join(' ')}`,
+          this.ref(rule.line),
+        )
         return
       }
       // `-m addrtype --dst-type LOCAL`: `fib daddr type local` in nft text, `xt match "addrtype"` in nft JSON.
-      const nodePort = d.ip === null && (hasSequence(rule.tokens, 'fib', 'daddr', 'type', 'local') || hasSequence(rule.tokens, 'xt', 'match', '"addrtype"'))
+      const nodePort =
+        d.ip === null &&
+        (hasSequence(rule.tokens, 'fib', 'daddr', 'type', 'local') ||
+          hasSequence(rule.tokens, 'xt', 'match', '"addrtype"'))
       if (d.ip === null && !nodePort) {
-        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chain}: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNKNOWN_RULE',
+          `${chain}: a rule kp does not recognise: ${rule.tokens.join(' ')}`,
+          this.ref(rule.line),
+        )
         return
       }
-      const g = this.byFrontend.ownerOf(d.ip, d.protocol, d.port) ?? this.group(`?${d.ip ?? '*'}|${d.protocol}|${d.port}`, d.protocol)
+      const g =
+        this.byFrontend.ownerOf(d.ip, d.protocol, d.port) ??
+        this.group(`?${d.ip ?? '*'}|${d.protocol}|${d.port}`, d.protocol)
       const type: Frontend['type'] = nodePort ? 'NodePort' : external ? 'External' : 'ClusterIP'
-      const fe = this.frontend(g, g.frontends.get(frontendKey(d.ip, d.port))?.type ?? type, d.ip, d.port, action, rule.line)
+      const fe = this.frontend(
+        g,
+        g.frontends.get(frontendKey(d.ip, d.port))?.type ?? type,
+        d.ip,
+        d.port,
+        action,
+        rule.line,
+      )
       fe.action = action
       if (action === 'drop') {
         if (fe.type === 'ClusterIP') g.itp = 'Local'
         else g.etp = 'Local'
       }
     }
-    for (const rule of filter.chains.get('KUBE-SERVICES')?.rules() ?? []) place(rule, 'KUBE-SERVICES', false)
-    for (const rule of filter.chains.get('KUBE-EXTERNAL-SERVICES')?.rules() ?? []) place(rule, 'KUBE-EXTERNAL-SERVICES', true)
+    for (const rule of filter.chains.get('KUBE-SERVICES')?.rules() ?? [])
+      place(rule, 'KUBE-SERVICES', false)
+    for (const rule of filter.chains.get('KUBE-EXTERNAL-SERVICES')?.rules() ?? [])
+      place(rule, 'KUBE-EXTERNAL-SERVICES', true)
     for (const rule of filter.chains.get('KUBE-PROXY-FIREWALL')?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
       if (d.protocol === null) continue
-      const fe = this.byFrontend.ownerOf(d.ip, d.protocol, d.port)?.frontends.get(frontendKey(d.ip, d.port))
+      const fe = this.byFrontend
+        .ownerOf(d.ip, d.protocol, d.port)
+        ?.frontends.get(frontendKey(d.ip, d.port))
       if (fe && fe.type !== 'ClusterIP') fe.type = 'LoadBalancer'
     }
     const hc = filter.chains.get('KUBE-NODEPORTS')?.ruleCount ?? 0
     if (hc > 0) {
-      this.reporter.report('info', 'NFT_HEALTHCHECK_UNATTRIBUTED', `${hc} healthCheckNodePort rules in filter KUBE-NODEPORTS cannot be tied to a service without their comments`, this.ref(filter.chains.get('KUBE-NODEPORTS')!.line))
+      this.reporter.report(
+        'info',
+        'NFT_HEALTHCHECK_UNATTRIBUTED',
+        `${hc} healthCheckNodePort rules in filter KUBE-NODEPORTS cannot be tied to a service without their comments`,
+        this.ref(filter.chains.get('KUBE-NODEPORTS')!.line),
+      )
     }
     const fwd = filter.chains.get('KUBE-FORWARD')
-    if (fwd) this.facts.conntrackInvalidDrop = fwd.rules().some((r) => hasSequence(r.tokens, 'ct', 'state', 'invalid') && verdictOf(r.tokens)?.kind === 'drop')
+    if (fwd)
+      this.facts.conntrackInvalidDrop = fwd
+        .rules()
+        .some(
+          (r) =>
+            hasSequence(r.tokens, 'ct', 'state', 'invalid') && verdictOf(r.tokens)?.kind === 'drop',
+        )
   }
 
   private finish(g: Group): ServicePort {
@@ -253,9 +362,11 @@ export class IptablesNftReader {
       for (const rule of this.chain(g.fw)?.rules() ?? []) {
         const saddr = addressMatch(rule.tokens, 'saddr')
         const v = verdictOf(rule.tokens)
-        if (saddr && !saddr.negated && v?.target?.startsWith('KUBE-')) for (const x of saddr.values) ranges.push(toCidr(x))
+        if (saddr && !saddr.negated && v?.target?.startsWith('KUBE-'))
+          for (const x of saddr.values) ranges.push(toCidr(x))
       }
-      for (const fe of g.frontends.values()) if (fe.type === 'LoadBalancer') fe.sourceRanges = ranges
+      for (const fe of g.frontends.values())
+        if (fe.type === 'LoadBalancer') fe.sourceRanges = ranges
       g.ext ??= `KUBE-EXT-${g.key}`
     }
     const ext = this.chain(g.ext)
@@ -263,7 +374,11 @@ export class IptablesNftReader {
       g.rules.push(this.ref(ext.line))
       for (const rule of ext.rules()) {
         const v = verdictOf(rule.tokens)
-        if (hasSequence(rule.tokens, 'fib', 'saddr', 'type', 'local') || v?.target?.startsWith('KUBE-SVL-')) g.etp = 'Local'
+        if (
+          hasSequence(rule.tokens, 'fib', 'saddr', 'type', 'local') ||
+          v?.target?.startsWith('KUBE-SVL-')
+        )
+          g.etp = 'Local'
         if (v?.target?.startsWith('KUBE-SVL-')) g.svl ??= v.target
         if (v?.target?.startsWith('KUBE-SVC-')) {
           g.svc ??= v.target
@@ -275,7 +390,7 @@ export class IptablesNftReader {
     }
     const cluster = g.svc ? this.readSvcChain(g, g.svc) : null
     const local = g.svl ? this.readSvcChain(g, g.svl) : null
-    const primary = g.itp === 'Local' ? local : cluster ?? local
+    const primary = g.itp === 'Local' ? local : (cluster ?? local)
     const localKnown = g.itp === 'Local' || g.etp === 'Local'
     const endpoints = new Map<string, Endpoint>()
     for (const list of [primary, cluster, local]) {
@@ -283,7 +398,14 @@ export class IptablesNftReader {
         const k = `${e.ip}|${e.port}`
         let ep = endpoints.get(k)
         if (!ep) {
-          ep = {ip: e.ip, port: e.port, local: localKnown ? false : null, share: list === primary ? e.share : 0, weight: null, state: null}
+          ep = {
+            ip: e.ip,
+            port: e.port,
+            local: localKnown ? false : null,
+            share: list === primary ? e.share : 0,
+            weight: null,
+            state: null,
+          }
           endpoints.set(k, ep)
         }
         if (list === local && localKnown) ep.local = true
@@ -298,7 +420,9 @@ export class IptablesNftReader {
       family: this.family,
       frontends: [...g.frontends.values()],
       healthCheckNodePort: null,
-      internalTrafficPolicy: [...g.frontends.values()].some((f) => f.type === 'ClusterIP') ? g.itp : null,
+      internalTrafficPolicy: [...g.frontends.values()].some((f) => f.type === 'ClusterIP')
+        ? g.itp
+        : null,
       externalTrafficPolicy: hasExternal ? g.etp : null,
       sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: null} : null,
       scheduler: null,
@@ -314,7 +438,12 @@ export class IptablesNftReader {
   private readSvcChain(g: Group, name: string): {ip: string; port: number | null; share: number}[] {
     const chain = this.chain(name)
     if (!chain) {
-      this.reporter.report('warning', 'NFT_MISSING_CHAIN', `chain ${name} is jumped to but not in table ${this.nat?.family} nat`, null)
+      this.reporter.report(
+        'warning',
+        'NFT_MISSING_CHAIN',
+        `chain ${name} is jumped to but not in table ${this.nat?.family} nat`,
+        null,
+      )
       return []
     }
     g.rules.push(this.ref(chain.line))
@@ -328,7 +457,12 @@ export class IptablesNftReader {
         continue
       }
       if (!v?.target?.startsWith('KUBE-SEP-')) {
-        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNKNOWN_RULE',
+          `${name}: a rule kp does not recognise: ${w.join(' ')}`,
+          this.ref(rule.line),
+        )
         continue
       }
       // ClientIP affinity (`-m recent --rcheck`, untranslated: `xt match "recent"`) comes before
@@ -343,7 +477,12 @@ export class IptablesNftReader {
         p = Number(w[r + 4]) / RANDOM_SCALE
         // A threshold outside 0..2^31 (or not a number) would give shares outside 0..1.
         if (!(p >= 0 && p <= 1)) {
-          this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: random threshold ${w[r + 4]} is not a number from 0 to ${RANDOM_SCALE}`, this.ref(rule.line))
+          this.reporter.report(
+            'warning',
+            'NFT_INCONSISTENT',
+            `${name}: random threshold ${w[r + 4]} is not a number from 0 to ${RANDOM_SCALE}`,
+            this.ref(rule.line),
+          )
           p = p > 1 ? 1 : 0
         }
       }
@@ -358,7 +497,12 @@ export class IptablesNftReader {
   private readSep(name: string, line: number): {ip: string; port: number | null} | null {
     const chain = this.chain(name)
     if (!chain) {
-      this.reporter.report('warning', 'NFT_MISSING_CHAIN', `chain ${name} is jumped to but not in the nat table`, this.ref(line))
+      this.reporter.report(
+        'warning',
+        'NFT_MISSING_CHAIN',
+        `chain ${name} is jumped to but not in the nat table`,
+        this.ref(line),
+      )
       return null
     }
     for (const rule of chain.rules()) {
@@ -368,7 +512,12 @@ export class IptablesNftReader {
       const hp = to >= 0 && rule.tokens[to + 1] ? splitHostPort(rule.tokens[to + 1]!) : null
       if (hp) return hp
     }
-    this.reporter.report('warning', 'NFT_NO_DNAT', `${name} has no dnat nft can show (an \`xt target "DNAT"\` hides the endpoint); its endpoint is unknown`, this.ref(chain.line))
+    this.reporter.report(
+      'warning',
+      'NFT_NO_DNAT',
+      `${name} has no dnat nft can show (an \`xt target "DNAT"\` hides the endpoint); its endpoint is unknown`,
+      this.ref(chain.line),
+    )
     return null
   }
 }
@@ -376,6 +525,8 @@ export class IptablesNftReader {
 /** Tables of iptables-nft that hold kube-proxy's iptables-mode chains. */
 export function hasKubeChains(table: NftTable): boolean {
   if (table.name !== 'nat' && table.name !== 'filter') return false
-  for (const name of table.chains.keys()) if (name === 'KUBE-SERVICES' || name.startsWith('KUBE-SVC-') || name === 'KUBE-NODEPORTS') return true
+  for (const name of table.chains.keys())
+    if (name === 'KUBE-SERVICES' || name.startsWith('KUBE-SVC-') || name === 'KUBE-NODEPORTS')
+      return true
   return false
 }

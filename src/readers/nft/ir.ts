@@ -9,7 +9,14 @@
  * Quoted strings keep their quotes (`"eth0"`), so a name can never be mistaken for a keyword.
  */
 
-export const NFT_FAMILIES: ReadonlySet<string> = new Set(['ip', 'ip6', 'inet', 'arp', 'bridge', 'netdev'])
+export const NFT_FAMILIES: ReadonlySet<string> = new Set([
+  'ip',
+  'ip6',
+  'inet',
+  'arp',
+  'bridge',
+  'netdev',
+])
 
 export interface NftRule {
   /** The rule's statements as nft prints them, without its trailing `comment "..."`. */
@@ -152,7 +159,12 @@ export function emptyDocument(): NftDocument {
   return {tables: new Map(), tool: null}
 }
 
-export function getOrAddTable(doc: NftDocument, family: string, name: string, line: number): NftTable {
+export function getOrAddTable(
+  doc: NftDocument,
+  family: string,
+  name: string,
+  line: number,
+): NftTable {
   const key = tableKey(family, name)
   let table = doc.tables.get(key)
   if (!table) {
@@ -164,11 +176,24 @@ export function getOrAddTable(doc: NftDocument, family: string, name: string, li
 
 /** `"abc"` -> `abc`; anything else unchanged. */
 export function unquote(token: string): string {
-  return token.length >= 2 && token.charCodeAt(0) === 34 && token.charCodeAt(token.length - 1) === 34 ? token.slice(1, -1) : token
+  return token.length >= 2 &&
+    token.charCodeAt(0) === 34 &&
+    token.charCodeAt(token.length - 1) === 34
+    ? token.slice(1, -1)
+    : token
 }
 
 /** Named chain priorities of the ip/ip6/inet families (nft(8), "CHAIN PRIORITIES"). */
-const NAMED_PRIORITIES: Record<string, number> = {raw: -300, mangle: -150, dstnat: -100, filter: 0, security: 50, srcnat: 100, out: 100, dnat: -100}
+const NAMED_PRIORITIES: Record<string, number> = {
+  raw: -300,
+  mangle: -150,
+  dstnat: -100,
+  filter: 0,
+  security: 50,
+  srcnat: 100,
+  out: 100,
+  dnat: -100,
+}
 
 /** `dstnat - 10` -> -110, `-110` -> -110, `filter` -> 0; null when it is neither. */
 export function resolvePriority(text: string): number | null {
@@ -182,7 +207,8 @@ export function resolvePriority(text: string): number | null {
   if (parts.length === 1) return value
   const op = parts[1]
   const n = parts[2]
-  if (parts.length !== 3 || (op !== '+' && op !== '-') || n === undefined || !/^\d+$/.test(n)) return null
+  if (parts.length !== 3 || (op !== '+' && op !== '-') || n === undefined || !/^\d+$/.test(n))
+    return null
   return op === '+' ? value + Number(n) : value - Number(n)
 }
 
@@ -194,7 +220,16 @@ export function parseNftDuration(text: string): number | null {
   for (const m of text.matchAll(/(\d+)(ms|d|h|m|s)/g)) {
     const n = Number(m[1])
     const unit = m[2]
-    total += unit === 'd' ? n * 86400 : unit === 'h' ? n * 3600 : unit === 'm' ? n * 60 : unit === 's' ? n : n / 1000
+    total +=
+      unit === 'd'
+        ? n * 86400
+        : unit === 'h'
+          ? n * 3600
+          : unit === 'm'
+            ? n * 60
+            : unit === 's'
+              ? n
+              : n / 1000
     matched += m[0]
   }
   return matched === text && text !== '' ? Math.round(total) : null

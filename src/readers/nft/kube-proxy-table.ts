@@ -21,16 +21,42 @@
  *   on the affinity set (`timeout 10800s` in transactions, `timeout 3h` in nft list).
  */
 import {pushAll} from '../../core/arrays.js'
-import type {Endpoint, Family, Frontend, FrontendAction, Protocol, ServicePort, SourceRef, TrafficPolicy} from '../../model/types.js'
+import type {
+  Endpoint,
+  Family,
+  Frontend,
+  FrontendAction,
+  Protocol,
+  ServicePort,
+  SourceRef,
+  TrafficPolicy,
+} from '../../model/types.js'
 import {FrontendIndex} from './frontends.js'
 import {nftNameHash, nftNameHashIs} from './hash.js'
 import type {NftChain, NftElement, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'
-import {addressMatch, hasSequence, interfaceMatch, markSetOr, portOf, protocolOf, splitHostPort, toCidr, verdictOf} from './words.js'
+import {
+  addressMatch,
+  hasSequence,
+  interfaceMatch,
+  markSetOr,
+  portOf,
+  protocolOf,
+  splitHostPort,
+  toCidr,
+  verdictOf,
+} from './words.js'
 
 type ChainPrefix = 'service' | 'local' | 'external' | 'firewall' | 'endpoint' | 'affinity'
-const PREFIXES: readonly ChainPrefix[] = ['service', 'local', 'external', 'firewall', 'endpoint', 'affinity']
+const PREFIXES: readonly ChainPrefix[] = [
+  'service',
+  'local',
+  'external',
+  'firewall',
+  'endpoint',
+  'affinity',
+]
 
 /**
  * A per-service object name `PREFIX-HASH8-ns/svc/proto/port[__IP/PORT]` taken apart. The parts
@@ -60,7 +86,9 @@ export class PerServiceName {
 
   /** `ns/svc/proto/portName`. */
   get base(): string {
-    return this.sep < 0 ? this.full.slice(this.hashAt + 9) : this.full.slice(this.hashAt + 9, this.sep)
+    return this.sep < 0
+      ? this.full.slice(this.hashAt + 9)
+      : this.full.slice(this.hashAt + 9, this.sep)
   }
 
   get namespace(): string {
@@ -76,7 +104,9 @@ export class PerServiceName {
   }
 
   get portName(): string {
-    return this.sep < 0 ? this.full.slice(this.slashes[2] + 1) : this.full.slice(this.slashes[2] + 1, this.sep)
+    return this.sep < 0
+      ? this.full.slice(this.slashes[2] + 1)
+      : this.full.slice(this.slashes[2] + 1, this.sep)
   }
 
   /** `IP/PORT` of an endpoint or affinity name (IPv6 with `.` for `:`); null otherwise. */
@@ -113,7 +143,8 @@ export function parsePerServiceName(full: string): PerServiceName | null {
   const slash1 = full.indexOf('/', hashedAt)
   const slash2 = full.indexOf('/', slash1 + 1)
   const slash3 = slash2 < 0 ? -1 : full.indexOf('/', slash2 + 1)
-  if (slash1 >= baseEnd || slash2 < 0 || slash2 >= baseEnd || slash3 < 0 || slash3 >= baseEnd) return null
+  if (slash1 >= baseEnd || slash2 < 0 || slash2 >= baseEnd || slash3 < 0 || slash3 >= baseEnd)
+    return null
   const slash4 = full.indexOf('/', slash3 + 1)
   if (slash4 >= 0 && slash4 < baseEnd) return null
   return new PerServiceName(full, prefix, dash + 1, sep, [slash1, slash2, slash3])
@@ -194,12 +225,22 @@ export class KubeProxyTableReader {
       const p = parsePerServiceName(objName)
       if (!p) return
       if (p.truncated) {
-        this.reporter.report('info', 'NFT_NAME_TRUNCATED', `${objName}: a truncated name (over 240 characters); its hash cannot be checked`, this.ref(line))
+        this.reporter.report(
+          'info',
+          'NFT_NAME_TRUNCATED',
+          `${objName}: a truncated name (over 240 characters); its hash cannot be checked`,
+          this.ref(line),
+        )
         return
       }
       if (!nftNameHashIs(p.hashed, p.hash)) {
         const want = nftNameHash(p.hashed)
-        this.reporter.report('warning', 'NFT_HASH_MISMATCH', `${objName}: kube-proxy would name this ${p.prefix}-${want}-${p.hashed}; the hash ${p.hash} does not match (hand-edited or not made by kube-proxy)`, this.ref(line))
+        this.reporter.report(
+          'warning',
+          'NFT_HASH_MISMATCH',
+          `${objName}: kube-proxy would name this ${p.prefix}-${want}-${p.hashed}; the hash ${p.hash} does not match (hand-edited or not made by kube-proxy)`,
+          this.ref(line),
+        )
       }
     }
     for (const chain of this.table.chains.values()) check(chain.name, chain.line)
@@ -217,13 +258,24 @@ export class KubeProxyTableReader {
       acc = this.newAcc(p.base, p.namespace, p.name, p.portName, protocol)
       const nameProto = protocolOf(p.protocol)
       if (nameProto !== protocol) {
-        this.reporter.report('warning', 'NFT_INCONSISTENT', `the element says ${protocol} but the chain ${p.prefix}-${p.hash}-${p.base} says ${p.protocol}`, this.ref(line))
+        this.reporter.report(
+          'warning',
+          'NFT_INCONSISTENT',
+          `the element says ${protocol} but the chain ${p.prefix}-${p.hash}-${p.base} says ${p.protocol}`,
+          this.ref(line),
+        )
       }
     }
     return acc
   }
 
-  private newAcc(key: string, namespace: string | null, name: string | null, portName: string | null, protocol: Protocol): ServiceAcc {
+  private newAcc(
+    key: string,
+    namespace: string | null,
+    name: string | null,
+    portName: string | null,
+    protocol: Protocol,
+  ): ServiceAcc {
     const acc: ServiceAcc = {
       key,
       namespace,
@@ -245,7 +297,14 @@ export class KubeProxyTableReader {
     return acc
   }
 
-  private addFrontend(acc: ServiceAcc, type: Frontend['type'], ip: string | null, port: number, action: FrontendAction, line: number): Frontend {
+  private addFrontend(
+    acc: ServiceAcc,
+    type: Frontend['type'],
+    ip: string | null,
+    port: number,
+    action: FrontendAction,
+    line: number,
+  ): Frontend {
     return this.byFrontend.add(acc, type, ip, port, action, this.ref(line))
   }
 
@@ -256,7 +315,12 @@ export class KubeProxyTableReader {
   private use(chainName: string, line: number, from: string): NftChain | null {
     const chain = this.markPointedAt(chainName)
     if (!chain) {
-      this.reporter.report('warning', 'NFT_MISSING_CHAIN', `${from} points at chain ${chainName}, which is not in the table`, this.ref(line))
+      this.reporter.report(
+        'warning',
+        'NFT_MISSING_CHAIN',
+        `${from} points at chain ${chainName}, which is not in the table`,
+        this.ref(line),
+      )
       return null
     }
     return chain
@@ -283,7 +347,9 @@ export class KubeProxyTableReader {
       const w = rule.tokens
       if (w.includes('@service-nodeports')) {
         if (hasSequence(w, 'fib', 'daddr', 'type', 'local')) this.facts.allNodeAddresses()
-        else if (w.includes('@nodeport-ips')) for (const e of this.set('nodeport-ips')?.elements ?? []) this.facts.addNodePortAddress(e.key[0]!)
+        else if (w.includes('@nodeport-ips'))
+          for (const e of this.set('nodeport-ips')?.elements ?? [])
+            this.facts.addNodePortAddress(e.key[0]!)
       } else if (markSetOr(w) !== null) {
         // Newest layout: `ip daddr @cluster-ips ip saddr != CIDR meta mark set meta mark | 0x4000`.
         this.facts.masqueradeMark ??= markSetOr(w)
@@ -313,13 +379,19 @@ export class KubeProxyTableReader {
     } else if (!saddr && !iface) {
       this.facts.masqueradeAll = true
     } else {
-      this.reporter.report('info', 'NFT_UNKNOWN_RULE', `a masquerade rule kp does not recognise: ${words.join(' ')}`, this.ref(rule.line))
+      this.reporter.report(
+        'info',
+        'NFT_UNKNOWN_RULE',
+        `a masquerade rule kp does not recognise: ${words.join(' ')}`,
+        this.ref(rule.line),
+      )
     }
   }
 
   private elementTarget(value: string[] | null): {kind: string; target: string | null} | null {
     if (!value || value.length === 0) return null
-    if ((value[0] === 'goto' || value[0] === 'jump') && value[1] !== undefined) return {kind: value[0], target: value[1]}
+    if ((value[0] === 'goto' || value[0] === 'jump') && value[1] !== undefined)
+      return {kind: value[0], target: value[1]}
     return {kind: value[0]!, target: null}
   }
 
@@ -331,7 +403,12 @@ export class KubeProxyTableReader {
   }
 
   private unexpectedElement(mapName: string, el: NftElement): void {
-    this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `${mapName} element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`, this.ref(el.line))
+    this.reporter.report(
+      'warning',
+      'NFT_UNEXPECTED_ELEMENT',
+      `${mapName} element not in kube-proxy's shape: ${el.key.join(' . ')} : ${(el.value ?? []).join(' ')}`,
+      this.ref(el.line),
+    )
   }
 
   private readServiceIps(): void {
@@ -342,7 +419,13 @@ export class KubeProxyTableReader {
       const port = portOf(portWord)
       const chain = this.elementChain(el)
       const prefix = chain?.name.prefix
-      if (!ip || protocol === null || port === null || !chain || (prefix !== 'service' && prefix !== 'local' && prefix !== 'external')) {
+      if (
+        !ip ||
+        protocol === null ||
+        port === null ||
+        !chain ||
+        (prefix !== 'service' && prefix !== 'local' && prefix !== 'external')
+      ) {
         this.unexpectedElement('service-ips', el)
         continue
       }
@@ -355,7 +438,12 @@ export class KubeProxyTableReader {
       } else {
         this.addFrontend(acc, 'ClusterIP', ip, port, 'forward', el.line)
         if (this.clusterIps && !this.clusterIps.has(ip)) {
-          this.reporter.report('warning', 'NFT_INCONSISTENT', `${ip} points at ${target} like a ClusterIP but is not in the cluster-ips set`, this.ref(el.line))
+          this.reporter.report(
+            'warning',
+            'NFT_INCONSISTENT',
+            `${ip} points at ${target} like a ClusterIP but is not in the cluster-ips set`,
+            this.ref(el.line),
+          )
         }
         acc.internalChain = target
         acc.itp = p.prefix === 'local' ? 'Local' : 'Cluster'
@@ -391,13 +479,18 @@ export class KubeProxyTableReader {
       const protocol = protocolOf(el.key[nodePorts ? 0 : 1])
       const port = portOf(el.key[nodePorts ? 1 : 2])
       const t = this.elementTarget(el.value)
-      const action: FrontendAction | null = t?.kind === 'drop' ? 'drop' : t?.target === 'reject-chain' ? 'reject' : null
+      const action: FrontendAction | null =
+        t?.kind === 'drop' ? 'drop' : t?.target === 'reject-chain' ? 'reject' : null
       if ((!nodePorts && !ip) || protocol === null || port === null || action === null) {
         this.unexpectedElement(mapName, el)
         continue
       }
       const acc = this.serviceForComment(el.comment, ip ?? '*', protocol, port, el.line)
-      const isClusterIp = !nodePorts && (this.clusterIps ? this.clusterIps.has(ip!) : ![...acc.frontends.values()].some((f) => f.type === 'ClusterIP'))
+      const isClusterIp =
+        !nodePorts &&
+        (this.clusterIps
+          ? this.clusterIps.has(ip!)
+          : ![...acc.frontends.values()].some((f) => f.type === 'ClusterIP'))
       const type: Frontend['type'] = nodePorts ? 'NodePort' : isClusterIp ? 'ClusterIP' : 'External'
       const fe = this.addFrontend(acc, type, ip ?? null, port, action, el.line)
       fe.action = action
@@ -410,7 +503,13 @@ export class KubeProxyTableReader {
   }
 
   /** The service a no-endpoint element belongs to: by its comment, else by its frontend. */
-  private serviceForComment(comment: string | null, ip: string, protocol: Protocol, port: number, line: number): ServiceAcc {
+  private serviceForComment(
+    comment: string | null,
+    ip: string,
+    protocol: Protocol,
+    port: number,
+    line: number,
+  ): ServiceAcc {
     if (comment !== null) {
       const slash = comment.indexOf('/')
       const colon = comment.indexOf(':', slash + 1)
@@ -421,7 +520,12 @@ export class KubeProxyTableReader {
         const base = `${namespace}/${name}/${protocol.toLowerCase()}/${portName}`
         return this.services.get(base) ?? this.newAcc(base, namespace, name, portName, protocol)
       }
-      this.reporter.report('warning', 'NFT_UNEXPECTED_ELEMENT', `element comment "${comment}" is not a service port name (ns/name:port)`, this.ref(line))
+      this.reporter.report(
+        'warning',
+        'NFT_UNEXPECTED_ELEMENT',
+        `element comment "${comment}" is not a service port name (ns/name:port)`,
+        this.ref(line),
+      )
     }
     const known = this.byFrontend.ownerOf(ip, protocol, port)
     if (known) return known
@@ -457,14 +561,15 @@ export class KubeProxyTableReader {
     for (const fe of a.frontends.values()) if (fe.type === 'LoadBalancer' && fe.ip) lbIps.add(fe.ip)
     const ranges: string[] = []
     for (const fw of a.firewallChains) pushAll(ranges, this.readFirewallChain(fw, lbIps))
-    for (const fe of a.frontends.values()) if (fe.type === 'LoadBalancer') fe.sourceRanges = [...new Set(ranges)]
+    for (const fe of a.frontends.values())
+      if (fe.type === 'LoadBalancer') fe.sourceRanges = [...new Set(ranges)]
 
     const cluster = a.clusterChain ? this.readSelectionChain(a, a.clusterChain) : null
     const local = a.localChain ? this.readSelectionChain(a, a.localChain) : null
     // Shares are those of the cluster path (DESIGN §2): the chain the ClusterIP goes to (local-B
     // under ITP=Local), else service-B. An endpoint only the other chain reaches gets share 0.
     // Locality is known only under a Local policy: local-B members are local, the rest are not.
-    const primary = a.internalChain === a.localChain && local ? local : cluster ?? local
+    const primary = a.internalChain === a.localChain && local ? local : (cluster ?? local)
     const localKnown = a.itp === 'Local' || a.etp === 'Local'
     const endpoints = new Map<string, Endpoint>()
     const add = (list: SelectedEndpoint[] | null, fromPrimary: boolean, isLocal: boolean): void => {
@@ -472,7 +577,14 @@ export class KubeProxyTableReader {
         const k = `${e.ip}|${e.port}`
         let ep = endpoints.get(k)
         if (!ep) {
-          ep = {ip: e.ip, port: e.port, local: localKnown ? false : null, share: 0, weight: null, state: null}
+          ep = {
+            ip: e.ip,
+            port: e.port,
+            local: localKnown ? false : null,
+            share: 0,
+            weight: null,
+            state: null,
+          }
           endpoints.set(k, ep)
         }
         if (fromPrimary) ep.share = (ep.share ?? 0) + e.share
@@ -498,7 +610,10 @@ export class KubeProxyTableReader {
       healthCheckNodePort: null,
       internalTrafficPolicy: a.itp,
       externalTrafficPolicy: hasExternal ? a.etp : null,
-      sessionAffinity: a.affinityTimeout === undefined ? null : {type: 'ClientIP', timeoutSeconds: a.affinityTimeout},
+      sessionAffinity:
+        a.affinityTimeout === undefined
+          ? null
+          : {type: 'ClientIP', timeoutSeconds: a.affinityTimeout},
       scheduler: null,
       endpoints: [...endpoints.values()],
       rules: a.rules,
@@ -515,7 +630,13 @@ export class KubeProxyTableReader {
       const v = verdictOf(w)
       const p = v?.target ? this.nameOf(v.target) : undefined
       if (hasSequence(w, 'fib', 'saddr', 'type', 'local')) a.etp = 'Local'
-      if (v && v.target && p && (p.prefix === 'service' || p.prefix === 'local') && v.kind === 'goto') {
+      if (
+        v &&
+        v.target &&
+        p &&
+        (p.prefix === 'service' || p.prefix === 'local') &&
+        v.kind === 'goto'
+      ) {
         this.use(v.target, rule.line, chain.name)
         if (p.prefix === 'local') {
           a.etp = 'Local'
@@ -535,8 +656,14 @@ export class KubeProxyTableReader {
         }
         continue
       }
-      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null) continue
-      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chain.name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null)
+        continue
+      this.reporter.report(
+        'warning',
+        'NFT_UNKNOWN_RULE',
+        `${chain.name}: a rule kp does not recognise: ${w.join(' ')}`,
+        this.ref(rule.line),
+      )
     }
   }
 
@@ -550,7 +677,12 @@ export class KubeProxyTableReader {
       if (saddr?.negated && verdictOf(rule.tokens)?.kind === 'drop') {
         for (const x of saddr.values) if (!lbIps.has(x)) out.push(toCidr(x))
       } else {
-        this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${rule.tokens.join(' ')}`, this.ref(rule.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNKNOWN_RULE',
+          `${name}: a rule kp does not recognise: ${rule.tokens.join(' ')}`,
+          this.ref(rule.line),
+        )
       }
     }
     return out
@@ -570,7 +702,13 @@ export class KubeProxyTableReader {
     const out: SelectedEndpoint[] = []
     let remaining = 1
     const picked = (rule: NftRule, list: SelectedEndpoint[]): void => {
-      if (remaining === 0) this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: a rule that picks endpoints after one that always picks; it is never reached`, this.ref(rule.line))
+      if (remaining === 0)
+        this.reporter.report(
+          'warning',
+          'NFT_INCONSISTENT',
+          `${name}: a rule that picks endpoints after one that always picks; it is never reached`,
+          this.ref(rule.line),
+        )
       let taken = 0
       for (const e of list) {
         e.share *= remaining
@@ -587,7 +725,13 @@ export class KubeProxyTableReader {
         // Not a number where N belongs (`numgen random . mod 1`): the entries alone say N.
         const n = Number(w[numgen + 3]) || 0
         const targets = vmapTargets(w, w.indexOf('vmap') + 1)
-        if (targets.length !== n) this.reporter.report('warning', 'NFT_INCONSISTENT', `${name}: numgen mod ${w[numgen + 3]} but ${targets.length} entries`, this.ref(rule.line))
+        if (targets.length !== n)
+          this.reporter.report(
+            'warning',
+            'NFT_INCONSISTENT',
+            `${name}: numgen mod ${w[numgen + 3]} but ${targets.length} entries`,
+            this.ref(rule.line),
+          )
         const list: SelectedEndpoint[] = []
         for (const target of targets) {
           const ep = this.readEndpointChain(target, rule.line, name)
@@ -616,16 +760,31 @@ export class KubeProxyTableReader {
         this.readDetector(w, rule)
         continue
       }
-      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+      this.reporter.report(
+        'warning',
+        'NFT_UNKNOWN_RULE',
+        `${name}: a rule kp does not recognise: ${w.join(' ')}`,
+        this.ref(rule.line),
+      )
     }
     return out
   }
 
   /** Newest layout: `dnat ip to numgen random mod N map { 0 : IP . PORT , ... }` or `dnat to IP:PORT`. */
-  private inlineDnat(w: readonly string[], dnat: number, chainName: string, rule: NftRule): SelectedEndpoint[] {
+  private inlineDnat(
+    w: readonly string[],
+    dnat: number,
+    chainName: string,
+    rule: NftRule,
+  ): SelectedEndpoint[] {
     const to = w.indexOf('to', dnat)
     if (to < 0) {
-      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chainName}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
+      this.reporter.report(
+        'warning',
+        'NFT_UNKNOWN_RULE',
+        `${chainName}: a dnat kp cannot read: ${w.join(' ')}`,
+        this.ref(rule.line),
+      )
       return []
     }
     if (w[to + 1] === 'numgen') {
@@ -647,20 +806,35 @@ export class KubeProxyTableReader {
         }
         if (w[k] === ',') k++
       }
-      if (out.length !== n) this.reporter.report('warning', 'NFT_INCONSISTENT', `${chainName}: numgen mod ${w[to + 4]} but ${out.length} entries`, this.ref(rule.line))
+      if (out.length !== n)
+        this.reporter.report(
+          'warning',
+          'NFT_INCONSISTENT',
+          `${chainName}: numgen mod ${w[to + 4]} but ${out.length} entries`,
+          this.ref(rule.line),
+        )
       for (const e of out) e.share = 1 / Math.max(n, out.length)
       return out
     }
     const hp = w[to + 1] ? splitHostPort(w[to + 1]!) : null
     if (!hp) {
-      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${chainName}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
+      this.reporter.report(
+        'warning',
+        'NFT_UNKNOWN_RULE',
+        `${chainName}: a dnat kp cannot read: ${w.join(' ')}`,
+        this.ref(rule.line),
+      )
       return []
     }
     return [{ip: hp.ip, port: hp.port, share: 1}]
   }
 
   /** endpoint-BE: `meta l4proto tcp dnat to IP:PORT` (+ hairpin masquerade, affinity update). */
-  private readEndpointChain(name: string, line: number, from: string): {ip: string; port: number | null} | null {
+  private readEndpointChain(
+    name: string,
+    line: number,
+    from: string,
+  ): {ip: string; port: number | null} | null {
     const chain = this.use(name, line, from)
     if (!chain) return null
     let found: {ip: string; port: number | null} | null = null
@@ -670,24 +844,50 @@ export class KubeProxyTableReader {
       if (dnat >= 0) {
         const to = w.indexOf('to', dnat)
         found = to >= 0 && w[to + 1] ? splitHostPort(w[to + 1]!) : null
-        if (!found) this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a dnat kp cannot read: ${w.join(' ')}`, this.ref(rule.line))
+        if (!found)
+          this.reporter.report(
+            'warning',
+            'NFT_UNKNOWN_RULE',
+            `${name}: a dnat kp cannot read: ${w.join(' ')}`,
+            this.ref(rule.line),
+          )
         continue
       }
       const v = verdictOf(w)
-      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null) continue
+      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null)
+        continue
       if (w[0] === 'update' && w[1]?.startsWith('@affinity-')) {
         this.used.add(w[1].slice(1))
         continue
       }
-      this.reporter.report('warning', 'NFT_UNKNOWN_RULE', `${name}: a rule kp does not recognise: ${w.join(' ')}`, this.ref(rule.line))
+      this.reporter.report(
+        'warning',
+        'NFT_UNKNOWN_RULE',
+        `${name}: a rule kp does not recognise: ${w.join(' ')}`,
+        this.ref(rule.line),
+      )
     }
     if (!found) {
-      this.reporter.report('warning', 'NFT_NO_DNAT', `endpoint chain ${name} is selected by ${from} but has no dnat; its endpoint is unknown`, this.ref(chain.line))
+      this.reporter.report(
+        'warning',
+        'NFT_NO_DNAT',
+        `endpoint chain ${name} is selected by ${from} but has no dnat; its endpoint is unknown`,
+        this.ref(chain.line),
+      )
       return null
     }
     const p = parsePerServiceName(name)
-    if (p?.endpointPart && !p.truncated && p.endpointPart !== `${found.ip.replaceAll(':', '.')}/${found.port}`) {
-      this.reporter.report('warning', 'NFT_INCONSISTENT', `endpoint chain ${name} DNATs to ${found.ip}:${found.port}, not to the endpoint its name says`, this.ref(chain.line))
+    if (
+      p?.endpointPart &&
+      !p.truncated &&
+      p.endpointPart !== `${found.ip.replaceAll(':', '.')}/${found.port}`
+    ) {
+      this.reporter.report(
+        'warning',
+        'NFT_INCONSISTENT',
+        `endpoint chain ${name} DNATs to ${found.ip}:${found.port}, not to the endpoint its name says`,
+        this.ref(chain.line),
+      )
     }
     return found
   }
@@ -699,15 +899,31 @@ export class KubeProxyTableReader {
       const objName = chain.name
       if (chain.pointedAt || !parsePerServiceName(objName)) continue
       if (chain.ruleCount === 0) {
-        this.reporter.report('info', 'NFT_STALE_CHAIN', `empty chain ${objName}: flushed by kube-proxy for a deleted service or endpoint, to be deleted on a later sync; not a service`, this.ref(chain.line))
+        this.reporter.report(
+          'info',
+          'NFT_STALE_CHAIN',
+          `empty chain ${objName}: flushed by kube-proxy for a deleted service or endpoint, to be deleted on a later sync; not a service`,
+          this.ref(chain.line),
+        )
       } else {
-        this.reporter.report('warning', 'NFT_UNREFERENCED_CHAIN', `chain ${objName} has rules but no map element or rule points at it; it was not counted as a service`, this.ref(chain.line))
+        this.reporter.report(
+          'warning',
+          'NFT_UNREFERENCED_CHAIN',
+          `chain ${objName} has rules but no map element or rule points at it; it was not counted as a service`,
+          this.ref(chain.line),
+        )
       }
     }
     for (const set of this.table.sets.values()) {
       const objName = set.name
       if (this.used.has(objName) || this.chain(objName)) continue
-      if (parsePerServiceName(objName)?.prefix === 'affinity') this.reporter.report('info', 'NFT_STALE_SET', `affinity set ${objName} is not used by any rule`, this.ref(set.line))
+      if (parsePerServiceName(objName)?.prefix === 'affinity')
+        this.reporter.report(
+          'info',
+          'NFT_STALE_SET',
+          `affinity set ${objName} is not used by any rule`,
+          this.ref(set.line),
+        )
     }
   }
 }
@@ -719,7 +935,11 @@ export class KubeProxyTableReader {
  * renders alike). Said, so that a target mode keeps it off its cluster path: taken as ready, a
  * migration sent it a share of the cluster's connections (test/render/terminating-local.test.ts).
  */
-function markTerminatingFallbacks(endpoints: Map<string, Endpoint>, cluster: readonly SelectedEndpoint[] | null, local: readonly SelectedEndpoint[] | null): void {
+function markTerminatingFallbacks(
+  endpoints: Map<string, Endpoint>,
+  cluster: readonly SelectedEndpoint[] | null,
+  local: readonly SelectedEndpoint[] | null,
+): void {
   if (!cluster || cluster.length === 0 || !local || local.length === 0) return
   const inCluster = new Set(cluster.map((e) => `${e.ip}|${e.port}`))
   for (const e of local) {

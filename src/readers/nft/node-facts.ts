@@ -45,7 +45,8 @@ export class NodeFacts {
     node.podCIDRs = [...this.podCIDRs]
     // No detector part anywhere although ClusterIP chains exist: kube-proxy ran with detector
     // "none" -- unless masquerade-all hides it (that rule never carries the detector).
-    node.localDetector = this.detector ?? (this.sawInternalChain && this.masqueradeAll !== true ? 'none' : null)
+    node.localDetector =
+      this.detector ?? (this.sawInternalChain && this.masqueradeAll !== true ? 'none' : null)
     node.localInterface = this.localInterface
     node.masqueradeMark = this.masqueradeMark
     node.masqueradeAll = this.masqueradeAll ?? (this.sawInternalChain ? false : null)

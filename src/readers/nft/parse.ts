@@ -31,7 +31,17 @@ import {
 } from './ir.js'
 import {indexAtOrBefore, withoutByteOrderMark} from '../../core/text.js'
 import {textPieces} from '../bytes.js'
-import {LINE_BLANK, LINE_CLOSE, LINE_RULE, WordCache, chainHeaderName, isBlankLine, lineShape, tokenizeRange, type LineTokens} from './tokenize.js'
+import {
+  LINE_BLANK,
+  LINE_CLOSE,
+  LINE_RULE,
+  WordCache,
+  chainHeaderName,
+  isBlankLine,
+  lineShape,
+  tokenizeRange,
+  type LineTokens,
+} from './tokenize.js'
 
 /** More "not understood" lines than this are summarised in one diagnostic. */
 const MAX_UNKNOWN_REPORTS = 20
@@ -57,7 +67,16 @@ function lineAt(lines: WordLines, k: number): number {
 }
 
 const COMMANDS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush'])
-const TABLE_BLOCKS = new Set(['flowtable', 'counter', 'quota', 'ct', 'limit', 'secmark', 'synproxy', 'tunnel'])
+const TABLE_BLOCKS = new Set([
+  'flowtable',
+  'counter',
+  'quota',
+  'ct',
+  'limit',
+  'secmark',
+  'synproxy',
+  'tunnel',
+])
 
 class TextReader implements CompactRules {
   readonly doc: NftDocument = emptyDocument()
@@ -125,9 +144,13 @@ class TextReader implements CompactRules {
         const shape = lineShape(text, start, end)
         if (shape === LINE_RULE) ctx.chain.addCompactRule(base + start, lineNo)
         else if (shape === LINE_CLOSE) this.closeBlock()
-        else if (shape !== LINE_BLANK) this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
+        else if (shape !== LINE_BLANK)
+          this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
       } else if (!isBlankLine(text, start, end)) {
-        const name = this.pending === null && ctx.kind === 'table' && !this.wordByWord ? chainHeaderName(text, start, end) : null
+        const name =
+          this.pending === null && ctx.kind === 'table' && !this.wordByWord
+            ? chainHeaderName(text, start, end)
+            : null
         if (name !== null && ctx.kind === 'table') this.openChain(ctx.table, name, lineNo)
         else this.readLine(tokenizeRange(text, start, end, this.words), lineNo)
       }
@@ -153,7 +176,12 @@ class TextReader implements CompactRules {
     return toRule(tokenizeRange(text, from, end, this.words).words, line)
   }
 
-  private report(severity: Diagnostic['severity'], code: string, message: string, line: number): void {
+  private report(
+    severity: Diagnostic['severity'],
+    code: string,
+    message: string,
+    line: number,
+  ): void {
     this.diagnostics.push({severity, code, message, source: {path: this.path, line}})
   }
 
@@ -161,7 +189,12 @@ class TextReader implements CompactRules {
     this.unknownCount++
     if (this.unknownCount <= MAX_UNKNOWN_REPORTS) {
       const shown = words.join(' ')
-      this.report('warning', 'NFT_UNKNOWN_STATEMENT', `not understood ${where}: ${shown.length > 120 ? shown.slice(0, 120) + '...' : shown}`, line)
+      this.report(
+        'warning',
+        'NFT_UNKNOWN_STATEMENT',
+        `not understood ${where}: ${shown.length > 120 ? shown.slice(0, 120) + '...' : shown}`,
+        line,
+      )
     }
   }
 
@@ -170,7 +203,13 @@ class TextReader implements CompactRules {
   }
 
   readLine({words, unterminatedQuote}: LineTokens, lineNo: number): void {
-    if (unterminatedQuote) this.report('warning', 'NFT_UNTERMINATED_STRING', 'a quoted string is not closed on this line; it was read to the end of the line', lineNo)
+    if (unterminatedQuote)
+      this.report(
+        'warning',
+        'NFT_UNTERMINATED_STRING',
+        'a quoted string is not closed on this line; it was read to the end of the line',
+        lineNo,
+      )
     if (words.length === 0) return
     const ctx = this.top
     if (ctx.kind === 'skip') {
@@ -204,7 +243,8 @@ class TextReader implements CompactRules {
     // which overflowed the stack on a line of 30,000 of them.
     let from = 0
     while (line[from] === '}') {
-      if (this.top.kind === 'top') this.report('warning', 'NFT_UNBALANCED_BRACE', 'a `}` that closes nothing', lineNo)
+      if (this.top.kind === 'top')
+        this.report('warning', 'NFT_UNBALANCED_BRACE', 'a `}` that closes nothing', lineNo)
       else this.closeBlock()
       from++
     }
@@ -248,7 +288,8 @@ class TextReader implements CompactRules {
     const ctx = this.top
     const first = words[0]!
     if (ctx.kind === 'top') return first === 'table'
-    if (ctx.kind === 'table') return first === 'chain' || first === 'set' || first === 'map' || TABLE_BLOCKS.has(first)
+    if (ctx.kind === 'table')
+      return first === 'chain' || first === 'set' || first === 'map' || TABLE_BLOCKS.has(first)
     return false
   }
 
@@ -265,20 +306,38 @@ class TextReader implements CompactRules {
         this.stack.push({kind: 'skip', what: 'table', line: lineNo, depth: 1})
         return
       }
-      this.stack.push({kind: 'table', table: getOrAddTable(this.doc, family, name, lineNo), line: lineNo})
+      this.stack.push({
+        kind: 'table',
+        table: getOrAddTable(this.doc, family, name, lineNo),
+        line: lineNo,
+      })
       return
     }
     if (ctx.kind !== 'table') return
     const name = words[1]
-    if ((first === 'chain' || first === 'set' || first === 'map') && name !== undefined && words.length === 3) {
+    if (
+      (first === 'chain' || first === 'set' || first === 'map') &&
+      name !== undefined &&
+      words.length === 3
+    ) {
       if (first === 'chain') {
         this.openChain(ctx.table, name, lineNo)
       } else {
-        this.stack.push({kind: 'set', table: ctx.table, set: this.setOf(ctx.table, first, name, lineNo), line: lineNo})
+        this.stack.push({
+          kind: 'set',
+          table: ctx.table,
+          set: this.setOf(ctx.table, first, name, lineNo),
+          line: lineNo,
+        })
       }
       return
     }
-    this.report('info', 'NFT_SKIPPED_OBJECT', `${words.slice(0, -1).join(' ')} in table ${ctx.table.family} ${ctx.table.name} is not used by kp and was skipped`, lineNo)
+    this.report(
+      'info',
+      'NFT_SKIPPED_OBJECT',
+      `${words.slice(0, -1).join(' ')} in table ${ctx.table.family} ${ctx.table.name} is not used by kp and was skipped`,
+      lineNo,
+    )
     this.stack.push({kind: 'skip', what: first, line: lineNo, depth: 1})
   }
 
@@ -298,7 +357,16 @@ class TextReader implements CompactRules {
   private setOf(table: NftTable, kind: 'set' | 'map', name: string, line: number): NftSet {
     let set = table.sets.get(name)
     if (!set) {
-      set = {kind, name, line, type: '', flags: [], timeoutSeconds: null, comment: null, elements: []}
+      set = {
+        kind,
+        name,
+        line,
+        type: '',
+        flags: [],
+        timeoutSeconds: null,
+        comment: null,
+        elements: [],
+      }
       table.sets.set(name, set)
     }
     return set
@@ -321,13 +389,19 @@ class TextReader implements CompactRules {
     }
     if (ctx.kind === 'chain') {
       for (const part of splitStatements(words, lines)) {
-        if (!this.chainProperty(ctx.chain, part.words, lineAt(part.lines, 0))) this.addRule(ctx.chain, part.words, lineAt(part.lines, 0), false)
+        if (!this.chainProperty(ctx.chain, part.words, lineAt(part.lines, 0)))
+          this.addRule(ctx.chain, part.words, lineAt(part.lines, 0), false)
       }
       return
     }
     if (ctx.kind === 'set') {
       for (const part of splitStatements(words, lines)) {
-        if (!this.setProperty(ctx.set, part.words, part.lines)) this.notUnderstood(part.words, lineAt(part.lines, 0), `in ${ctx.set.kind} ${ctx.set.name}`)
+        if (!this.setProperty(ctx.set, part.words, part.lines))
+          this.notUnderstood(
+            part.words,
+            lineAt(part.lines, 0),
+            `in ${ctx.set.kind} ${ctx.set.name}`,
+          )
       }
     }
   }
@@ -339,8 +413,20 @@ class TextReader implements CompactRules {
       const prio = words.indexOf('priority')
       const priorityText = prio >= 0 ? words.slice(prio + 1).join(' ') : ''
       const hook = words[3] ?? ''
-      chain.hook = {type: words[1]!, hook, priority: resolvePriority(priorityText), priorityText, policy: chain.hook?.policy ?? null}
-      if (prio < 0 || chain.hook.priority === null) this.report('warning', 'NFT_SYNTAX', `chain ${chain.name}: cannot read the priority "${priorityText}"`, line)
+      chain.hook = {
+        type: words[1]!,
+        hook,
+        priority: resolvePriority(priorityText),
+        priorityText,
+        policy: chain.hook?.policy ?? null,
+      }
+      if (prio < 0 || chain.hook.priority === null)
+        this.report(
+          'warning',
+          'NFT_SYNTAX',
+          `chain ${chain.name}: cannot read the priority "${priorityText}"`,
+          line,
+        )
       return true
     }
     if (first === 'policy' && words.length === 2) {
@@ -362,12 +448,22 @@ class TextReader implements CompactRules {
       return true
     }
     if (first === 'flags') {
-      set.flags = words.slice(1).join('').split(',').filter((f) => f !== '')
+      set.flags = words
+        .slice(1)
+        .join('')
+        .split(',')
+        .filter((f) => f !== '')
       return true
     }
     if (first === 'timeout' && words.length === 2) {
       set.timeoutSeconds = parseNftDuration(words[1]!)
-      if (set.timeoutSeconds === null) this.report('warning', 'NFT_SYNTAX', `${set.kind} ${set.name}: cannot read the timeout "${words[1]}"`, lineAt(lines, 0))
+      if (set.timeoutSeconds === null)
+        this.report(
+          'warning',
+          'NFT_SYNTAX',
+          `${set.kind} ${set.name}: cannot read the timeout "${words[1]}"`,
+          lineAt(lines, 0),
+        )
       return true
     }
     if (first === 'comment' && words.length === 2) {
@@ -378,7 +474,13 @@ class TextReader implements CompactRules {
       this.addElements(set, words, lines, 2)
       return true
     }
-    return first === 'size' || first === 'gc-interval' || first === 'policy' || first === 'auto-merge' || first === 'counter'
+    return (
+      first === 'size' ||
+      first === 'gc-interval' ||
+      first === 'policy' ||
+      first === 'auto-merge' ||
+      first === 'counter'
+    )
   }
 
   private addRule(chain: NftChain, words: string[], line: number, atStart: boolean): void {
@@ -388,7 +490,14 @@ class TextReader implements CompactRules {
   /** Elements between the `{` at words[open] and its matching `}`. */
   private addElements(set: NftSet, words: string[], lines: WordLines, open: number): void {
     const close = matchingBrace(words, open)
-    for (const el of splitElements(words, lines, open + 1, close < 0 ? words.length : close, set.kind === 'map')) set.elements.push(el)
+    for (const el of splitElements(
+      words,
+      lines,
+      open + 1,
+      close < 0 ? words.length : close,
+      set.kind === 'map',
+    ))
+      set.elements.push(el)
   }
 
   // ---- transaction form ------------------------------------------------------------------
@@ -404,7 +513,12 @@ class TextReader implements CompactRules {
     }
     let i = 2
     let family = 'ip'
-    if (words[i] !== undefined && NFT_FAMILIES.has(words[i]!) && words[i + 1] !== undefined && words[i + 1] !== '{') {
+    if (
+      words[i] !== undefined &&
+      NFT_FAMILIES.has(words[i]!) &&
+      words[i + 1] !== undefined &&
+      words[i + 1] !== '{'
+    ) {
       family = words[i]!
       i++
     }
@@ -426,8 +540,10 @@ class TextReader implements CompactRules {
         return
       }
       for (const part of blockStatements(words, lines, i)) {
-        if (part.words[0] === 'comment' && part.words.length === 2) table.comment = unquote(part.words[1]!)
-        else if (part.words[0] !== 'flags') this.notUnderstood(part.words, lineAt(part.lines, 0), `in table ${family} ${tableName}`)
+        if (part.words[0] === 'comment' && part.words.length === 2)
+          table.comment = unquote(part.words[1]!)
+        else if (part.words[0] !== 'flags')
+          this.notUnderstood(part.words, lineAt(part.lines, 0), `in table ${family} ${tableName}`)
       }
       return
     }
@@ -440,7 +556,13 @@ class TextReader implements CompactRules {
     const existing = this.doc.tables.get(`${family} ${tableName}`)
     if ((verb === 'delete' || verb === 'destroy') && !existing) return
     const table = existing ?? getOrAddTable(this.doc, family, tableName, line)
-    if (!existing) this.report('info', 'NFT_UNDECLARED', `table ${family} ${tableName} is used before it is added; taken as declared here`, line)
+    if (!existing)
+      this.report(
+        'info',
+        'NFT_UNDECLARED',
+        `table ${family} ${tableName} is used before it is added; taken as declared here`,
+        line,
+      )
     switch (object) {
       case 'chain':
         return this.chainCommand(verb, table, objectName, words, lines, i)
@@ -456,7 +578,14 @@ class TextReader implements CompactRules {
     }
   }
 
-  private chainCommand(verb: string, table: NftTable, name: string, words: string[], lines: WordLines, i: number): void {
+  private chainCommand(
+    verb: string,
+    table: NftTable,
+    name: string,
+    words: string[],
+    lines: WordLines,
+    i: number,
+  ): void {
     if (verb === 'delete' || verb === 'destroy') {
       table.chains.delete(name)
       return
@@ -467,11 +596,20 @@ class TextReader implements CompactRules {
       return
     }
     for (const part of blockStatements(words, lines, i)) {
-      if (!this.chainProperty(chain, part.words, lineAt(part.lines, 0))) this.notUnderstood(part.words, lineAt(part.lines, 0), `in chain ${name}`)
+      if (!this.chainProperty(chain, part.words, lineAt(part.lines, 0)))
+        this.notUnderstood(part.words, lineAt(part.lines, 0), `in chain ${name}`)
     }
   }
 
-  private setCommand(verb: string, kind: 'set' | 'map', table: NftTable, name: string, words: string[], lines: WordLines, i: number): void {
+  private setCommand(
+    verb: string,
+    kind: 'set' | 'map',
+    table: NftTable,
+    name: string,
+    words: string[],
+    lines: WordLines,
+    i: number,
+  ): void {
     if (verb === 'delete' || verb === 'destroy') {
       table.sets.delete(name)
       return
@@ -482,26 +620,52 @@ class TextReader implements CompactRules {
       return
     }
     for (const part of blockStatements(words, lines, i)) {
-      if (!this.setProperty(set, part.words, part.lines)) this.notUnderstood(part.words, lineAt(part.lines, 0), `in ${kind} ${name}`)
+      if (!this.setProperty(set, part.words, part.lines))
+        this.notUnderstood(part.words, lineAt(part.lines, 0), `in ${kind} ${name}`)
     }
   }
 
-  private ruleCommand(verb: string, table: NftTable, chainName: string, words: string[], lines: WordLines, i: number): void {
+  private ruleCommand(
+    verb: string,
+    table: NftTable,
+    chainName: string,
+    words: string[],
+    lines: WordLines,
+    i: number,
+  ): void {
     const line = lineAt(lines, 0)
     if (verb === 'delete' || verb === 'destroy' || verb === 'replace') {
       // Rules are addressed by kernel handle here, which a saved transaction cannot resolve.
-      this.report('warning', 'NFT_UNSUPPORTED', `\`${verb} rule\` addresses a rule by its handle, which kp cannot resolve from text; ignored`, line)
+      this.report(
+        'warning',
+        'NFT_UNSUPPORTED',
+        `\`${verb} rule\` addresses a rule by its handle, which kp cannot resolve from text; ignored`,
+        line,
+      )
       return
     }
     let chain = table.chains.get(chainName)
     if (!chain) {
-      this.report('info', 'NFT_UNDECLARED', `chain ${chainName} gets a rule before it is added; taken as declared here`, line)
+      this.report(
+        'info',
+        'NFT_UNDECLARED',
+        `chain ${chainName} gets a rule before it is added; taken as declared here`,
+        line,
+      )
       chain = this.chainOf(table, chainName, line)
     }
     const atStart = verb === 'insert'
     const position = words[i]
-    if ((position === 'position' || position === 'handle' || position === 'index') && words[i + 1] !== undefined) {
-      this.report('info', 'NFT_UNSUPPORTED', `\`${verb} rule ... ${position} ${words[i + 1]}\`: the position cannot be resolved from text; the rule is ${atStart ? 'put first' : 'appended'}`, line)
+    if (
+      (position === 'position' || position === 'handle' || position === 'index') &&
+      words[i + 1] !== undefined
+    ) {
+      this.report(
+        'info',
+        'NFT_UNSUPPORTED',
+        `\`${verb} rule ... ${position} ${words[i + 1]}\`: the position cannot be resolved from text; the rule is ${atStart ? 'put first' : 'appended'}`,
+        line,
+      )
       i += 2
     }
     if (i >= words.length) {
@@ -511,22 +675,43 @@ class TextReader implements CompactRules {
     this.addRule(chain, words.slice(i), lineAt(lines, i), atStart)
   }
 
-  private elementCommand(verb: string, table: NftTable, setName: string, words: string[], lines: WordLines, i: number): void {
+  private elementCommand(
+    verb: string,
+    table: NftTable,
+    setName: string,
+    words: string[],
+    lines: WordLines,
+    i: number,
+  ): void {
     const line = lineAt(lines, 0)
     if (words[i] !== '{') {
-      this.report('warning', 'NFT_SYNTAX', `element command without { ... }: ${words.join(' ')}`, line)
+      this.report(
+        'warning',
+        'NFT_SYNTAX',
+        `element command without { ... }: ${words.join(' ')}`,
+        line,
+      )
       return
     }
     let set = table.sets.get(setName)
     if (verb === 'delete' || verb === 'destroy') {
       if (!set) return
       const close = matchingBrace(words, i)
-      const gone = new Set(splitElements(words, lines, i + 1, close < 0 ? words.length : close, false).map((e) => e.key.join(' . ')))
+      const gone = new Set(
+        splitElements(words, lines, i + 1, close < 0 ? words.length : close, false).map((e) =>
+          e.key.join(' . '),
+        ),
+      )
       set.elements = set.elements.filter((e) => !gone.has(e.key.join(' . ')))
       return
     }
     if (!set) {
-      this.report('info', 'NFT_UNDECLARED', `set ${setName} gets elements before it is added; taken as declared here`, line)
+      this.report(
+        'info',
+        'NFT_UNDECLARED',
+        `set ${setName} gets elements before it is added; taken as declared here`,
+        line,
+      )
       set = this.setOf(table, 'set', setName, line)
     }
     const close = matchingBrace(words, i)
@@ -538,18 +723,41 @@ class TextReader implements CompactRules {
 
   finish(lineCount: number): void {
     if (this.pending) {
-      this.report('error', 'NFT_TRUNCATED', `the input ends inside a statement that starts here (a \`{\` is not closed); it was dropped, and the input looks truncated`, this.pending.lines[0]!)
+      this.report(
+        'error',
+        'NFT_TRUNCATED',
+        `the input ends inside a statement that starts here (a \`{\` is not closed); it was dropped, and the input looks truncated`,
+        this.pending.lines[0]!,
+      )
       this.pending = null
     }
     for (let k = this.stack.length - 1; k > 0; k--) {
       const ctx = this.stack[k]!
       const what =
-        ctx.kind === 'table' ? `table ${ctx.table.family} ${ctx.table.name}` : ctx.kind === 'chain' ? `chain ${ctx.chain.name}` : ctx.kind === 'set' ? `${ctx.set.kind} ${ctx.set.name}` : ctx.kind === 'skip' ? ctx.what : ''
+        ctx.kind === 'table'
+          ? `table ${ctx.table.family} ${ctx.table.name}`
+          : ctx.kind === 'chain'
+            ? `chain ${ctx.chain.name}`
+            : ctx.kind === 'set'
+              ? `${ctx.set.kind} ${ctx.set.name}`
+              : ctx.kind === 'skip'
+                ? ctx.what
+                : ''
       const opened = ctx.kind === 'top' ? 1 : ctx.line
-      this.report('error', 'NFT_TRUNCATED', `the input ends inside ${what} (opened at line ${opened}); what was complete is kept, but the rest of the ruleset is missing`, lineCount)
+      this.report(
+        'error',
+        'NFT_TRUNCATED',
+        `the input ends inside ${what} (opened at line ${opened}); what was complete is kept, but the rest of the ruleset is missing`,
+        lineCount,
+      )
     }
     if (this.unknownCount > MAX_UNKNOWN_REPORTS) {
-      this.report('warning', 'NFT_UNKNOWN_STATEMENT', `${this.unknownCount - MAX_UNKNOWN_REPORTS} more statements were not understood (only the first ${MAX_UNKNOWN_REPORTS} are listed)`, lineCount)
+      this.report(
+        'warning',
+        'NFT_UNKNOWN_STATEMENT',
+        `${this.unknownCount - MAX_UNKNOWN_REPORTS} more statements were not understood (only the first ${MAX_UNKNOWN_REPORTS} are listed)`,
+        lineCount,
+      )
     }
   }
 }
@@ -576,7 +784,11 @@ function splitStatements(words: string[], lines: WordLines): Part[] {
   let start = 0
   let depth = 0
   const cut = (end: number): void => {
-    if (end > start) out.push({words: words.slice(start, end), lines: typeof lines === 'number' ? lines : lines.slice(start, end)})
+    if (end > start)
+      out.push({
+        words: words.slice(start, end),
+        lines: typeof lines === 'number' ? lines : lines.slice(start, end),
+      })
   }
   for (let k = 0; k < words.length; k++) {
     const w = words[k]!
@@ -596,7 +808,10 @@ function blockStatements(words: string[], lines: WordLines, i: number): Part[] {
   if (words[i] !== '{') return []
   const close = matchingBrace(words, i)
   const end = close < 0 ? words.length : close
-  return splitStatements(words.slice(i + 1, end), typeof lines === 'number' ? lines : lines.slice(i + 1, end))
+  return splitStatements(
+    words.slice(i + 1, end),
+    typeof lines === 'number' ? lines : lines.slice(i + 1, end),
+  )
 }
 
 /** A rule's words without its trailing `comment "..."` (nft prints it last). */
@@ -615,7 +830,13 @@ function toRule(words: string[], line: number): NftRule {
 const KEY_END = new Set([':', 'comment', 'timeout', 'expires', 'counter'])
 
 /** Elements of `{ a . b : v , c . d : w }` between words[from] and words[to] (exclusive). */
-function splitElements(words: string[], lines: WordLines, from: number, to: number, allowValue: boolean): NftElement[] {
+function splitElements(
+  words: string[],
+  lines: WordLines,
+  from: number,
+  to: number,
+  allowValue: boolean,
+): NftElement[] {
   const out: NftElement[] = []
   let k = from
   while (k < to) {
@@ -669,7 +890,11 @@ function splitElements(words: string[], lines: WordLines, from: number, to: numb
 }
 
 /** `text`: the whole text, or its pieces of whole lines in order (textPieces). */
-export function parseNftText(text: string | Iterable<string>, path: string, {wordByWord = false}: {wordByWord?: boolean} = {}): {doc: NftDocument; diagnostics: Diagnostic[]} {
+export function parseNftText(
+  text: string | Iterable<string>,
+  path: string,
+  {wordByWord = false}: {wordByWord?: boolean} = {},
+): {doc: NftDocument; diagnostics: Diagnostic[]} {
   const reader = new TextReader(path, wordByWord)
   const lineCount = reader.readAll(text)
   reader.finish(Math.max(1, lineCount))
@@ -679,5 +904,10 @@ export function parseNftText(text: string | Iterable<string>, path: string, {wor
 export function parse(src: SourceText): ParsedSource<NftDocument> {
   // A file is read in pieces, never into one buffer and one string (26 MB for 10,000 services).
   const {doc, diagnostics} = parseNftText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
-  return {format: 'nft', source: {path: src.path, format: 'nft', tool: src.tool ?? null}, data: doc, diagnostics}
+  return {
+    format: 'nft',
+    source: {path: src.path, format: 'nft', tool: src.tool ?? null},
+    data: doc,
+    diagnostics,
+  }
 }

@@ -8,7 +8,10 @@ const MAX_PER_CODE = 25
 
 export class Reporter {
   readonly diagnostics: Diagnostic[] = []
-  private readonly counts = new Map<string, {severity: Severity; n: number; first: SourceRef | null}>()
+  private readonly counts = new Map<
+    string,
+    {severity: Severity; n: number; first: SourceRef | null}
+  >()
 
   report(severity: Severity, code: string, message: string, source: SourceRef | null): void {
     const c = this.counts.get(code)
@@ -21,7 +24,12 @@ export class Reporter {
   finish(): Diagnostic[] {
     for (const [code, c] of this.counts) {
       if (c.n > MAX_PER_CODE) {
-        this.diagnostics.push({severity: c.severity, code, message: `${c.n - MAX_PER_CODE} more ${code} diagnostics like the ones above (only the first ${MAX_PER_CODE} are listed)`, source: c.first})
+        this.diagnostics.push({
+          severity: c.severity,
+          code,
+          message: `${c.n - MAX_PER_CODE} more ${code} diagnostics like the ones above (only the first ${MAX_PER_CODE} are listed)`,
+          source: c.first,
+        })
       }
     }
     return this.diagnostics

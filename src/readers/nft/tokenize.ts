@@ -70,7 +70,12 @@ export class WordCache {
 }
 
 /** The words of text[start, end) (one line, without its `\n`). */
-export function tokenizeRange(text: string, start: number, end: number, cache: WordCache | null): LineTokens {
+export function tokenizeRange(
+  text: string,
+  start: number,
+  end: number,
+  cache: WordCache | null,
+): LineTokens {
   const words: string[] = []
   let wordStart = -1
   let i = start
@@ -174,7 +179,8 @@ export function lineShape(text: string, start: number, end: number): number {
   if (depth > 0) return LINE_OTHER
   if (firstEnd - firstStart > 1 && text.charCodeAt(firstEnd - 1) === COMMA) firstEnd--
   for (const property of CHAIN_PROPERTIES) {
-    if (firstEnd - firstStart === property.length && text.startsWith(property, firstStart)) return LINE_OTHER
+    if (firstEnd - firstStart === property.length && text.startsWith(property, firstStart))
+      return LINE_OTHER
   }
   return LINE_RULE
 }
@@ -219,7 +225,13 @@ export function isBlankLine(text: string, start: number, end: number): boolean {
 }
 
 /** text[start, end) as a word; a trailing comma becomes a word of its own. */
-function pushWord(words: string[], text: string, start: number, end: number, cache: WordCache | null): void {
+function pushWord(
+  words: string[],
+  text: string,
+  start: number,
+  end: number,
+  cache: WordCache | null,
+): void {
   if (end - start > 1 && text.charCodeAt(end - 1) === COMMA) {
     words.push(wordAt(text, start, end - 1, cache), ',')
   } else {

@@ -6,14 +6,20 @@ import type {Protocol} from '../../model/types.js'
 import {unquote} from './ir.js'
 
 /** The word after the first occurrence of `a b` (e.g. `ip daddr`), with its `!=` if any. */
-export function valueAfter(words: readonly string[], a: string, b: string): {value: string; negated: boolean} | null {
+export function valueAfter(
+  words: readonly string[],
+  a: string,
+  b: string,
+): {value: string; negated: boolean} | null {
   for (let i = 0; i + 2 < words.length; i++) {
     if (words[i] === a && words[i + 1] === b) {
       // `th dport` / `ip daddr` in a concatenation (`ip daddr . meta l4proto`) has no value.
       const next = words[i + 2]!
       if (next === '.' || next === 'vmap' || next === 'map') return null
-      if (next === '!=') return words[i + 3] === undefined ? null : {value: words[i + 3]!, negated: true}
-      if (next === '==') return words[i + 3] === undefined ? null : {value: words[i + 3]!, negated: false}
+      if (next === '!=')
+        return words[i + 3] === undefined ? null : {value: words[i + 3]!, negated: true}
+      if (next === '==')
+        return words[i + 3] === undefined ? null : {value: words[i + 3]!, negated: false}
       return {value: next, negated: false}
     }
   }
@@ -24,12 +30,16 @@ export function valueAfter(words: readonly string[], a: string, b: string): {val
 export function listAt(words: readonly string[], i: number): string[] {
   if (words[i] !== '{') return words[i] === undefined ? [] : [words[i]!]
   const out: string[] = []
-  for (let k = i + 1; k < words.length && words[k] !== '}'; k++) if (words[k] !== ',') out.push(words[k]!)
+  for (let k = i + 1; k < words.length && words[k] !== '}'; k++)
+    if (words[k] !== ',') out.push(words[k]!)
   return out
 }
 
 /** The source or destination address match of `ip|ip6 saddr|daddr`, as a list. */
-export function addressMatch(words: readonly string[], field: 'saddr' | 'daddr'): {values: string[]; negated: boolean} | null {
+export function addressMatch(
+  words: readonly string[],
+  field: 'saddr' | 'daddr',
+): {values: string[]; negated: boolean} | null {
   for (let i = 0; i + 2 < words.length; i++) {
     if ((words[i] === 'ip' || words[i] === 'ip6') && words[i + 1] === field) {
       let k = i + 2
@@ -50,11 +60,17 @@ export function addressMatch(words: readonly string[], field: 'saddr' | 'daddr')
 export function verdictOf(words: readonly string[]): {kind: string; target: string | null} | null {
   // iptables-nft in JSON: `xt target "REJECT"` is the REJECT nft's text output shows as `reject`.
   const n = words.length
-  if (n >= 3 && words[n - 3] === 'xt' && words[n - 2] === 'target' && words[n - 1] === '"REJECT"') return {kind: 'reject', target: null}
+  if (n >= 3 && words[n - 3] === 'xt' && words[n - 2] === 'target' && words[n - 1] === '"REJECT"')
+    return {kind: 'reject', target: null}
   for (let i = words.length - 1; i >= 0; i--) {
     const w = words[i]!
-    if ((w === 'jump' || w === 'goto') && words[i + 1] !== undefined && i + 2 >= words.length) return {kind: w, target: words[i + 1]!}
-    if (i === words.length - 1 && (w === 'drop' || w === 'accept' || w === 'return' || w === 'reject' || w === 'continue')) return {kind: w, target: null}
+    if ((w === 'jump' || w === 'goto') && words[i + 1] !== undefined && i + 2 >= words.length)
+      return {kind: w, target: words[i + 1]!}
+    if (
+      i === words.length - 1 &&
+      (w === 'drop' || w === 'accept' || w === 'return' || w === 'reject' || w === 'continue')
+    )
+      return {kind: w, target: null}
     if (w === 'reject' && words[i + 1] === 'with') return {kind: 'reject', target: null}
   }
   return null
@@ -117,7 +133,12 @@ export function splitHostPort(text: string): {ip: string; port: number | null} |
 /** A mark word (`0x4000`, `0x00004000`, `16384`) as a number, or null. */
 export function markValue(word: string | undefined): number | null {
   if (word === undefined) return null
-  const n = word.startsWith('0x') || word.startsWith('0X') ? Number.parseInt(word.slice(2), 16) : /^\d+$/.test(word) ? Number(word) : Number.NaN
+  const n =
+    word.startsWith('0x') || word.startsWith('0X')
+      ? Number.parseInt(word.slice(2), 16)
+      : /^\d+$/.test(word)
+        ? Number(word)
+        : Number.NaN
   return Number.isFinite(n) ? n : null
 }
 
@@ -135,7 +156,11 @@ export function markSetOr(words: readonly string[]): string | null {
 export function interfaceMatch(words: readonly string[]): {name: string; negated: boolean} | null {
   for (let i = 0; i + 1 < words.length; i++) {
     const w = words[i]!
-    if (w === 'iif' || w === 'iifname' || (w === 'meta' && (words[i + 1] === 'iif' || words[i + 1] === 'iifname'))) {
+    if (
+      w === 'iif' ||
+      w === 'iifname' ||
+      (w === 'meta' && (words[i + 1] === 'iif' || words[i + 1] === 'iifname'))
+    ) {
       const k = w === 'meta' ? i + 2 : i + 1
       const negated = words[k] === '!='
       const value = words[negated ? k + 1 : k]

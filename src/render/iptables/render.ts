@@ -15,14 +15,24 @@ import {iptablesChainHash, iptablesEndpointHash} from '../../readers/iptables/ha
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'
-import {dedupeFindings, finding, familiesOf, isLoopback, jumpRulesFinding, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
+import {
+  dedupeFindings,
+  finding,
+  familiesOf,
+  isLoopback,
+  jumpRulesFinding,
+  nodePortIPs,
+  planService,
+  resolveNodeSettings,
+} from '../common.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
 import type {RenderedFile, RenderOptions, RenderResult} from '../types.js'
 
 /** kube-proxy's largeClusterEndpointsThreshold: above it, SVC->SEP and SEP comments are left out. */
 const LARGE_CLUSTER_ENDPOINTS = 1000
 
-const NODEPORTS_LAST_RULE_COMMENT = '"kubernetes service nodeports; NOTE: this must be the last rule in this chain"'
+const NODEPORTS_LAST_RULE_COMMENT =
+  '"kubernetes service nodeports; NOTE: this must be the last rule in this chain"'
 
 /** The jump rules kube-proxy keeps in the built-in chains (reference §2.2), for the header comment. */
 const BUILTIN_JUMPS = [
@@ -55,7 +65,9 @@ export class RestoreTable {
     this.rules.push(['-A', chain, ...parts.flat()].join(' '))
   }
   text(name: string): string {
-    return [`*${name}`, ...this.chains.map((c) => `:${c} - [0:0]`), ...this.rules, 'COMMIT'].join('\n')
+    return [`*${name}`, ...this.chains.map((c) => `:${c} - [0:0]`), ...this.rules, 'COMMIT'].join(
+      '\n',
+    )
   }
 }
 
@@ -96,15 +108,45 @@ function endpointChainNames(plan: ServicePlan): (ep: PlannedEndpoint) => string 
   }
 }
 
-function writeServiceToEndpointRules(ctx: FamilyContext, plan: ServicePlan, chain: string, endpoints: PlannedEndpoint[], sepChain: (ep: PlannedEndpoint) => string): void {
-  const comment = (ep: PlannedEndpoint) => (ctx.largeCluster ? [] : ['-m', 'comment', '--comment', `"${plan.spn} -> ${ep.endpointString}"`])
+function writeServiceToEndpointRules(
+  ctx: FamilyContext,
+  plan: ServicePlan,
+  chain: string,
+  endpoints: PlannedEndpoint[],
+  sepChain: (ep: PlannedEndpoint) => string,
+): void {
+  const comment = (ep: PlannedEndpoint) =>
+    ctx.largeCluster ? [] : ['-m', 'comment', '--comment', `"${plan.spn} -> ${ep.endpointString}"`]
   if (plan.affinitySeconds !== null) {
     for (const ep of endpoints) {
-      ctx.nat.add(chain, comment(ep), '-m', 'recent', '--name', sepChain(ep), '--rcheck', '--seconds', String(plan.affinitySeconds), '--reap', '-j', sepChain(ep))
+      ctx.nat.add(
+        chain,
+        comment(ep),
+        '-m',
+        'recent',
+        '--name',
+        sepChain(ep),
+        '--rcheck',
+        '--seconds',
+        String(plan.affinitySeconds),
+        '--reap',
+        '-j',
+        sepChain(ep),
+      )
     }
   }
   endpoints.forEach((ep, i) => {
-    const statistic = i < endpoints.length - 1 ? ['-m', 'statistic', '--mode', 'random', '--probability', cascadeProbability(endpoints.length - i)] : []
+    const statistic =
+      i < endpoints.length - 1
+        ? [
+            '-m',
+            'statistic',
+            '--mode',
+            'random',
+            '--probability',
+            cascadeProbability(endpoints.length - i),
+          ]
+        : []
     ctx.nat.add(chain, comment(ep), statistic, '-j', sepChain(ep))
   })
 }
@@ -117,10 +159,20 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   const localPolicyChain = `KUBE-SVL-${hash}`
   const externalChain = `KUBE-EXT-${hash}`
   const fwChain = `KUBE-FW-${hash}`
-  const {hasEndpoints, clusterEndpoints, localEndpoints, usesClusterPolicyChain, usesLocalPolicyChain, hasInternalEndpoints, hasExternalEndpoints, usesExternalChain} = plan
+  const {
+    hasEndpoints,
+    clusterEndpoints,
+    localEndpoints,
+    usesClusterPolicyChain,
+    usesLocalPolicyChain,
+    hasInternalEndpoints,
+    hasExternalEndpoints,
+    usesExternalChain,
+  } = plan
   const internalChain = plan.internalLocal ? localPolicyChain : clusterPolicyChain
   const externalPolicyChain = plan.externalLocal ? localPolicyChain : clusterPolicyChain
-  const usesFWChain = hasEndpoints && plan.loadBalancerIPs.length > 0 && plan.sourceRanges.length > 0
+  const usesFWChain =
+    hasEndpoints && plan.loadBalancerIPs.length > 0 && plan.sourceRanges.length > 0
   const lbChain = usesFWChain ? fwChain : externalChain
   const sepChain = endpointChainNames(plan)
 
@@ -132,8 +184,10 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     internalFilter = plan.internalDropsNoLocal ? noLocal : none
     externalFilter = plan.externalDropsNoLocal ? noLocal : none
   } else {
-    if (!hasInternalEndpoints) internalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
-    if (!hasExternalEndpoints) externalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
+    if (!hasInternalEndpoints)
+      internalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
+    if (!hasExternalEndpoints)
+      externalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
   }
   const match = ['-m', p, '-p', p]
 
@@ -141,26 +195,121 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   const cip = plan.clusterIP
   if (cip) {
     if (hasInternalEndpoints) {
-      nat.add('KUBE-SERVICES', '-m', 'comment', '--comment', `"${plan.spn} cluster IP"`, match, '-d', cip.ip, '--dport', String(cip.port), '-j', internalChain)
+      nat.add(
+        'KUBE-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        `"${plan.spn} cluster IP"`,
+        match,
+        '-d',
+        cip.ip,
+        '--dport',
+        String(cip.port),
+        '-j',
+        internalChain,
+      )
     } else if (internalFilter) {
-      filter.add('KUBE-SERVICES', '-m', 'comment', '--comment', internalFilter.comment, match, '-d', cip.ip, '--dport', String(cip.port), '-j', internalFilter.target)
+      filter.add(
+        'KUBE-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        internalFilter.comment,
+        match,
+        '-d',
+        cip.ip,
+        '--dport',
+        String(cip.port),
+        '-j',
+        internalFilter.target,
+      )
     }
   }
 
   // Capture externalIPs.
   for (const eip of plan.externalIPs) {
-    if (hasEndpoints) nat.add('KUBE-SERVICES', '-m', 'comment', '--comment', `"${plan.spn} external IP"`, match, '-d', eip.ip, '--dport', String(eip.port), '-j', externalChain)
-    if (externalFilter) filter.add('KUBE-EXTERNAL-SERVICES', '-m', 'comment', '--comment', externalFilter.comment, match, '-d', eip.ip, '--dport', String(eip.port), '-j', externalFilter.target)
+    if (hasEndpoints)
+      nat.add(
+        'KUBE-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        `"${plan.spn} external IP"`,
+        match,
+        '-d',
+        eip.ip,
+        '--dport',
+        String(eip.port),
+        '-j',
+        externalChain,
+      )
+    if (externalFilter)
+      filter.add(
+        'KUBE-EXTERNAL-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        externalFilter.comment,
+        match,
+        '-d',
+        eip.ip,
+        '--dport',
+        String(eip.port),
+        '-j',
+        externalFilter.target,
+      )
   }
 
   // Capture load-balancer ingress IPs.
   for (const lb of plan.loadBalancerIPs) {
-    if (hasEndpoints) nat.add('KUBE-SERVICES', '-m', 'comment', '--comment', `"${plan.spn} loadbalancer IP"`, match, '-d', lb.ip, '--dport', String(lb.port), '-j', lbChain)
-    if (usesFWChain) filter.add('KUBE-PROXY-FIREWALL', '-m', 'comment', '--comment', `"${plan.spn} traffic not accepted by ${fwChain}"`, match, '-d', lb.ip, '--dport', String(lb.port), '-j', 'DROP')
+    if (hasEndpoints)
+      nat.add(
+        'KUBE-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        `"${plan.spn} loadbalancer IP"`,
+        match,
+        '-d',
+        lb.ip,
+        '--dport',
+        String(lb.port),
+        '-j',
+        lbChain,
+      )
+    if (usesFWChain)
+      filter.add(
+        'KUBE-PROXY-FIREWALL',
+        '-m',
+        'comment',
+        '--comment',
+        `"${plan.spn} traffic not accepted by ${fwChain}"`,
+        match,
+        '-d',
+        lb.ip,
+        '--dport',
+        String(lb.port),
+        '-j',
+        'DROP',
+      )
   }
   if (externalFilter) {
     for (const lb of plan.loadBalancerIPs) {
-      filter.add('KUBE-EXTERNAL-SERVICES', '-m', 'comment', '--comment', externalFilter.comment, match, '-d', lb.ip, '--dport', String(lb.port), '-j', externalFilter.target)
+      filter.add(
+        'KUBE-EXTERNAL-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        externalFilter.comment,
+        match,
+        '-d',
+        lb.ip,
+        '--dport',
+        String(lb.port),
+        '-j',
+        externalFilter.target,
+      )
     }
   }
 
@@ -169,24 +318,96 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     const np = String(plan.nodePort)
     if (hasEndpoints) {
       // kube-proxy ≥1.29 counts localhost NodePort traffic with an nfacct rule first.
-      if (ctx.family === 'IPv4' && settings.localhostNodePorts && settings.nfacct && ctx.nodePortsOnLoopback) {
-        nat.add('KUBE-NODEPORTS', '-m', 'comment', '--comment', plan.spn, match, '-d', '127.0.0.0/8', '--dport', np, '-m', 'nfacct', '--nfacct-name', 'localhost_nps_accepted_pkts', '-j', externalChain)
+      if (
+        ctx.family === 'IPv4' &&
+        settings.localhostNodePorts &&
+        settings.nfacct &&
+        ctx.nodePortsOnLoopback
+      ) {
+        nat.add(
+          'KUBE-NODEPORTS',
+          '-m',
+          'comment',
+          '--comment',
+          plan.spn,
+          match,
+          '-d',
+          '127.0.0.0/8',
+          '--dport',
+          np,
+          '-m',
+          'nfacct',
+          '--nfacct-name',
+          'localhost_nps_accepted_pkts',
+          '-j',
+          externalChain,
+        )
       }
-      nat.add('KUBE-NODEPORTS', '-m', 'comment', '--comment', plan.spn, match, '--dport', np, '-j', externalChain)
+      nat.add(
+        'KUBE-NODEPORTS',
+        '-m',
+        'comment',
+        '--comment',
+        plan.spn,
+        match,
+        '--dport',
+        np,
+        '-j',
+        externalChain,
+      )
     }
     if (externalFilter) {
-      filter.add('KUBE-EXTERNAL-SERVICES', '-m', 'comment', '--comment', externalFilter.comment, '-m', 'addrtype', '--dst-type', 'LOCAL', match, '--dport', np, '-j', externalFilter.target)
+      filter.add(
+        'KUBE-EXTERNAL-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        externalFilter.comment,
+        '-m',
+        'addrtype',
+        '--dst-type',
+        'LOCAL',
+        match,
+        '--dport',
+        np,
+        '-j',
+        externalFilter.target,
+      )
     }
   }
 
   // Health check NodePort: always tcp.
   if (plan.healthCheckNodePort !== null) {
-    filter.add('KUBE-NODEPORTS', '-m', 'comment', '--comment', `"${plan.spn} health check node port"`, '-m', 'tcp', '-p', 'tcp', '--dport', String(plan.healthCheckNodePort), '-j', 'ACCEPT')
+    filter.add(
+      'KUBE-NODEPORTS',
+      '-m',
+      'comment',
+      '--comment',
+      `"${plan.spn} health check node port"`,
+      '-m',
+      'tcp',
+      '-p',
+      'tcp',
+      '--dport',
+      String(plan.healthCheckNodePort),
+      '-j',
+      'ACCEPT',
+    )
   }
 
   // Internal traffic: masquerade off-cluster traffic to the ClusterIP.
   if (hasInternalEndpoints && cip) {
-    const args = ['-m', 'comment', '--comment', `"${plan.spn} cluster IP"`, ...match, '-d', cip.ip, '--dport', String(cip.port)]
+    const args = [
+      '-m',
+      'comment',
+      '--comment',
+      `"${plan.spn} cluster IP"`,
+      ...match,
+      '-d',
+      cip.ip,
+      '--dport',
+      String(cip.port),
+    ]
     const notLocal = detectorMatch(ctx, false)
     if (settings.masqueradeAll) nat.add(internalChain, args, '-j', 'KUBE-MARK-MASQ')
     else if (notLocal) nat.add(internalChain, args, notLocal, '-j', 'KUBE-MARK-MASQ')
@@ -196,12 +417,54 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   if (usesExternalChain) {
     nat.declare(externalChain)
     if (!plan.externalLocal) {
-      nat.add(externalChain, '-m', 'comment', '--comment', `"masquerade traffic for ${plan.spn} external destinations"`, '-j', 'KUBE-MARK-MASQ')
+      nat.add(
+        externalChain,
+        '-m',
+        'comment',
+        '--comment',
+        `"masquerade traffic for ${plan.spn} external destinations"`,
+        '-j',
+        'KUBE-MARK-MASQ',
+      )
     } else {
       const local = detectorMatch(ctx, true)
-      if (local) nat.add(externalChain, '-m', 'comment', '--comment', `"pod traffic for ${plan.spn} external destinations"`, local, '-j', clusterPolicyChain)
-      nat.add(externalChain, '-m', 'comment', '--comment', `"masquerade LOCAL traffic for ${plan.spn} external destinations"`, '-m', 'addrtype', '--src-type', 'LOCAL', '-j', 'KUBE-MARK-MASQ')
-      nat.add(externalChain, '-m', 'comment', '--comment', `"route LOCAL traffic for ${plan.spn} external destinations"`, '-m', 'addrtype', '--src-type', 'LOCAL', '-j', clusterPolicyChain)
+      if (local)
+        nat.add(
+          externalChain,
+          '-m',
+          'comment',
+          '--comment',
+          `"pod traffic for ${plan.spn} external destinations"`,
+          local,
+          '-j',
+          clusterPolicyChain,
+        )
+      nat.add(
+        externalChain,
+        '-m',
+        'comment',
+        '--comment',
+        `"masquerade LOCAL traffic for ${plan.spn} external destinations"`,
+        '-m',
+        'addrtype',
+        '--src-type',
+        'LOCAL',
+        '-j',
+        'KUBE-MARK-MASQ',
+      )
+      nat.add(
+        externalChain,
+        '-m',
+        'comment',
+        '--comment',
+        `"route LOCAL traffic for ${plan.spn} external destinations"`,
+        '-m',
+        'addrtype',
+        '--src-type',
+        'LOCAL',
+        '-j',
+        clusterPolicyChain,
+      )
     }
     if (hasExternalEndpoints) nat.add(externalChain, '-j', externalPolicyChain)
   }
@@ -213,21 +476,36 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     let allowFromNode = false
     for (const cidr of plan.sourceRanges) {
       nat.add(fwChain, args, '-s', cidr, '-j', externalChain)
-      if (settings.nodeIPs.some((ip) => familyOf(ip) === ctx.family && cidrContains(cidr, ip))) allowFromNode = true
+      if (settings.nodeIPs.some((ip) => familyOf(ip) === ctx.family && cidrContains(cidr, ip)))
+        allowFromNode = true
     }
     if (settings.nodeIPs.every((ip) => familyOf(ip) !== ctx.family)) {
       findings.push(
-        finding('RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES', 'info', 'node IP not known; LB IPs not added to the source-range allow-list', 'kube-proxy also allows the LoadBalancer IPs themselves as sources when a loadBalancerSourceRange contains the node IP (so the node can reach its own LB). The node IP is not known, so those rules were left out.', {
-          services: [plan.display],
-          addresses: plan.sourceRanges,
-          evidence: plan.evidence,
-          action: 'Pass the node addresses with --node-ip.',
-          docs: null,
-        }),
+        finding(
+          'RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES',
+          'info',
+          'node IP not known; LB IPs not added to the source-range allow-list',
+          'kube-proxy also allows the LoadBalancer IPs themselves as sources when a loadBalancerSourceRange contains the node IP (so the node can reach its own LB). The node IP is not known, so those rules were left out.',
+          {
+            services: [plan.display],
+            addresses: plan.sourceRanges,
+            evidence: plan.evidence,
+            action: 'Pass the node addresses with --node-ip.',
+            docs: null,
+          },
+        ),
       )
     }
-    if (allowFromNode) for (const lb of plan.loadBalancerIPs) nat.add(fwChain, args, '-s', lb.ip, '-j', externalChain)
-    nat.add(fwChain, '-m', 'comment', '--comment', `"other traffic to ${plan.spn} will be dropped by KUBE-PROXY-FIREWALL"`)
+    if (allowFromNode)
+      for (const lb of plan.loadBalancerIPs)
+        nat.add(fwChain, args, '-s', lb.ip, '-j', externalChain)
+    nat.add(
+      fwChain,
+      '-m',
+      'comment',
+      '--comment',
+      `"other traffic to ${plan.spn} will be dropped by KUBE-PROXY-FIREWALL"`,
+    )
   }
 
   if (usesClusterPolicyChain) {
@@ -250,7 +528,13 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   }
 }
 
-function renderFamily(state: ProxyState, family: Family, settings: NodeSettings, plans: ServicePlan[], findings: Finding[]): string {
+function renderFamily(
+  state: ProxyState,
+  family: Family,
+  settings: NodeSettings,
+  plans: ServicePlan[],
+  findings: Finding[],
+): string {
   const totalEndpoints = state.services.reduce((n, sp) => n + sp.endpoints.length, 0)
   const np = nodePortIPs(settings, family, 'iptables')
   findings.push(...np.findings)
@@ -264,24 +548,65 @@ function renderFamily(state: ProxyState, family: Family, settings: NodeSettings,
   }
   const {filter, nat} = ctx
   const mark = settings.masqueradeMark
-  for (const c of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FORWARD', 'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL']) filter.declare(c)
-  for (const c of ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ']) nat.declare(c)
+  for (const c of [
+    'KUBE-SERVICES',
+    'KUBE-EXTERNAL-SERVICES',
+    'KUBE-FORWARD',
+    'KUBE-NODEPORTS',
+    'KUBE-PROXY-FIREWALL',
+  ])
+    filter.declare(c)
+  for (const c of ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ'])
+    nat.declare(c)
 
   // Static nat rules (§2.3).
   nat.add('KUBE-POSTROUTING', '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
   nat.add('KUBE-POSTROUTING', '-j', 'MARK', '--xor-mark', mark)
-  nat.add('KUBE-POSTROUTING', '-m', 'comment', '--comment', '"kubernetes service traffic requiring SNAT"', '-j', 'MASQUERADE', settings.randomFully ? ['--random-fully'] : [])
+  nat.add(
+    'KUBE-POSTROUTING',
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes service traffic requiring SNAT"',
+    '-j',
+    'MASQUERADE',
+    settings.randomFully ? ['--random-fully'] : [],
+  )
   nat.add('KUBE-MARK-MASQ', '-j', 'MARK', '--or-mark', mark)
 
   if (family === 'IPv4' && settings.localhostNodePorts) {
     // Mitigation for route_localnet (issue 90259); kubelet writes the same rule.
     filter.declare('KUBE-FIREWALL')
-    filter.add('KUBE-FIREWALL', '-m', 'comment', '--comment', '"block incoming localnet connections"', '-d', '127.0.0.0/8', '!', '-s', '127.0.0.0/8', '-m', 'conntrack', '!', '--ctstate', 'RELATED,ESTABLISHED,DNAT', '-j', 'DROP')
+    filter.add(
+      'KUBE-FIREWALL',
+      '-m',
+      'comment',
+      '--comment',
+      '"block incoming localnet connections"',
+      '-d',
+      '127.0.0.0/8',
+      '!',
+      '-s',
+      '127.0.0.0/8',
+      '-m',
+      'conntrack',
+      '!',
+      '--ctstate',
+      'RELATED,ESTABLISHED,DNAT',
+      '-j',
+      'DROP',
+    )
   }
 
   if (ctx.largeCluster) {
     findings.push(
-      finding('RENDER_LARGE_CLUSTER_MODE', 'info', `more than ${LARGE_CLUSTER_ENDPOINTS} endpoints: endpoint comments left out, as kube-proxy does`, `The state has ${totalEndpoints} endpoints; above ${LARGE_CLUSTER_ENDPOINTS} kube-proxy leaves the comments off the KUBE-SVC/SVL -> KUBE-SEP and KUBE-SEP rules to keep the ruleset small.`, {action: 'None.'}),
+      finding(
+        'RENDER_LARGE_CLUSTER_MODE',
+        'info',
+        `more than ${LARGE_CLUSTER_ENDPOINTS} endpoints: endpoint comments left out, as kube-proxy does`,
+        `The state has ${totalEndpoints} endpoints; above ${LARGE_CLUSTER_ENDPOINTS} kube-proxy leaves the comments off the KUBE-SVC/SVL -> KUBE-SEP and KUBE-SEP rules to keep the ruleset small.`,
+        {action: 'None.'},
+      ),
     )
   }
 
@@ -292,20 +617,72 @@ function renderFamily(state: ProxyState, family: Family, settings: NodeSettings,
     const dest = ['-m', 'addrtype', '--dst-type', 'LOCAL']
     if (family === 'IPv6') dest.push('!', '-d', '::1/128')
     else if (!settings.localhostNodePorts) dest.push('!', '-d', '127.0.0.0/8')
-    nat.add('KUBE-SERVICES', '-m', 'comment', '--comment', NODEPORTS_LAST_RULE_COMMENT, dest, '-j', 'KUBE-NODEPORTS')
+    nat.add(
+      'KUBE-SERVICES',
+      '-m',
+      'comment',
+      '--comment',
+      NODEPORTS_LAST_RULE_COMMENT,
+      dest,
+      '-j',
+      'KUBE-NODEPORTS',
+    )
   } else {
     for (const ip of np.ips) {
       if (isLoopback(ip) && (family === 'IPv6' || !settings.localhostNodePorts)) continue
-      nat.add('KUBE-SERVICES', '-m', 'comment', '--comment', NODEPORTS_LAST_RULE_COMMENT, '-d', ip, '-j', 'KUBE-NODEPORTS')
+      nat.add(
+        'KUBE-SERVICES',
+        '-m',
+        'comment',
+        '--comment',
+        NODEPORTS_LAST_RULE_COMMENT,
+        '-d',
+        ip,
+        '-j',
+        'KUBE-NODEPORTS',
+      )
     }
   }
 
   // Static filter rules (§2.3).
   if (settings.conntrackInvalidDrop) {
-    filter.add('KUBE-FORWARD', '-m', 'conntrack', '--ctstate', 'INVALID', settings.nfacct ? ['-m', 'nfacct', '--nfacct-name', 'ct_state_invalid_dropped_pkts'] : [], '-j', 'DROP')
+    filter.add(
+      'KUBE-FORWARD',
+      '-m',
+      'conntrack',
+      '--ctstate',
+      'INVALID',
+      settings.nfacct ? ['-m', 'nfacct', '--nfacct-name', 'ct_state_invalid_dropped_pkts'] : [],
+      '-j',
+      'DROP',
+    )
   }
-  filter.add('KUBE-FORWARD', '-m', 'comment', '--comment', '"kubernetes forwarding rules"', '-m', 'mark', '--mark', `${mark}/${mark}`, '-j', 'ACCEPT')
-  filter.add('KUBE-FORWARD', '-m', 'comment', '--comment', '"kubernetes forwarding conntrack rule"', '-m', 'conntrack', '--ctstate', 'RELATED,ESTABLISHED', '-j', 'ACCEPT')
+  filter.add(
+    'KUBE-FORWARD',
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes forwarding rules"',
+    '-m',
+    'mark',
+    '--mark',
+    `${mark}/${mark}`,
+    '-j',
+    'ACCEPT',
+  )
+  filter.add(
+    'KUBE-FORWARD',
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes forwarding conntrack rule"',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'RELATED,ESTABLISHED',
+    '-j',
+    'ACCEPT',
+  )
 
   return `${filter.text('filter')}\n${nat.text('nat')}\n`
 }
@@ -324,7 +701,10 @@ function header(family: Family): string {
  * IPv6 one for an IPv6-only state); `files` holds one per family. With `opts.bare` the leading
  * `#` comment block is left out (the upstream tests' form).
  */
-export function renderIptables(state: ProxyState, opts: RenderOptions & {bare?: boolean} = {}): RenderResult {
+export function renderIptables(
+  state: ProxyState,
+  opts: RenderOptions & {bare?: boolean} = {},
+): RenderResult {
   const families = familiesOf(state)
   if (families.length === 0) families.push('IPv4')
   const findings: Finding[] = []
@@ -332,12 +712,19 @@ export function renderIptables(state: ProxyState, opts: RenderOptions & {bare?: 
   findings.push(...resolved.findings)
   const files: RenderedFile[] = []
   for (const family of families) {
-    const plans = state.services.filter((sp) => sp.family === family).map((sp) => planService(sp, 'iptables', findings))
+    const plans = state.services
+      .filter((sp) => sp.family === family)
+      .map((sp) => planService(sp, 'iptables', findings))
     const body = renderFamily(state, family, resolved.settings, plans, findings)
     const text = opts.bare ? body : `${header(family)}\n${body}`
     const v = family === 'IPv4' ? 'v4' : 'v6'
     const tool = family === 'IPv4' ? 'iptables-restore' : 'ip6tables-restore'
-    files.push({name: `iptables-restore.${v}.txt`, family, loadWith: `${tool} --noflush < iptables-restore.${v}.txt`, text})
+    files.push({
+      name: `iptables-restore.${v}.txt`,
+      family,
+      loadWith: `${tool} --noflush < iptables-restore.${v}.txt`,
+      text,
+    })
   }
   findings.push(jumpRulesFinding('iptables', BUILTIN_JUMPS))
   return {text: files[0]!.text, files, findings: sortFindings(dedupeFindings(findings))}

@@ -17,7 +17,17 @@ import type {Family, ProxyState} from '../../model/types.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'
-import {badSetting, dedupeFindings, finding, familiesOf, isLoopback, jumpRulesFinding, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
+import {
+  badSetting,
+  dedupeFindings,
+  finding,
+  familiesOf,
+  isLoopback,
+  jumpRulesFinding,
+  nodePortIPs,
+  planService,
+  resolveNodeSettings,
+} from '../common.js'
 import {isValidSetting} from '../setting-values.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
 import {RestoreTable} from '../iptables/render.js'
@@ -38,21 +48,65 @@ type IpsetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,
 
 /** kube-proxy's ipsets in its own order (pkg/proxy/ipvs/ipset.go ipsetInfo), with their comments. */
 const IPSETS = [
-  ['LOOP-BACK', 'hash:ip,port,ip', 'Kubernetes endpoints dst ip:port, source ip for solving hairpin purpose'],
+  [
+    'LOOP-BACK',
+    'hash:ip,port,ip',
+    'Kubernetes endpoints dst ip:port, source ip for solving hairpin purpose',
+  ],
   ['CLUSTER-IP', 'hash:ip,port', 'Kubernetes service cluster ip + port for masquerade purpose'],
-  ['EXTERNAL-IP', 'hash:ip,port', 'Kubernetes service external ip + port for masquerade and filter purpose'],
-  ['EXTERNAL-IP-LOCAL', 'hash:ip,port', 'Kubernetes service external ip + port with externalTrafficPolicy=local'],
+  [
+    'EXTERNAL-IP',
+    'hash:ip,port',
+    'Kubernetes service external ip + port for masquerade and filter purpose',
+  ],
+  [
+    'EXTERNAL-IP-LOCAL',
+    'hash:ip,port',
+    'Kubernetes service external ip + port with externalTrafficPolicy=local',
+  ],
   ['LOAD-BALANCER', 'hash:ip,port', 'Kubernetes service lb portal'],
-  ['LOAD-BALANCER-FW', 'hash:ip,port', 'Kubernetes service load balancer ip + port for load balancer with sourceRange'],
-  ['LOAD-BALANCER-LOCAL', 'hash:ip,port', 'Kubernetes service load balancer ip + port with externalTrafficPolicy=local'],
-  ['LOAD-BALANCER-SOURCE-IP', 'hash:ip,port,ip', 'Kubernetes service load balancer ip + port + source IP for packet filter purpose'],
-  ['LOAD-BALANCER-SOURCE-CIDR', 'hash:ip,port,net', 'Kubernetes service load balancer ip + port + source cidr for packet filter purpose'],
+  [
+    'LOAD-BALANCER-FW',
+    'hash:ip,port',
+    'Kubernetes service load balancer ip + port for load balancer with sourceRange',
+  ],
+  [
+    'LOAD-BALANCER-LOCAL',
+    'hash:ip,port',
+    'Kubernetes service load balancer ip + port with externalTrafficPolicy=local',
+  ],
+  [
+    'LOAD-BALANCER-SOURCE-IP',
+    'hash:ip,port,ip',
+    'Kubernetes service load balancer ip + port + source IP for packet filter purpose',
+  ],
+  [
+    'LOAD-BALANCER-SOURCE-CIDR',
+    'hash:ip,port,net',
+    'Kubernetes service load balancer ip + port + source cidr for packet filter purpose',
+  ],
   ['NODE-PORT-TCP', 'bitmap:port', 'Kubernetes nodeport TCP port for masquerade purpose'],
-  ['NODE-PORT-LOCAL-TCP', 'bitmap:port', 'Kubernetes nodeport TCP port with externalTrafficPolicy=local'],
+  [
+    'NODE-PORT-LOCAL-TCP',
+    'bitmap:port',
+    'Kubernetes nodeport TCP port with externalTrafficPolicy=local',
+  ],
   ['NODE-PORT-UDP', 'bitmap:port', 'Kubernetes nodeport UDP port for masquerade purpose'],
-  ['NODE-PORT-LOCAL-UDP', 'bitmap:port', 'Kubernetes nodeport UDP port with externalTrafficPolicy=local'],
-  ['NODE-PORT-SCTP-HASH', 'hash:ip,port', "Kubernetes nodeport SCTP port for masquerade purpose with type 'hash ip:port'"],
-  ['NODE-PORT-LOCAL-SCTP-HASH', 'hash:ip,port', "Kubernetes nodeport SCTP port with externalTrafficPolicy=local with type 'hash ip:port'"],
+  [
+    'NODE-PORT-LOCAL-UDP',
+    'bitmap:port',
+    'Kubernetes nodeport UDP port with externalTrafficPolicy=local',
+  ],
+  [
+    'NODE-PORT-SCTP-HASH',
+    'hash:ip,port',
+    "Kubernetes nodeport SCTP port for masquerade purpose with type 'hash ip:port'",
+  ],
+  [
+    'NODE-PORT-LOCAL-SCTP-HASH',
+    'hash:ip,port',
+    "Kubernetes nodeport SCTP port with externalTrafficPolicy=local with type 'hash ip:port'",
+  ],
   ['HEALTH-CHECK-NODE-PORT', 'bitmap:port', 'Kubernetes health check node port'],
   ['IPVS-IPS', 'hash:ip', 'Addresses on the ipvs interface'],
 ] as const satisfies readonly (readonly [string, IpsetType, string])[]
@@ -94,9 +148,16 @@ function hostPort(ip: string, port: number): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`
 }
 
-function collect(plans: ServicePlan[], family: Family, settings: NodeSettings, defaultScheduler: string, findings: Finding[]): FamilyOutput {
+function collect(
+  plans: ServicePlan[],
+  family: Family,
+  settings: NodeSettings,
+  defaultScheduler: string,
+  findings: Finding[],
+): FamilyOutput {
   const sets = new Map<SetKey, Ipset>()
-  for (const [key, type, comment] of IPSETS) sets.set(key, {name: ipsetName(key, family), type, comment, entries: new Set()})
+  for (const [key, type, comment] of IPSETS)
+    sets.set(key, {name: ipsetName(key, family), type, comment, entries: new Set()})
   const add = (key: SetKey, entry: string) => sets.get(key)!.entries.add(entry)
   const virtualServers: VirtualServer[] = []
   const bound = new Set<string>()
@@ -111,10 +172,16 @@ function collect(plans: ServicePlan[], family: Family, settings: NodeSettings, d
   const nodePortAddrs = (np.matchAll ? familyNodeIPs : np.ips).filter((ip) => !isLoopback(ip))
   if (np.matchAll && familyNodeIPs.length === 0 && plans.some((p) => p.nodePort !== null)) {
     findings.push(
-      finding('RENDER_MISSING_NODE_IPS', 'warning', `node ${family} addresses not known; NodePort virtual servers left out`, 'IPVS mode makes one virtual server per node address and NodePort; the node\'s addresses are not known, so none was rendered (the NodePort ipsets are).', {
-        action: 'Pass the node addresses with --node-ip.',
-        docs: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
-      }),
+      finding(
+        'RENDER_MISSING_NODE_IPS',
+        'warning',
+        `node ${family} addresses not known; NodePort virtual servers left out`,
+        "IPVS mode makes one virtual server per node address and NodePort; the node's addresses are not known, so none was rendered (the NodePort ipsets are).",
+        {
+          action: 'Pass the node addresses with --node-ip.',
+          docs: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
+        },
+      ),
     )
   }
 
@@ -125,8 +192,16 @@ function collect(plans: ServicePlan[], family: Family, settings: NodeSettings, d
     const vs = (ip: string, port: number, onlyLocal: boolean) => {
       // kube-proxy's syncEndpoint: local endpoints when the policy says so and there are any,
       // otherwise the cluster endpoints (PR #97081 fallback, a.3).
-      const realServers = onlyLocal && plan.localEndpoints.length > 0 ? plan.localEndpoints : plan.clusterEndpoints
-      virtualServers.push({protocol: p, ip, port, scheduler, persistence: plan.affinitySeconds, realServers})
+      const realServers =
+        onlyLocal && plan.localEndpoints.length > 0 ? plan.localEndpoints : plan.clusterEndpoints
+      virtualServers.push({
+        protocol: p,
+        ip,
+        port,
+        scheduler,
+        persistence: plan.affinitySeconds,
+        realServers,
+      })
     }
     for (const ep of plan.allEndpoints) {
       if (ep.local) add('LOOP-BACK', `${ep.ip},${p}:${ep.port},${ep.ip}`)
@@ -159,12 +234,18 @@ function collect(plans: ServicePlan[], family: Family, settings: NodeSettings, d
         else noNodeAccess.push({ip: lb.ip, protocol: p, port: lb.port})
         if (familyNodeIPs.length === 0) {
           findings.push(
-            finding('RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES', 'info', 'node IP not known; the node was taken to be outside the LB source ranges', 'kube-proxy lets the node reach its own LoadBalancer IP when a loadBalancerSourceRange contains the node IP, and blocks it (KUBE-IPVS-OUT-FILTER) otherwise. The node IP is not known, so the node was taken to be outside the ranges.', {
-              services: [plan.display],
-              addresses: plan.sourceRanges,
-              evidence: plan.evidence,
-              action: 'Pass the node addresses with --node-ip.',
-            }),
+            finding(
+              'RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES',
+              'info',
+              'node IP not known; the node was taken to be outside the LB source ranges',
+              'kube-proxy lets the node reach its own LoadBalancer IP when a loadBalancerSourceRange contains the node IP, and blocks it (KUBE-IPVS-OUT-FILTER) otherwise. The node IP is not known, so the node was taken to be outside the ranges.',
+              {
+                services: [plan.display],
+                addresses: plan.sourceRanges,
+                evidence: plan.evidence,
+                action: 'Pass the node addresses with --node-ip.',
+              },
+            ),
           )
         }
       }
@@ -184,14 +265,21 @@ function collect(plans: ServicePlan[], family: Family, settings: NodeSettings, d
       }
       for (const ip of nodePortAddrs) vs(ip, plan.nodePort, plan.externalLocal)
     }
-    if (plan.healthCheckNodePort !== null) add('HEALTH-CHECK-NODE-PORT', String(plan.healthCheckNodePort))
+    if (plan.healthCheckNodePort !== null)
+      add('HEALTH-CHECK-NODE-PORT', String(plan.healthCheckNodePort))
   }
   for (const ip of bound) add('IPVS-IPS', ip)
   if (unknownLocality) {
     findings.push(
-      finding('RENDER_LOOPBACK_SET_INCOMPLETE', 'warning', `endpoint locality unknown; ${ipsetName('LOOP-BACK', family)} may miss hairpin entries`, 'IPVS mode masquerades a pod that reaches itself through a service with the KUBE-LOOP-BACK set of node-local endpoints. The source does not say which endpoints run on this node, so they were left out of the set and hairpin connections may fail.', {
-        action: 'Read the node together with the cluster objects (--cluster) and --node.',
-      }),
+      finding(
+        'RENDER_LOOPBACK_SET_INCOMPLETE',
+        'warning',
+        `endpoint locality unknown; ${ipsetName('LOOP-BACK', family)} may miss hairpin entries`,
+        'IPVS mode masquerades a pod that reaches itself through a service with the KUBE-LOOP-BACK set of node-local endpoints. The source does not say which endpoints run on this node, so they were left out of the set and hairpin connections may fail.',
+        {
+          action: 'Read the node together with the cluster objects (--cluster) and --node.',
+        },
+      ),
     )
   }
   return {sets, virtualServers, bound: [...bound], noNodeAccess}
@@ -210,7 +298,10 @@ function ipvsadmLines(out: FamilyOutput): string[] {
 function ipsetLines(out: FamilyOutput, family: Family): string[] {
   const lines: string[] = []
   for (const set of out.sets.values()) {
-    const options = set.type === 'bitmap:port' ? 'range 0-65535' : `family ${family === 'IPv4' ? 'inet' : 'inet6'} hashsize 1024 maxelem 65536`
+    const options =
+      set.type === 'bitmap:port'
+        ? 'range 0-65535'
+        : `family ${family === 'IPv4' ? 'inet' : 'inet6'} hashsize 1024 maxelem 65536`
     lines.push(`create ${set.name} ${set.type} ${options}`)
     // `ipset restore -exist` keeps an existing set; flush it so the file replaces its members.
     lines.push(`flush ${set.name}`)
@@ -223,8 +314,23 @@ function ipsetLines(out: FamilyOutput, family: Family): string[] {
 function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings): string {
   const nat = new RestoreTable()
   const filter = new RestoreTable()
-  for (const c of ['KUBE-SERVICES', 'KUBE-POSTROUTING', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ']) nat.declare(c)
-  for (const c of ['KUBE-FORWARD', 'KUBE-NODE-PORT', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL', 'KUBE-IPVS-FILTER', 'KUBE-IPVS-OUT-FILTER']) filter.declare(c)
+  for (const c of [
+    'KUBE-SERVICES',
+    'KUBE-POSTROUTING',
+    'KUBE-NODE-PORT',
+    'KUBE-LOAD-BALANCER',
+    'KUBE-MARK-MASQ',
+  ])
+    nat.declare(c)
+  for (const c of [
+    'KUBE-FORWARD',
+    'KUBE-NODE-PORT',
+    'KUBE-PROXY-FIREWALL',
+    'KUBE-SOURCE-RANGES-FIREWALL',
+    'KUBE-IPVS-FILTER',
+    'KUBE-IPVS-OUT-FILTER',
+  ])
+    filter.declare(c)
   const set = (key: SetKey) => out.sets.get(key)!
   const nonEmpty = (key: SetKey) => set(key).entries.size > 0
   const comment = (key: SetKey) => ['-m', 'comment', '--comment', `"${set(key).comment}"`]
@@ -243,13 +349,41 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     ['NODE-PORT-UDP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'udp'],
     ['NODE-PORT-LOCAL-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst,dst', 'sctp'],
     ['NODE-PORT-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst,dst', 'sctp'],
-    ['LOAD-BALANCER-FW', 'filter', 'KUBE-PROXY-FIREWALL', 'KUBE-SOURCE-RANGES-FIREWALL', 'dst,dst', null],
-    ['LOAD-BALANCER-SOURCE-CIDR', 'filter', 'KUBE-SOURCE-RANGES-FIREWALL', 'RETURN', 'dst,dst,src', null],
-    ['LOAD-BALANCER-SOURCE-IP', 'filter', 'KUBE-SOURCE-RANGES-FIREWALL', 'RETURN', 'dst,dst,src', null],
+    [
+      'LOAD-BALANCER-FW',
+      'filter',
+      'KUBE-PROXY-FIREWALL',
+      'KUBE-SOURCE-RANGES-FIREWALL',
+      'dst,dst',
+      null,
+    ],
+    [
+      'LOAD-BALANCER-SOURCE-CIDR',
+      'filter',
+      'KUBE-SOURCE-RANGES-FIREWALL',
+      'RETURN',
+      'dst,dst,src',
+      null,
+    ],
+    [
+      'LOAD-BALANCER-SOURCE-IP',
+      'filter',
+      'KUBE-SOURCE-RANGES-FIREWALL',
+      'RETURN',
+      'dst,dst,src',
+      null,
+    ],
   ]
   for (const [key, table, chain, target, dir, protocol] of chained) {
     if (!nonEmpty(key)) continue
-    ;(table === 'nat' ? nat : filter).add(chain, protocol ? ['-p', protocol] : [], comment(key), match(key, dir), '-j', target)
+    ;(table === 'nat' ? nat : filter).add(
+      chain,
+      protocol ? ['-p', protocol] : [],
+      comment(key),
+      match(key, dir),
+      '-j',
+      target,
+    )
   }
 
   if (nonEmpty('CLUSTER-IP')) {
@@ -257,12 +391,29 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     const d = settings.detector[family]
     if (settings.masqueradeAll) nat.add('KUBE-SERVICES', args, 'dst,dst', '-j', 'KUBE-MARK-MASQ')
     else if (d.kind !== 'none' && d.value !== null) {
-      const notLocal = d.kind === 'cidr' ? ['!', '-s', d.value] : ['!', '-i', d.kind === 'interface-prefix' ? `${d.value}+` : d.value]
+      const notLocal =
+        d.kind === 'cidr'
+          ? ['!', '-s', d.value]
+          : ['!', '-i', d.kind === 'interface-prefix' ? `${d.value}+` : d.value]
       nat.add('KUBE-SERVICES', args, 'dst,dst', notLocal, '-j', 'KUBE-MARK-MASQ')
     } else nat.add('KUBE-SERVICES', args, 'src,dst', '-j', 'KUBE-MARK-MASQ')
   }
   const externalIPRules = (args: string[]) => {
-    nat.add('KUBE-SERVICES', args, '-m', 'physdev', '!', '--physdev-is-in', '-m', 'addrtype', '!', '--src-type', 'LOCAL', '-j', 'ACCEPT')
+    nat.add(
+      'KUBE-SERVICES',
+      args,
+      '-m',
+      'physdev',
+      '!',
+      '--physdev-is-in',
+      '-m',
+      'addrtype',
+      '!',
+      '--src-type',
+      'LOCAL',
+      '-j',
+      'ACCEPT',
+    )
     nat.add('KUBE-SERVICES', args, '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'ACCEPT')
   }
   if (nonEmpty('EXTERNAL-IP')) {
@@ -270,25 +421,95 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     nat.add('KUBE-SERVICES', args, '-j', 'KUBE-MARK-MASQ')
     externalIPRules(args)
   }
-  if (nonEmpty('EXTERNAL-IP-LOCAL')) externalIPRules([...comment('EXTERNAL-IP-LOCAL'), ...match('EXTERNAL-IP-LOCAL', 'dst,dst')])
+  if (nonEmpty('EXTERNAL-IP-LOCAL'))
+    externalIPRules([...comment('EXTERNAL-IP-LOCAL'), ...match('EXTERNAL-IP-LOCAL', 'dst,dst')])
   nat.add('KUBE-SERVICES', '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'KUBE-NODE-PORT')
   nat.add('KUBE-LOAD-BALANCER', '-j', 'KUBE-MARK-MASQ')
   filter.add('KUBE-SOURCE-RANGES-FIREWALL', '-j', 'DROP')
   for (const e of out.noNodeAccess) {
-    filter.add('KUBE-IPVS-OUT-FILTER', '-s', e.ip, '-m', 'ipvs', '--vaddr', e.ip, '--vproto', e.protocol, '--vport', String(e.port), '-j', 'DROP')
+    filter.add(
+      'KUBE-IPVS-OUT-FILTER',
+      '-s',
+      e.ip,
+      '-m',
+      'ipvs',
+      '--vaddr',
+      e.ip,
+      '--vproto',
+      e.protocol,
+      '--vport',
+      String(e.port),
+      '-j',
+      'DROP',
+    )
   }
   // Accept IPVS traffic last, so that no other rule can break it.
-  for (const key of ['CLUSTER-IP', 'LOAD-BALANCER'] as const) if (nonEmpty(key)) nat.add('KUBE-SERVICES', match(key, 'dst,dst'), '-j', 'ACCEPT')
-  filter.add('KUBE-FORWARD', '-m', 'comment', '--comment', '"kubernetes forwarding rules"', '-m', 'mark', '--mark', `${mark}/${mark}`, '-j', 'ACCEPT')
-  filter.add('KUBE-FORWARD', '-m', 'comment', '--comment', '"kubernetes forwarding conntrack rule"', '-m', 'conntrack', '--ctstate', 'RELATED,ESTABLISHED', '-j', 'ACCEPT')
-  filter.add('KUBE-NODE-PORT', comment('HEALTH-CHECK-NODE-PORT'), match('HEALTH-CHECK-NODE-PORT', 'dst'), '-j', 'ACCEPT')
-  for (const [key, dir] of [['LOAD-BALANCER', 'dst,dst'], ['CLUSTER-IP', 'dst,dst'], ['EXTERNAL-IP', 'dst,dst'], ['EXTERNAL-IP-LOCAL', 'dst,dst'], ['HEALTH-CHECK-NODE-PORT', 'dst']] as const) {
+  for (const key of ['CLUSTER-IP', 'LOAD-BALANCER'] as const)
+    if (nonEmpty(key)) nat.add('KUBE-SERVICES', match(key, 'dst,dst'), '-j', 'ACCEPT')
+  filter.add(
+    'KUBE-FORWARD',
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes forwarding rules"',
+    '-m',
+    'mark',
+    '--mark',
+    `${mark}/${mark}`,
+    '-j',
+    'ACCEPT',
+  )
+  filter.add(
+    'KUBE-FORWARD',
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes forwarding conntrack rule"',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'RELATED,ESTABLISHED',
+    '-j',
+    'ACCEPT',
+  )
+  filter.add(
+    'KUBE-NODE-PORT',
+    comment('HEALTH-CHECK-NODE-PORT'),
+    match('HEALTH-CHECK-NODE-PORT', 'dst'),
+    '-j',
+    'ACCEPT',
+  )
+  for (const [key, dir] of [
+    ['LOAD-BALANCER', 'dst,dst'],
+    ['CLUSTER-IP', 'dst,dst'],
+    ['EXTERNAL-IP', 'dst,dst'],
+    ['EXTERNAL-IP-LOCAL', 'dst,dst'],
+    ['HEALTH-CHECK-NODE-PORT', 'dst'],
+  ] as const) {
     filter.add('KUBE-IPVS-FILTER', match(key, dir), '-j', 'RETURN')
   }
-  filter.add('KUBE-IPVS-FILTER', '-m', 'conntrack', '--ctstate', 'NEW', match('IPVS-IPS', 'dst'), '-j', 'REJECT')
+  filter.add(
+    'KUBE-IPVS-FILTER',
+    '-m',
+    'conntrack',
+    '--ctstate',
+    'NEW',
+    match('IPVS-IPS', 'dst'),
+    '-j',
+    'REJECT',
+  )
   nat.add('KUBE-POSTROUTING', '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
   nat.add('KUBE-POSTROUTING', '-j', 'MARK', '--xor-mark', mark)
-  nat.add('KUBE-POSTROUTING', '-m', 'comment', '--comment', '"kubernetes service traffic requiring SNAT"', '-j', 'MASQUERADE', settings.randomFully ? ['--random-fully'] : [])
+  nat.add(
+    'KUBE-POSTROUTING',
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes service traffic requiring SNAT"',
+    '-j',
+    'MASQUERADE',
+    settings.randomFully ? ['--random-fully'] : [],
+  )
   nat.add('KUBE-MARK-MASQ', '-j', 'MARK', '--or-mark', mark)
   return `${nat.text('nat')}\n${filter.text('filter')}\n`
 }
@@ -297,7 +518,10 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
  * Renders the state as kube-proxy's IPVS-mode programming. With `opts.bare` the files carry no
  * `#` header lines (ipvsadm-restore input never does: ipvsadm does not accept comments).
  */
-export function renderIpvs(state: ProxyState, opts: RenderOptions & {bare?: boolean} = {}): RenderResult {
+export function renderIpvs(
+  state: ProxyState,
+  opts: RenderOptions & {bare?: boolean} = {},
+): RenderResult {
   const families = familiesOf(state)
   if (families.length === 0) families.push('IPv4')
   const findings: Finding[] = []
@@ -312,10 +536,17 @@ export function renderIpvs(state: ProxyState, opts: RenderOptions & {bare?: bool
   const defaultScheduler = optionScheduler ?? 'rr'
   if (optionScheduler === undefined && state.services.some((s) => s.scheduler === null)) {
     findings.push(
-      finding('RENDER_DEFAULT_SCHEDULER', 'info', 'IPVS scheduler not known; assumed rr', 'The source state does not show an IPVS scheduler for some services, so kube-proxy\'s default (rr, round robin) was used for them.', {
-        action: 'Pass --scheduler with the ipvs.scheduler of the kube-proxy configuration if it differs.',
-        docs: 'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/',
-      }),
+      finding(
+        'RENDER_DEFAULT_SCHEDULER',
+        'info',
+        'IPVS scheduler not known; assumed rr',
+        "The source state does not show an IPVS scheduler for some services, so kube-proxy's default (rr, round robin) was used for them.",
+        {
+          action:
+            'Pass --scheduler with the ipvs.scheduler of the kube-proxy configuration if it differs.',
+          docs: 'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/',
+        },
+      ),
     )
   }
   const ipvsadm: string[] = []
@@ -323,12 +554,15 @@ export function renderIpvs(state: ProxyState, opts: RenderOptions & {bare?: bool
   const ipAddr: string[] = []
   const iptables: RenderedFile[] = []
   for (const family of families) {
-    const plans = state.services.filter((sp) => sp.family === family).map((sp) => planService(sp, 'ipvs', findings))
+    const plans = state.services
+      .filter((sp) => sp.family === family)
+      .map((sp) => planService(sp, 'ipvs', findings))
     const out = collect(plans, family, resolved.settings, defaultScheduler, findings)
     // Not push(...lines): a large cluster has more lines than a call may have arguments.
     for (const line of ipvsadmLines(out)) ipvsadm.push(line)
     for (const line of ipsetLines(out, family)) ipset.push(line)
-    for (const ip of out.bound) ipAddr.push(`ip addr add ${ip}/${family === 'IPv4' ? 32 : 128} dev kube-ipvs0`)
+    for (const ip of out.bound)
+      ipAddr.push(`ip addr add ${ip}/${family === 'IPv4' ? 32 : 128} dev kube-ipvs0`)
     const v = family === 'IPv4' ? 'v4' : 'v6'
     const tool = family === 'IPv4' ? 'iptables-restore' : 'ip6tables-restore'
     const body = iptablesText(out, family, resolved.settings)
@@ -338,20 +572,42 @@ export function renderIpvs(state: ProxyState, opts: RenderOptions & {bare?: bool
       ...BUILTIN_JUMPS.map((j) => `#   ${j}`),
     ].join('\n')
     const text = opts.bare ? body : `${header}\n${body}`
-    iptables.push({name: `ipvs-iptables-restore.${v}.txt`, family, loadWith: `${tool} --noflush < ipvs-iptables-restore.${v}.txt`, text})
+    iptables.push({
+      name: `ipvs-iptables-restore.${v}.txt`,
+      family,
+      loadWith: `${tool} --noflush < ipvs-iptables-restore.${v}.txt`,
+      text,
+    })
   }
   const head = (line: string) => (opts.bare ? [] : [line])
   const ipvsadmText = ipvsadm.join('\n') + (ipvsadm.length ? '\n' : '')
-  const ipsetText = [...head('# kube-proxy IPVS mode: the KUBE-* ipsets; load with `ipset restore -exist`.'), ...ipset].join('\n') + '\n'
-  const ipAddrText = [
-    ...head('#!/bin/sh'),
-    ...head('# kube-proxy IPVS mode: the addresses bound to the kube-ipvs0 dummy interface ("File exists" on a re-run is harmless).'),
-    'ip link add kube-ipvs0 type dummy',
-    ...ipAddr,
-  ].join('\n') + '\n'
+  const ipsetText =
+    [
+      ...head('# kube-proxy IPVS mode: the KUBE-* ipsets; load with `ipset restore -exist`.'),
+      ...ipset,
+    ].join('\n') + '\n'
+  const ipAddrText =
+    [
+      ...head('#!/bin/sh'),
+      ...head(
+        '# kube-proxy IPVS mode: the addresses bound to the kube-ipvs0 dummy interface ("File exists" on a re-run is harmless).',
+      ),
+      'ip link add kube-ipvs0 type dummy',
+      ...ipAddr,
+    ].join('\n') + '\n'
   const files: RenderedFile[] = [
-    {name: 'ipvsadm-restore.txt', family: null, loadWith: 'ipvsadm-restore < ipvsadm-restore.txt', text: ipvsadmText},
-    {name: 'ipset-restore.txt', family: null, loadWith: 'ipset restore -exist < ipset-restore.txt', text: ipsetText},
+    {
+      name: 'ipvsadm-restore.txt',
+      family: null,
+      loadWith: 'ipvsadm-restore < ipvsadm-restore.txt',
+      text: ipvsadmText,
+    },
+    {
+      name: 'ipset-restore.txt',
+      family: null,
+      loadWith: 'ipset restore -exist < ipset-restore.txt',
+      text: ipsetText,
+    },
     {name: 'kube-ipvs0.sh', family: null, loadWith: 'sh kube-ipvs0.sh', text: ipAddrText},
     ...iptables,
   ]

@@ -19,7 +19,15 @@ import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../read
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'
-import {dedupeFindings, finding, familiesOf, isLoopback, nodePortIPs, planService, resolveNodeSettings} from '../common.js'
+import {
+  dedupeFindings,
+  finding,
+  familiesOf,
+  isLoopback,
+  nodePortIPs,
+  planService,
+  resolveNodeSettings,
+} from '../common.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
 import {TidyTextSink} from '../text.js'
 import type {RenderOptions, RenderResult, TextSink} from '../types.js'
@@ -144,7 +152,12 @@ class Script {
  * copies (reference §1, localdetector.go @3db434d6be34) wrote `iif`, which nft rejects for a prefix
  * (`iif veth*`: "Interface does not exist"); the current `iifname` is written.
  */
-function detector(settings: NodeSettings, family: Family, ipX: string, local: boolean): string | null {
+function detector(
+  settings: NodeSettings,
+  family: Family,
+  ipX: string,
+  local: boolean,
+): string | null {
   const d = settings.detector[family]
   if (d.kind === 'none' || d.value === null) return null
   const op = local ? '' : '!= '
@@ -158,20 +171,46 @@ function detector(settings: NodeSettings, family: Family, ipX: string, local: bo
   }
 }
 
-function writeBase(s: Script, w: FamilyWords, settings: NodeSettings, family: Family, layout: NftablesLayout, findings: Finding[]): void {
+function writeBase(
+  s: Script,
+  w: FamilyWords,
+  settings: NodeSettings,
+  family: Family,
+  layout: NftablesLayout,
+  findings: Finding[],
+): void {
   const mark = settings.masqueradeMark
   s.add('table', '{ comment "rules for kube-proxy" ; }')
   s.blank()
   s.add('set', `cluster-ips { type ${w.addrType} ; comment "Active ClusterIPs" ; }`)
   const np = nodePortIPs(settings, family, 'nftables')
   findings.push(...np.findings)
-  if (!np.matchAll) s.add('set', `nodeport-ips { type ${w.addrType} ; comment "IPs that accept NodePort traffic" ; }`)
+  if (!np.matchAll)
+    s.add(
+      'set',
+      `nodeport-ips { type ${w.addrType} ; comment "IPs that accept NodePort traffic" ; }`,
+    )
   s.blank()
-  s.add('map', `firewall-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`)
-  s.add('map', 'no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }')
-  s.add('map', `no-endpoint-services { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`)
-  s.add('map', `service-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`)
-  s.add('map', 'service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }')
+  s.add(
+    'map',
+    `firewall-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`,
+  )
+  s.add(
+    'map',
+    'no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }',
+  )
+  s.add(
+    'map',
+    `no-endpoint-services { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`,
+  )
+  s.add(
+    'map',
+    `service-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`,
+  )
+  s.add(
+    'map',
+    'service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }',
+  )
   s.blank()
   s.chain('cluster-ips-check')
   for (const [name, spec] of BASE_CHAINS[layout]) s.chain(name, spec)
@@ -182,13 +221,23 @@ function writeBase(s: Script, w: FamilyWords, settings: NodeSettings, family: Fa
   s.chain('nat-postrouting', 'type nat hook postrouting priority 100')
   s.chain('nat-prerouting', 'type nat hook prerouting priority -100')
   s.chain('nodeport-endpoints-check')
-  s.add('chain', 'reject-chain { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }')
+  s.add(
+    'chain',
+    'reject-chain { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }',
+  )
   s.chain('services')
   s.chain('service-endpoints-check')
   s.blank()
-  s.rule('cluster-ips-check', `${w.ipX} daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`)
+  s.rule(
+    'cluster-ips-check',
+    `${w.ipX} daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`,
+  )
   const serviceCIDRs = settings.serviceCIDRs.filter((c) => familyOf(c) === family)
-  if (serviceCIDRs.length > 0) s.rule('cluster-ips-check', `${w.ipX} daddr { ${serviceCIDRs.join(' , ')} } drop comment "Drop traffic to unallocated ClusterIPs"`)
+  if (serviceCIDRs.length > 0)
+    s.rule(
+      'cluster-ips-check',
+      `${w.ipX} daddr { ${serviceCIDRs.join(' , ')} } drop comment "Drop traffic to unallocated ClusterIPs"`,
+    )
   for (const [chain, target] of FILTER_JUMPS[layout]) s.rule(chain, `ct state new jump ${target}`)
   s.rule('firewall-check', `${w.ipX} daddr . meta l4proto . th dport vmap @firewall-ips`)
   s.rule('mark-for-masquerade', `mark set mark or ${mark}`)
@@ -198,32 +247,65 @@ function writeBase(s: Script, w: FamilyWords, settings: NodeSettings, family: Fa
   s.rule('nat-output', 'jump services')
   s.rule('nat-postrouting', 'jump masquerading')
   s.rule('nat-prerouting', 'jump services')
-  if (np.matchAll) s.rule('nodeport-endpoints-check', `${w.noLocalhost} meta l4proto . th dport vmap @no-endpoint-nodeports`)
-  else s.rule('nodeport-endpoints-check', `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`)
+  if (np.matchAll)
+    s.rule(
+      'nodeport-endpoints-check',
+      `${w.noLocalhost} meta l4proto . th dport vmap @no-endpoint-nodeports`,
+    )
+  else
+    s.rule(
+      'nodeport-endpoints-check',
+      `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`,
+    )
   s.rule('reject-chain', 'reject')
   s.rule('services', `${w.ipX} daddr . meta l4proto . th dport vmap @service-ips`)
-  if (np.matchAll) s.rule('services', `fib daddr type local ${w.noLocalhost} meta l4proto . th dport vmap @service-nodeports`)
-  else s.rule('services', `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`)
+  if (np.matchAll)
+    s.rule(
+      'services',
+      `fib daddr type local ${w.noLocalhost} meta l4proto . th dport vmap @service-nodeports`,
+    )
+  else
+    s.rule(
+      'services',
+      `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`,
+    )
   s.blank()
   if (!np.matchAll) {
     for (const ip of np.ips) {
       if (isLoopback(ip)) {
         findings.push(
-          finding('RENDER_LOCALHOST_NODEPORTS_UNSUPPORTED', 'warning', `nodePortAddresses includes ${ip}; nftables mode has no localhost NodePorts`, 'kube-proxy in nftables mode never accepts NodePort traffic on loopback addresses (it logs an error and skips them); clients that use localhost:NODEPORT stop working.', {
-            addresses: [ip],
-            action: 'Make clients use a node address instead of localhost.',
-            docs: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
-          }),
+          finding(
+            'RENDER_LOCALHOST_NODEPORTS_UNSUPPORTED',
+            'warning',
+            `nodePortAddresses includes ${ip}; nftables mode has no localhost NodePorts`,
+            'kube-proxy in nftables mode never accepts NodePort traffic on loopback addresses (it logs an error and skips them); clients that use localhost:NODEPORT stop working.',
+            {
+              addresses: [ip],
+              action: 'Make clients use a node address instead of localhost.',
+              docs: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
+            },
+          ),
         )
         continue
       }
       s.element('nodeport-ips', ip)
     }
   }
-  s.rule('service-endpoints-check', `${w.ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`)
+  s.rule(
+    'service-endpoints-check',
+    `${w.ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`,
+  )
 }
 
-function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family: Family, layout: NftablesLayout, plan: ServicePlan, findings: Finding[]): void {
+function writeService(
+  s: Script,
+  w: FamilyWords,
+  settings: NodeSettings,
+  family: Family,
+  layout: NftablesLayout,
+  plan: ServicePlan,
+  findings: Finding[],
+): void {
   const base = servicePortBaseName(plan.namespace, plan.name, plan.protocol, plan.portName)
   const chainBase = hashAndTruncate(base)
   const clusterPolicyChain = `service-${chainBase}`
@@ -233,9 +315,20 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
   // Every locally reachable endpoint has a chain (and the cluster and local endpoints are among
   // them); its hashed name is used up to five times, so it is computed once.
   const epBases = new Map<PlannedEndpoint, string>()
-  for (const ep of plan.allLocallyReachable) epBases.set(ep, hashAndTruncate(endpointBaseName(base, ep.ip, ep.port)))
-  const epBase = (ep: PlannedEndpoint): string => epBases.get(ep) ?? hashAndTruncate(endpointBaseName(base, ep.ip, ep.port))
-  const {hasEndpoints, clusterEndpoints, localEndpoints, usesClusterPolicyChain, usesLocalPolicyChain, hasInternalEndpoints, hasExternalEndpoints, usesExternalChain} = plan
+  for (const ep of plan.allLocallyReachable)
+    epBases.set(ep, hashAndTruncate(endpointBaseName(base, ep.ip, ep.port)))
+  const epBase = (ep: PlannedEndpoint): string =>
+    epBases.get(ep) ?? hashAndTruncate(endpointBaseName(base, ep.ip, ep.port))
+  const {
+    hasEndpoints,
+    clusterEndpoints,
+    localEndpoints,
+    usesClusterPolicyChain,
+    usesLocalPolicyChain,
+    hasInternalEndpoints,
+    hasExternalEndpoints,
+    usesExternalChain,
+  } = plan
   const internalChain = plan.internalLocal ? localPolicyChain : clusterPolicyChain
   const externalPolicyChain = plan.externalLocal ? localPolicyChain : clusterPolicyChain
   // Unlike iptables, the firewall chain does not depend on endpoints (reference §3.4).
@@ -255,24 +348,32 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
   if (usesFWChain) s.chain(fwChain)
   if (plan.affinitySeconds !== null) {
     for (const ep of plan.allLocallyReachable) {
-      s.add('set', `affinity-${epBase(ep)} { type ${w.addrType} ; flags dynamic,timeout ; timeout ${plan.affinitySeconds}s ; }`)
+      s.add(
+        'set',
+        `affinity-${epBase(ep)} { type ${w.addrType} ; flags dynamic,timeout ; timeout ${plan.affinitySeconds}s ; }`,
+      )
     }
   }
 
   // Service chains: masquerade, affinity, endpoint dispatch.
   const writeDispatch = (chain: string, endpoints: PlannedEndpoint[]) => {
     if (plan.affinitySeconds !== null) {
-      for (const ep of endpoints) s.rule(chain, `${w.ipX} saddr @affinity-${epBase(ep)} goto endpoint-${epBase(ep)}`)
+      for (const ep of endpoints)
+        s.rule(chain, `${w.ipX} saddr @affinity-${epBase(ep)} goto endpoint-${epBase(ep)}`)
     }
     let vmap = ''
-    for (let i = 0; i < endpoints.length; i++) vmap += (i === 0 ? '' : ' , ') + i + ' : goto endpoint-' + epBase(endpoints[i]!)
+    for (let i = 0; i < endpoints.length; i++)
+      vmap += (i === 0 ? '' : ' , ') + i + ' : goto endpoint-' + epBase(endpoints[i]!)
     s.rule(chain, `numgen random mod ${endpoints.length} vmap { ${vmap} }`)
   }
   const cip = plan.clusterIP
   const masqueradeRule = (chain: string) => {
     if (!hasInternalEndpoints || !cip || chain !== internalChain) return
     const notLocal = detector(settings, family, w.ipX, false)
-    const dest = layout === 'older' ? `${w.ipX} daddr ${cip.ip} ${p} dport ${cip.port}` : `${w.ipX} daddr ${cip.ip}`
+    const dest =
+      layout === 'older'
+        ? `${w.ipX} daddr ${cip.ip} ${p} dport ${cip.port}`
+        : `${w.ipX} daddr ${cip.ip}`
     if (settings.masqueradeAll) s.rule(chain, `${dest} jump mark-for-masquerade`)
     else if (notLocal) s.rule(chain, `${dest} ${notLocal} jump mark-for-masquerade`)
   }
@@ -290,9 +391,19 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
       s.rule(externalChain, 'jump mark-for-masquerade')
     } else {
       const local = detector(settings, family, w.ipX, true)
-      if (local) s.rule(externalChain, `${local} goto ${clusterPolicyChain} comment "short-circuit pod traffic"`)
-      s.rule(externalChain, 'fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"')
-      s.rule(externalChain, `fib saddr type local goto ${clusterPolicyChain} comment "short-circuit local traffic"`)
+      if (local)
+        s.rule(
+          externalChain,
+          `${local} goto ${clusterPolicyChain} comment "short-circuit pod traffic"`,
+        )
+      s.rule(
+        externalChain,
+        'fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"',
+      )
+      s.rule(
+        externalChain,
+        `fib saddr type local goto ${clusterPolicyChain} comment "short-circuit local traffic"`,
+      )
     }
     if (hasExternalEndpoints) s.rule(externalChain, `goto ${externalPolicyChain}`)
   }
@@ -300,7 +411,8 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
   for (const ep of plan.allLocallyReachable) {
     const chain = `endpoint-${epBase(ep)}`
     s.rule(chain, `${w.ipX} saddr ${ep.ip} jump mark-for-masquerade`)
-    if (plan.affinitySeconds !== null) s.rule(chain, `update @affinity-${epBase(ep)} { ${w.ipX} saddr }`)
+    if (plan.affinitySeconds !== null)
+      s.rule(chain, `update @affinity-${epBase(ep)} { ${w.ipX} saddr }`)
     s.rule(chain, `meta l4proto ${p} dnat to ${ep.endpointString}`)
   }
 
@@ -309,46 +421,79 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
     const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
     if (familyNodeIPs.length === 0) {
       findings.push(
-        finding('RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES', 'info', 'node IP not known; LB IPs not added to the source-range allow-list', 'kube-proxy also allows the LoadBalancer IPs themselves as sources when a loadBalancerSourceRange contains the node IP (so the node can reach its own LB). The node IP is not known, so they were left out.', {
-          services: [plan.display],
-          addresses: plan.sourceRanges,
-          evidence: plan.evidence,
-          action: 'Pass the node addresses with --node-ip.',
-        }),
+        finding(
+          'RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES',
+          'info',
+          'node IP not known; LB IPs not added to the source-range allow-list',
+          'kube-proxy also allows the LoadBalancer IPs themselves as sources when a loadBalancerSourceRange contains the node IP (so the node can reach its own LB). The node IP is not known, so they were left out.',
+          {
+            services: [plan.display],
+            addresses: plan.sourceRanges,
+            evidence: plan.evidence,
+            action: 'Pass the node addresses with --node-ip.',
+          },
+        ),
       )
     }
-    if (plan.sourceRanges.some((r) => familyNodeIPs.some((ip) => cidrContains(r, ip)))) pushAll(sources, plan.loadBalancerIPs.map((lb) => lb.ip))
+    if (plan.sourceRanges.some((r) => familyNodeIPs.some((ip) => cidrContains(r, ip))))
+      pushAll(
+        sources,
+        plan.loadBalancerIPs.map((lb) => lb.ip),
+      )
     s.rule(fwChain, `${w.ipX} saddr != { ${sources.join(' , ')} } drop`)
   }
 
   // Map and set elements.
   if (cip) {
     s.element('cluster-ips', cip.ip)
-    if (hasInternalEndpoints) s.element('service-ips', `${cip.ip} . ${p} . ${cip.port} : goto ${internalChain}`)
-    else s.element('no-endpoint-services', `${cip.ip} . ${p} . ${cip.port} ${comment} : ${internalVerdict}`)
+    if (hasInternalEndpoints)
+      s.element('service-ips', `${cip.ip} . ${p} . ${cip.port} : goto ${internalChain}`)
+    else
+      s.element(
+        'no-endpoint-services',
+        `${cip.ip} . ${p} . ${cip.port} ${comment} : ${internalVerdict}`,
+      )
   }
   for (const eip of plan.externalIPs) {
-    if (hasEndpoints) s.element('service-ips', `${eip.ip} . ${p} . ${eip.port} : goto ${externalChain}`)
-    if (!hasExternalEndpoints) s.element('no-endpoint-services', `${eip.ip} . ${p} . ${eip.port} ${comment} : ${externalVerdict}`)
+    if (hasEndpoints)
+      s.element('service-ips', `${eip.ip} . ${p} . ${eip.port} : goto ${externalChain}`)
+    if (!hasExternalEndpoints)
+      s.element(
+        'no-endpoint-services',
+        `${eip.ip} . ${p} . ${eip.port} ${comment} : ${externalVerdict}`,
+      )
   }
   for (const lb of plan.loadBalancerIPs) {
-    if (hasEndpoints) s.element('service-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${externalChain}`)
+    if (hasEndpoints)
+      s.element('service-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${externalChain}`)
     if (usesFWChain) s.element('firewall-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${fwChain}`)
   }
   if (!hasExternalEndpoints) {
-    for (const lb of plan.loadBalancerIPs) s.element('no-endpoint-services', `${lb.ip} . ${p} . ${lb.port} ${comment} : ${externalVerdict}`)
+    for (const lb of plan.loadBalancerIPs)
+      s.element(
+        'no-endpoint-services',
+        `${lb.ip} . ${p} . ${lb.port} ${comment} : ${externalVerdict}`,
+      )
   }
   if (plan.nodePort !== null) {
-    if (hasEndpoints) s.element('service-nodeports', `${p} . ${plan.nodePort} : goto ${externalChain}`)
-    if (!hasExternalEndpoints) s.element('no-endpoint-nodeports', `${p} . ${plan.nodePort} ${comment} : ${externalVerdict}`)
+    if (hasEndpoints)
+      s.element('service-nodeports', `${p} . ${plan.nodePort} : goto ${externalChain}`)
+    if (!hasExternalEndpoints)
+      s.element('no-endpoint-nodeports', `${p} . ${plan.nodePort} ${comment} : ${externalVerdict}`)
   }
   if (plan.healthCheckNodePort !== null) {
     findings.push(
-      finding('RENDER_HEALTH_CHECK_NODEPORT_NO_RULE', 'info', `health check NodePort ${plan.healthCheckNodePort} needs no nftables rule`, 'iptables and IPVS modes accept the healthCheckNodePort with a filter rule (IPVS through the KUBE-HEALTH-CHECK-NODE-PORT set); nftables mode writes none (kube-proxy serves it on a host socket). If the node\'s firewall drops incoming traffic by default, allow this port there.', {
-        services: [plan.display],
-        evidence: plan.evidence,
-        action: `Make sure the node firewall allows TCP ${plan.healthCheckNodePort}.`,
-      }),
+      finding(
+        'RENDER_HEALTH_CHECK_NODEPORT_NO_RULE',
+        'info',
+        `health check NodePort ${plan.healthCheckNodePort} needs no nftables rule`,
+        "iptables and IPVS modes accept the healthCheckNodePort with a filter rule (IPVS through the KUBE-HEALTH-CHECK-NODE-PORT set); nftables mode writes none (kube-proxy serves it on a host socket). If the node's firewall drops incoming traffic by default, allow this port there.",
+        {
+          services: [plan.display],
+          evidence: plan.evidence,
+          action: `Make sure the node firewall allows TCP ${plan.healthCheckNodePort}.`,
+        },
+      ),
     )
   }
   s.blank()
@@ -361,18 +506,29 @@ function writeService(s: Script, w: FamilyWords, settings: NodeSettings, family:
  * `add table` + `delete table` replacement preamble are left out, which gives exactly the form
  * of kube-proxy's own test expectations.
  */
-export function renderNftables(state: ProxyState, opts: RenderOptions & {bare?: boolean} = {}): RenderResult {
+export function renderNftables(
+  state: ProxyState,
+  opts: RenderOptions & {bare?: boolean} = {},
+): RenderResult {
   const pieces: string[] = []
   const findings = writeNftables(state, opts, (piece) => pieces.push(piece))
   const text = pieces.join('')
-  return {text, files: [{name: 'kube-proxy.nft', family: null, loadWith: 'nft -f kube-proxy.nft', text}], findings}
+  return {
+    text,
+    files: [{name: 'kube-proxy.nft', family: null, loadWith: 'nft -f kube-proxy.nft', text}],
+    findings,
+  }
 }
 
 /**
  * renderNftables' text, handed to `sink` piece by piece while it is rendered (kp migrate --out
  * streams it to the file); returns the findings.
  */
-export function writeNftables(state: ProxyState, opts: RenderOptions & {bare?: boolean}, sink: TextSink): Finding[] {
+export function writeNftables(
+  state: ProxyState,
+  opts: RenderOptions & {bare?: boolean},
+  sink: TextSink,
+): Finding[] {
   const layout: NftablesLayout = opts.nftablesLayout ?? 'current'
   const families = familiesOf(state)
   if (families.length === 0) families.push('IPv4')
@@ -381,7 +537,10 @@ export function writeNftables(state: ProxyState, opts: RenderOptions & {bare?: b
   findings.push(...resolved.findings)
   // Written as `text.replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'` of the whole script would read.
   const out = new TidyTextSink(sink)
-  if (!opts.bare) out.write('# kube-proxy nftables mode: load with `nft -f FILE`. Replaces any existing kube-proxy table of these families.\n')
+  if (!opts.bare)
+    out.write(
+      '# kube-proxy nftables mode: load with `nft -f FILE`. Replaces any existing kube-proxy table of these families.\n',
+    )
   for (const family of families) {
     const w = wordsFor(family)
     const s = new Script(`${w.ipX} kube-proxy`, out)
@@ -394,7 +553,15 @@ export function writeNftables(state: ProxyState, opts: RenderOptions & {bare?: b
     s.blank()
     for (const sp of state.services) {
       if (sp.family !== family) continue
-      writeService(s, w, resolved.settings, family, layout, planService(sp, 'nftables', findings), findings)
+      writeService(
+        s,
+        w,
+        resolved.settings,
+        family,
+        layout,
+        planService(sp, 'nftables', findings),
+        findings,
+      )
       s.flush()
     }
     s.flush(true)

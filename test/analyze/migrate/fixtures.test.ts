@@ -31,10 +31,18 @@ describe('fixtures/migrate saved states', () => {
 
   it('the keepalived virtual server read from the dump is flushed by the switch to nftables (MIGRATE_IPVS_FOREIGN_FLUSHED)', async () => {
     const read = await readIpvs('fixtures/migrate/ipvs-keepalived/ipvsadm-Sn.txt')
-    const flushed = planMigration(read, 'nftables').find((f) => f.id === 'MIGRATE_IPVS_FOREIGN_FLUSHED')
+    const flushed = planMigration(read, 'nftables').find(
+      (f) => f.id === 'MIGRATE_IPVS_FOREIGN_FLUSHED',
+    )
     expect(flushed?.severity).toBe('error')
-    expect(flushed?.evidence).toEqual([{path: 'fixtures/migrate/ipvs-keepalived/ipvsadm-Sn.txt', line: 44}])
+    expect(flushed?.evidence).toEqual([
+      {path: 'fixtures/migrate/ipvs-keepalived/ipvsadm-Sn.txt', line: 44},
+    ])
     const ids = planMigration(read, 'nftables').map((f) => f.id)
-    expect(ids).toEqual(planMigration(saved('fixtures/migrate/ipvs-keepalived/state.json'), 'nftables').map((f) => f.id))
+    expect(ids).toEqual(
+      planMigration(saved('fixtures/migrate/ipvs-keepalived/state.json'), 'nftables').map(
+        (f) => f.id,
+      ),
+    )
   })
 })

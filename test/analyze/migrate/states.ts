@@ -4,7 +4,12 @@ import {type MigrationOptions, type ProxyMode, planMigration} from '../../../src
 import {emptyState} from '../../../src/core/state.js'
 import type {Endpoint, Frontend, Mode, ProxyState, ServicePort} from '../../../src/model/types.js'
 
-export function fe(type: Frontend['type'], ip: string | null, port: number | null, extra: Partial<Frontend> = {}): Frontend {
+export function fe(
+  type: Frontend['type'],
+  ip: string | null,
+  port: number | null,
+  extra: Partial<Frontend> = {},
+): Frontend {
   return {type, ip, port, sourceRanges: [], action: 'forward', ...extra}
 }
 
@@ -31,7 +36,11 @@ export function sp(name: string, extra: Partial<ServicePort> = {}): ServicePort 
   }
 }
 
-export function state(mode: Mode, services: ServicePort[] = [], node: Partial<ProxyState['node']> = {}): ProxyState {
+export function state(
+  mode: Mode,
+  services: ServicePort[] = [],
+  node: Partial<ProxyState['node']> = {},
+): ProxyState {
   const s = emptyState(mode)
   s.services = services
   Object.assign(s.node, node)
@@ -39,11 +48,21 @@ export function state(mode: Mode, services: ServicePort[] = [], node: Partial<Pr
 }
 
 /** The findings of one id (the checks under test), so unrelated checks do not blur a test. */
-export function plan(s: ProxyState, to: ProxyMode, id: string, opts: MigrationOptions = {}): Finding[] {
+export function plan(
+  s: ProxyState,
+  to: ProxyMode,
+  id: string,
+  opts: MigrationOptions = {},
+): Finding[] {
   return planMigration(s, to, opts).filter((f) => f.id === id)
 }
 
-export function one(s: ProxyState, to: ProxyMode, id: string, opts: MigrationOptions = {}): Finding {
+export function one(
+  s: ProxyState,
+  to: ProxyMode,
+  id: string,
+  opts: MigrationOptions = {},
+): Finding {
   const found = plan(s, to, id, opts)
   if (found.length !== 1) throw new Error(`expected one ${id}, got ${found.length}`)
   return found[0]!

@@ -15,7 +15,13 @@ const list = parseIpset(fixture('ipvs/generated/ipset-list.ipvs-mode.txt'), 'lis
 
 /** Sets as `name type family: sorted members` (hash order is arbitrary, b.4). */
 function shape(dump: IpsetDump): string[] {
-  return dump.sets.map((s) => `${s.name} ${s.type} ${s.family}: ${s.members.map((m) => m.text).sort().join(' ')}`)
+  return dump.sets.map(
+    (s) =>
+      `${s.name} ${s.type} ${s.family}: ${s.members
+        .map((m) => m.text)
+        .sort()
+        .join(' ')}`,
+  )
 }
 
 describe('ipset: the corpus sets', () => {
@@ -31,7 +37,14 @@ describe('ipset: the corpus sets', () => {
   it('splits hash:ip,port members, IPv6 without brackets (ipset-save line 58)', () => {
     const v6 = save.dump.sets.find((s) => s.name === 'KUBE-6-CLUSTER-IP')!
     expect(v6.family).toBe('IPv6')
-    expect(v6.members[0]).toEqual({text: 'fd00:10:96::a,tcp:53', ip: 'fd00:10:96::a', protocol: 'TCP', port: 53, third: null, line: 58})
+    expect(v6.members[0]).toEqual({
+      text: 'fd00:10:96::a,tcp:53',
+      ip: 'fd00:10:96::a',
+      protocol: 'TCP',
+      port: 53,
+      third: null,
+      line: 58,
+    })
   })
 
   it('splits hash:ip,port,net and hash:ip,port,ip members', () => {
@@ -41,7 +54,11 @@ describe('ipset: the corpus sets', () => {
       ['10.0.100.10', 'TCP', 443, '192.0.2.0/24'],
     ])
     const loop = save.dump.sets.find((s) => s.name === 'KUBE-LOOP-BACK')!
-    expect(loop.members.find((m) => m.protocol === 'SCTP')).toMatchObject({ip: '10.244.1.9', port: 9999, third: '10.244.1.9'})
+    expect(loop.members.find((m) => m.protocol === 'SCTP')).toMatchObject({
+      ip: '10.244.1.9',
+      port: 9999,
+      third: '10.244.1.9',
+    })
   })
 
   it('bitmap:port sets have no family and numeric members', () => {
@@ -75,9 +92,14 @@ describe('ipset: other real shapes (fixtures/ipset)', () => {
     ])
   })
 
-  it('IPv6 members and CIDRs are read in ipset\'s compressed form; other tools\' sets are kept as text', () => {
+  it("IPv6 members and CIDRs are read in ipset's compressed form; other tools' sets are kept as text", () => {
     const cid = odd.dump.sets.find((s) => s.name === 'KUBE-6-LOAD-BALANCER-SOURCE-CID')!
-    expect(cid.members[0]).toMatchObject({ip: 'fd00:10:100::10', protocol: 'TCP', port: 443, third: '2001:db8::/32'})
+    expect(cid.members[0]).toMatchObject({
+      ip: 'fd00:10:100::10',
+      protocol: 'TCP',
+      port: 443,
+      third: '2001:db8::/32',
+    })
     const calico = odd.dump.sets.find((s) => s.name === 'cali40all-ipam-pools')!
     expect(calico.members.map((m) => [m.text, m.ip])).toEqual([['10.244.0.0/16', null]])
   })
@@ -85,7 +107,10 @@ describe('ipset: other real shapes (fixtures/ipset)', () => {
   it('the older list block (Revision 2, no "Number of entries") reads the same way', () => {
     const r = parseIpset(fixture('ipset/old-list/ipset-list.txt'), 'old')
     expect(codes(r)).toEqual([])
-    expect(shape(r.dump)).toEqual(['KUBE-CLUSTER-IP hash:ip,port IPv4: 10.96.0.10,tcp:53 10.96.0.10,udp:53', 'KUBE-NODE-PORT-TCP bitmap:port null: 30080'])
+    expect(shape(r.dump)).toEqual([
+      'KUBE-CLUSTER-IP hash:ip,port IPv4: 10.96.0.10,tcp:53 10.96.0.10,udp:53',
+      'KUBE-NODE-PORT-TCP bitmap:port null: 30080',
+    ])
   })
 })
 
@@ -99,7 +124,8 @@ describe('ipset: bad input', () => {
   })
 
   it('bad members are flagged with their line and kept as text', () => {
-    const text = 'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536\nadd KUBE-CLUSTER-IP 10.96.0.999,tcp:80\nadd KUBE-CLUSTER-IP fd00::1,tcp:80\nadd KUBE-CLUSTER-IP 10.96.0.1,icmp:ping\nadd KUBE-NOPE 1.2.3.4\n'
+    const text =
+      'create KUBE-CLUSTER-IP hash:ip,port family inet hashsize 1024 maxelem 65536\nadd KUBE-CLUSTER-IP 10.96.0.999,tcp:80\nadd KUBE-CLUSTER-IP fd00::1,tcp:80\nadd KUBE-CLUSTER-IP 10.96.0.1,icmp:ping\nadd KUBE-NOPE 1.2.3.4\n'
     const r = parseIpset(text, 'bad')
     expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
       ['IPSET_BAD_MEMBER', 2],
@@ -107,7 +133,11 @@ describe('ipset: bad input', () => {
       ['IPSET_BAD_MEMBER', 4],
       ['IPSET_UNKNOWN_SET', 5],
     ])
-    expect(r.dump.sets[0]!.members.map((m) => m.text)).toEqual(['10.96.0.999,tcp:80', 'fd00::1,tcp:80', '10.96.0.1,icmp:ping'])
+    expect(r.dump.sets[0]!.members.map((m) => m.text)).toEqual([
+      '10.96.0.999,tcp:80',
+      'fd00::1,tcp:80',
+      '10.96.0.1,icmp:ping',
+    ])
   })
 
   it('garbage and empty input never throw', () => {
@@ -121,7 +151,10 @@ describe('ipset: bad input', () => {
   })
 
   it('a 1 MB line is skipped with a diagnostic', () => {
-    const r = parseIpset(`${'a'.repeat(1 << 20)}\n${fixture('ipvs/generated/ipset-save.ipvs-mode.txt')}`, 'big')
+    const r = parseIpset(
+      `${'a'.repeat(1 << 20)}\n${fixture('ipvs/generated/ipset-save.ipvs-mode.txt')}`,
+      'big',
+    )
     expect(codes(r)).toEqual(['IPSET_LINE_TOO_LONG'])
     expect(r.dump.sets).toHaveLength(34)
   })
@@ -148,15 +181,33 @@ describe('ipset restore input', () => {
   })
 
   it('a flush without a set name empties every set, and many of them stay one pass', () => {
-    const r = parseIpset(['create A hash:ip family inet', 'add A 10.0.0.1', 'create B hash:ip family inet', 'add B 10.0.0.2', 'flush', 'add B 10.0.0.3', ''].join('\n'), 'all')
-    expect(r.dump.sets.map((set) => [set.name, set.members.map((m) => m.text)])).toEqual([['A', []], ['B', ['10.0.0.3']]])
+    const r = parseIpset(
+      [
+        'create A hash:ip family inet',
+        'add A 10.0.0.1',
+        'create B hash:ip family inet',
+        'add B 10.0.0.2',
+        'flush',
+        'add B 10.0.0.3',
+        '',
+      ].join('\n'),
+      'all',
+    )
+    expect(r.dump.sets.map((set) => [set.name, set.members.map((m) => m.text)])).toEqual([
+      ['A', []],
+      ['B', ['10.0.0.3']],
+    ])
     // 60,000 sets and a bare flush after each: each flush empties only the sets filled since the last one.
     const n = 60_000
     const lines: string[] = []
-    for (let i = 0; i < n; i++) lines.push(`create S${i} hash:ip family inet`, `add S${i} 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'flush')
+    for (let i = 0; i < n; i++)
+      lines.push(
+        `create S${i} hash:ip family inet`,
+        `add S${i} 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+        'flush',
+      )
     const many = parseIpset(`${lines.join('\n')}\n`, 'many')
     expect(many.dump.sets).toHaveLength(n)
     expect(many.dump.sets.every((set) => set.members.length === 0)).toBe(true)
   }, 20_000)
 })
-

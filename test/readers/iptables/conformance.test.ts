@@ -40,7 +40,10 @@ interface ExpectedServicePort {
  */
 function toExpectSchema(sp: ServicePort): ExpectedServicePort {
   const of = (type: string) => sp.frontends.filter((f) => f.type === type)
-  if (of('External').length > 0) throw new Error(`${servicePortName(sp)} has External frontends the corpus schema cannot express`)
+  if (of('External').length > 0)
+    throw new Error(
+      `${servicePortName(sp)} has External frontends the corpus schema cannot express`,
+    )
   const cluster = of('ClusterIP')[0]
   return {
     namespace: sp.namespace!,
@@ -50,8 +53,12 @@ function toExpectSchema(sp: ServicePort): ExpectedServicePort {
     cluster_ip: cluster?.ip ?? null,
     port: cluster?.port ?? null,
     node_port: of('NodePort')[0]?.port ?? null,
-    external_ips: of('ExternalIP').map((f) => f.ip!).sort(),
-    load_balancer_ips: of('LoadBalancer').map((f) => f.ip!).sort(),
+    external_ips: of('ExternalIP')
+      .map((f) => f.ip!)
+      .sort(),
+    load_balancer_ips: of('LoadBalancer')
+      .map((f) => f.ip!)
+      .sort(),
     session_affinity_seconds: sp.sessionAffinity?.timeoutSeconds ?? null,
     external_traffic_policy: sp.externalTrafficPolicy ?? 'Cluster',
     internal_traffic_policy: sp.internalTrafficPolicy ?? 'Cluster',
@@ -83,11 +90,15 @@ function withoutPositions(state: ProxyState): unknown {
 }
 
 /** Every fixture that carries a copy of a corpus expectation. */
-const cases = readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'expected.json'))).sort()
+const cases = readdirSync(FIXTURES)
+  .filter((d) => existsSync(join(FIXTURES, d, 'expected.json')))
+  .sort()
 
 /** Other text forms of the same rules: [form, its source form]. */
 const twins: Array<[string, string]> = [
-  ...cases.filter((c) => c.startsWith('realsave-')).map((c): [string, string] => [c, c.replace('realsave-', 'upstream-')]),
+  ...cases
+    .filter((c) => c.startsWith('realsave-'))
+    .map((c): [string, string] => [c, c.replace('realsave-', 'upstream-')]),
   ['realsave-handmade-ipv6', 'handmade-ipv6'],
   ['list-rules-overall', 'upstream-overall'],
 ]
@@ -103,7 +114,9 @@ describe('iptables reader conformance with the kube-proxy corpus', () => {
     describe(dir, () => {
       it('maps onto the corpus expectation', async () => {
         const state = await readFixture(dir)
-        const expected = JSON.parse(readFileSync(join(FIXTURES, dir, 'expected.json'), 'utf8')) as ExpectedServicePort[]
+        const expected = JSON.parse(
+          readFileSync(join(FIXTURES, dir, 'expected.json'), 'utf8'),
+        ) as ExpectedServicePort[]
         expect(state.mode).toBe('iptables')
         expect(state.diagnostics.filter((d) => d.severity !== 'info')).toEqual([])
         expect(state.services.map(toExpectSchema)).toEqual(expected)
@@ -111,10 +124,14 @@ describe('iptables reader conformance with the kube-proxy corpus', () => {
 
       it('recovers the loadBalancerSourceRanges the corpus README lists', async () => {
         const state = await readFixture(dir)
-        const ranges = JSON.parse(readFileSync(join(FIXTURES, dir, 'source-ranges.json'), 'utf8')) as Record<string, string[]>
+        const ranges = JSON.parse(
+          readFileSync(join(FIXTURES, dir, 'source-ranges.json'), 'utf8'),
+        ) as Record<string, string[]>
         const seen: Record<string, string[]> = {}
         for (const sp of state.services) {
-          const lbRanges = sp.frontends.filter((f) => f.type === 'LoadBalancer').flatMap((f) => f.sourceRanges)
+          const lbRanges = sp.frontends
+            .filter((f) => f.type === 'LoadBalancer')
+            .flatMap((f) => f.sourceRanges)
           if (lbRanges.length > 0) seen[servicePortName(sp)!] = [...new Set(lbRanges)]
         }
         expect(seen).toEqual(ranges)
@@ -134,7 +151,8 @@ describe('iptables reader conformance with the kube-proxy corpus', () => {
     it(`${dir} gives the same model as ${origin}`, async () => {
       const other = await readFixture(dir)
       const restore = await readFixture(origin)
-      if (dir.startsWith('realsave-')) expect(other.sources[0]?.tool).toMatch(/^ip6?tables-save v1\.8\.9 \(nf_tables\)$/)
+      if (dir.startsWith('realsave-'))
+        expect(other.sources[0]?.tool).toMatch(/^ip6?tables-save v1\.8\.9 \(nf_tables\)$/)
       expect(withoutPositions(other)).toEqual(withoutPositions(restore))
     })
   }

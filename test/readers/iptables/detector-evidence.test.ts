@@ -41,7 +41,12 @@ describe('local-traffic detector evidence', () => {
     const v4 = await readState({sources: [{path: 'v4.rules', text: V4}]})
     expect(v4.services.map((sp) => sp.name)).toEqual(['s2'])
     expect(v4.node.localDetector).toBeNull()
-    const both = await readState({sources: [{path: 'v4.rules', text: V4}, {path: V6_PATH, text: readFileSync(V6_PATH, 'utf8')}]})
+    const both = await readState({
+      sources: [
+        {path: 'v4.rules', text: V4},
+        {path: V6_PATH, text: readFileSync(V6_PATH, 'utf8')},
+      ],
+    })
     expect(both.node.localDetector).toBe('cidr')
     expect(both.node.podCIDRs).toEqual(['fd00:10:244::/48'])
   })

@@ -12,12 +12,21 @@ import {codes, readFixture, service, withoutRules} from './helpers.js'
 const third = 1 / 3
 
 /** Endpoints as ip:port -> {local, share}, so expectations do not depend on sort order. */
-function endpointMap(endpoints: Endpoint[]): Record<string, {local: boolean | null; share: number | null}> {
-  return Object.fromEntries(endpoints.map((e) => [`${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`, {local: e.local, share: e.share}]))
+function endpointMap(
+  endpoints: Endpoint[],
+): Record<string, {local: boolean | null; share: number | null}> {
+  return Object.fromEntries(
+    endpoints.map((e) => [
+      `${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`,
+      {local: e.local, share: e.share},
+    ]),
+  )
 }
 
 function expectShares(endpoints: Endpoint[], expected: Record<string, number>): void {
-  const got = Object.fromEntries(endpoints.map((e) => [`${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`, e.share]))
+  const got = Object.fromEntries(
+    endpoints.map((e) => [`${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`, e.share]),
+  )
   expect(Object.keys(got).sort()).toEqual(Object.keys(expected).sort())
   for (const [k, v] of Object.entries(expected)) expect(got[k]).toBeCloseTo(v, 6)
 }
@@ -35,15 +44,29 @@ describe('handmade-ipv6 (and its real ip6tables-save twin)', async () => {
         const sp = service(state, 'ns7/svc7:p80/tcp')
         expect(sp.frontends).toEqual([
           {type: 'ClusterIP', ip: 'fd00:10:96::7', port: 80, sourceRanges: [], action: 'forward'},
-          {type: 'LoadBalancer', ip: '2001:db8::7', port: 80, sourceRanges: ['2001:db8:1::/48'], action: 'forward'},
+          {
+            type: 'LoadBalancer',
+            ip: '2001:db8::7',
+            port: 80,
+            sourceRanges: ['2001:db8:1::/48'],
+            action: 'forward',
+          },
           {type: 'NodePort', ip: null, port: 30007, sourceRanges: [], action: 'forward'},
         ])
         expect(sp.externalTrafficPolicy).toBe('Local')
         expect(sp.internalTrafficPolicy).toBe('Cluster')
         expect(sp.healthCheckNodePort).toBe(30107)
         expect(sp.sessionAffinity).toBeNull()
-        expectShares(sp.endpoints, {'[fd00:10:244::1]:8080': third, '[fd00:10:244:1::2]:8080': third, '[fd00:10:244:2::3]:8080': third})
-        expect(Object.fromEntries(Object.entries(endpointMap(sp.endpoints)).map(([k, v]) => [k, v.local]))).toEqual({
+        expectShares(sp.endpoints, {
+          '[fd00:10:244::1]:8080': third,
+          '[fd00:10:244:1::2]:8080': third,
+          '[fd00:10:244:2::3]:8080': third,
+        })
+        expect(
+          Object.fromEntries(
+            Object.entries(endpointMap(sp.endpoints)).map(([k, v]) => [k, v.local]),
+          ),
+        ).toEqual({
           '[fd00:10:244::1]:8080': true,
           '[fd00:10:244:1::2]:8080': false,
           '[fd00:10:244:2::3]:8080': false,
@@ -56,29 +79,52 @@ describe('handmade-ipv6 (and its real ip6tables-save twin)', async () => {
         expect(sp.protocol).toBe('UDP')
         expect(sp.sessionAffinity).toEqual({type: 'ClientIP', timeoutSeconds: 600})
         expect(sp.externalTrafficPolicy).toBeNull() // no external frontend: not observable
-        expectShares(sp.endpoints, {'[fd00:10:244::11]:53': 0.25, '[fd00:10:244::12]:53': 0.25, '[fd00:10:244::13]:53': 0.25, '[fd00:10:244::14]:53': 0.25})
+        expectShares(sp.endpoints, {
+          '[fd00:10:244::11]:53': 0.25,
+          '[fd00:10:244::12]:53': 0.25,
+          '[fd00:10:244::13]:53': 0.25,
+          '[fd00:10:244::14]:53': 0.25,
+        })
         expect(sp.endpoints.every((e) => e.local === null)).toBe(true)
       })
       it('ITP=Local with local endpoints, unnamed port', () => {
         const sp = service(state, 'ns9/svc9/tcp')
         expect(sp.portName).toBe('')
         expect(sp.internalTrafficPolicy).toBe('Local')
-        expect(sp.frontends).toEqual([{type: 'ClusterIP', ip: 'fd00:10:96::9', port: 443, sourceRanges: [], action: 'forward'}])
+        expect(sp.frontends).toEqual([
+          {type: 'ClusterIP', ip: 'fd00:10:96::9', port: 443, sourceRanges: [], action: 'forward'},
+        ])
         expectShares(sp.endpoints, {'[fd00:10:244::21]:8443': 0.5, '[fd00:10:244::22]:8443': 0.5})
         expect(sp.endpoints.map((e) => e.local)).toEqual([true, true])
       })
       it('ITP=Local without local endpoints: the ClusterIP drops', () => {
         expect(withoutRules(service(state, 'ns10/svc10:p80/tcp'))).toEqual({
-          namespace: 'ns10', name: 'svc10', portName: 'p80', protocol: 'TCP', family: 'IPv6',
-          frontends: [{type: 'ClusterIP', ip: 'fd00:10:96::10', port: 80, sourceRanges: [], action: 'drop'}],
-          healthCheckNodePort: null, internalTrafficPolicy: 'Local', externalTrafficPolicy: null,
-          sessionAffinity: null, scheduler: null, endpoints: [],
+          namespace: 'ns10',
+          name: 'svc10',
+          portName: 'p80',
+          protocol: 'TCP',
+          family: 'IPv6',
+          frontends: [
+            {type: 'ClusterIP', ip: 'fd00:10:96::10', port: 80, sourceRanges: [], action: 'drop'},
+          ],
+          healthCheckNodePort: null,
+          internalTrafficPolicy: 'Local',
+          externalTrafficPolicy: null,
+          sessionAffinity: null,
+          scheduler: null,
+          endpoints: [],
         })
       })
       it('node settings', () => {
         expect(state.node).toMatchObject({
-          podCIDRs: ['fd00:10:244::/48'], localDetector: 'cidr', masqueradeMark: '0x4000', masqueradeAll: false,
-          randomFully: true, nodePortAddresses: [], conntrackInvalidDrop: true, localhostNodePorts: null,
+          podCIDRs: ['fd00:10:244::/48'],
+          localDetector: 'cidr',
+          masqueradeMark: '0x4000',
+          masqueradeAll: false,
+          randomFully: true,
+          nodePortAddresses: [],
+          conntrackInvalidDrop: true,
+          localhostNodePorts: null,
         })
       })
     })
@@ -106,12 +152,24 @@ describe('handmade-legacy-xlb: the ≈1.7-1.10 layout', async () => {
   it('ETP=Local through KUBE-XLB, LB source range in KUBE-FW', () => {
     const sp = service(state, 'default/lb:https/tcp')
     expect(sp.externalTrafficPolicy).toBe('Local')
-    expect(sp.frontends.find((f) => f.type === 'LoadBalancer')).toEqual({type: 'LoadBalancer', ip: '198.51.100.5', port: 443, sourceRanges: ['203.0.113.0/24'], action: 'forward'})
-    expect(endpointMap(sp.endpoints)).toEqual({'10.244.1.7:8443': {local: true, share: 0.5}, '10.244.2.8:8443': {local: false, share: 0.5}})
+    expect(sp.frontends.find((f) => f.type === 'LoadBalancer')).toEqual({
+      type: 'LoadBalancer',
+      ip: '198.51.100.5',
+      port: 443,
+      sourceRanges: ['203.0.113.0/24'],
+      action: 'forward',
+    })
+    expect(endpointMap(sp.endpoints)).toEqual({
+      '10.244.1.7:8443': {local: true, share: 0.5},
+      '10.244.2.8:8443': {local: false, share: 0.5},
+    })
   })
   it('ETP=Local without local endpoints: KUBE-XLB -> KUBE-MARK-DROP drops the NodePort', () => {
     const sp = service(state, 'default/nolocal:p/tcp')
-    expect(sp.frontends.map((f) => [f.type, f.port, f.action])).toEqual([['ClusterIP', 80, 'forward'], ['NodePort', 30090, 'drop']])
+    expect(sp.frontends.map((f) => [f.type, f.port, f.action])).toEqual([
+      ['ClusterIP', 80, 'forward'],
+      ['NodePort', 30090, 'drop'],
+    ])
     expect(endpointMap(sp.endpoints)).toEqual({'10.244.2.9:80': {local: false, share: 1}})
   })
   it('no endpoints: every frontend rejected in filter KUBE-SERVICES', () => {
@@ -124,7 +182,13 @@ describe('handmade-legacy-xlb: the ≈1.7-1.10 layout', async () => {
     expect(sp.endpoints).toEqual([])
   })
   it('node settings: --set-xmark mark, pod CIDR from the KUBE-SERVICES masquerade rules', () => {
-    expect(state.node).toMatchObject({masqueradeMark: '0x4000', podCIDRs: ['10.244.0.0/16'], localDetector: 'cidr', masqueradeAll: false, conntrackInvalidDrop: null})
+    expect(state.node).toMatchObject({
+      masqueradeMark: '0x4000',
+      podCIDRs: ['10.244.0.0/16'],
+      localDetector: 'cidr',
+      masqueradeAll: false,
+      conntrackInvalidDrop: null,
+    })
   })
 })
 
@@ -133,11 +197,13 @@ describe('legacy-k8s-1.1: the 2015 layout from a real node', async () => {
   it('names the unnamed port from `ns/name:` and checks the hashes over that spelling', () => {
     const sp = service(state, 'default/svc-nginx/tcp')
     expect(sp.portName).toBe('')
-    expect(sp.frontends).toEqual([{type: 'ClusterIP', ip: '10.254.180.23', port: 80, sourceRanges: [], action: 'forward'}])
+    expect(sp.frontends).toEqual([
+      {type: 'ClusterIP', ip: '10.254.180.23', port: 80, sourceRanges: [], action: 'forward'},
+    ])
     expectShares(sp.endpoints, {'172.16.8.2:80': 0.5, '172.16.8.4:80': 0.5})
     expect(codes(state, 'warning')).toEqual([])
   })
-  it('reads the old mark from the SEP MARK rules, and the POSTROUTING rule as kube-proxy\'s own', () => {
+  it("reads the old mark from the SEP MARK rules, and the POSTROUTING rule as kube-proxy's own", () => {
     expect(state.node.masqueradeMark).toBe('0x4d415351')
     expect(state.foreign).toEqual([])
   })
@@ -147,18 +213,34 @@ describe('handmade-node-with-cni: large-cluster mode beside Docker and a CNI', a
   const state = await readFixture('handmade-node-with-cni')
   it('follows the jumps when SEP and SVC->SEP rules carry no comments', () => {
     const sp = service(state, 'team/api:grpc/tcp')
-    expect(sp.frontends.map((f) => [f.type, f.ip, f.port, f.action])).toEqual([['ClusterIP', '10.96.5.5', 9000, 'forward'], ['NodePort', null, 31000, 'forward']])
+    expect(sp.frontends.map((f) => [f.type, f.ip, f.port, f.action])).toEqual([
+      ['ClusterIP', '10.96.5.5', 9000, 'forward'],
+      ['NodePort', null, 31000, 'forward'],
+    ])
     expect(sp.healthCheckNodePort).toBe(32000)
     expect(sp.externalTrafficPolicy).toBe('Local')
     // Five endpoints from 0.20000000019, 0.25, 0.33333333349, 0.5 and an unconditional rule: 1/5 each.
-    expectShares(sp.endpoints, Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`10.244.${i}.10:9000`, 0.2])))
-    expect(sp.endpoints.filter((e) => e.local).map((e) => e.ip).sort()).toEqual(['10.244.2.10', '10.244.3.10'])
+    expectShares(
+      sp.endpoints,
+      Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`10.244.${i}.10:9000`, 0.2])),
+    )
+    expect(
+      sp.endpoints
+        .filter((e) => e.local)
+        .map((e) => e.ip)
+        .sort(),
+    ).toEqual(['10.244.2.10', '10.244.3.10'])
     expect(state.services).toHaveLength(1)
   })
   it('node settings: interface-prefix detector, per-IP NodePort addresses, random-fully', () => {
     expect(state.node).toMatchObject({
-      localDetector: 'interface-prefix', localInterface: 'cali', podCIDRs: [], masqueradeAll: false,
-      randomFully: true, nodePortAddresses: ['10.0.0.10', '192.168.1.10'], conntrackInvalidDrop: true,
+      localDetector: 'interface-prefix',
+      localInterface: 'cali',
+      podCIDRs: [],
+      masqueradeAll: false,
+      randomFully: true,
+      nodePortAddresses: ['10.0.0.10', '192.168.1.10'],
+      conntrackInvalidDrop: true,
     })
     expect(state.sources[0]?.tool).toBe('iptables-save v1.8.9 (nf_tables)')
   })
@@ -179,13 +261,19 @@ describe('fragment-grep-xlb: `iptables-save | grep` of one service', async () =>
   })
   it('recovers the ETP=Local service whose node has no local endpoint', () => {
     const sp = service(state, 'default/test-svc/tcp')
-    expect(sp.frontends.map((f) => [f.type, f.ip, f.port, f.action])).toEqual([['ClusterIP', '10.96.115.88', 80, 'forward'], ['NodePort', null, 32070, 'drop']])
+    expect(sp.frontends.map((f) => [f.type, f.ip, f.port, f.action])).toEqual([
+      ['ClusterIP', '10.96.115.88', 80, 'forward'],
+      ['NodePort', null, 32070, 'drop'],
+    ])
     expect(sp.externalTrafficPolicy).toBe('Local')
-    expect(endpointMap(sp.endpoints)).toEqual({'10.244.1.3:80': {local: false, share: 0.5}, '10.244.2.3:80': {local: false, share: 0.5}})
+    expect(endpointMap(sp.endpoints)).toEqual({
+      '10.244.1.3:80': {local: false, share: 0.5},
+      '10.244.2.3:80': {local: false, share: 0.5},
+    })
   })
 })
 
-describe('upstream-sortrules-transition: kube-proxy\'s own ≈1.24 sample (TestSortIPTablesRules)', async () => {
+describe("upstream-sortrules-transition: kube-proxy's own ≈1.24 sample (TestSortIPTablesRules)", async () => {
   const state = await readFixture('upstream-sortrules-transition')
   it('reads the 1.24 KUBE-EXT comments and KUBE-SVL -> KUBE-MARK-DROP as ETP=Local without local endpoints', () => {
     const sp = service(state, 'ns2/svc2:p80/tcp')
@@ -202,10 +290,16 @@ describe('upstream-sortrules-transition: kube-proxy\'s own ≈1.24 sample (TestS
     expect(endpointMap(sp.endpoints)).toEqual({'10.180.0.2:80': {local: false, share: 1}})
   })
   it('an externalIP and a NodePort straight to KUBE-SVC are ETP=Cluster', () => {
-    expect(service(state, 'ns3/svc3:p80/tcp').frontends.map((f) => [f.type, f.port])).toEqual([['ClusterIP', 80], ['NodePort', 3002]])
+    expect(service(state, 'ns3/svc3:p80/tcp').frontends.map((f) => [f.type, f.port])).toEqual([
+      ['ClusterIP', 80],
+      ['NodePort', 3002],
+    ])
     expect(service(state, 'ns3/svc3:p80/tcp').externalTrafficPolicy).toBe('Cluster')
     const ns4 = service(state, 'ns4/svc4:p80/tcp')
-    expect(ns4.frontends.map((f) => [f.type, f.ip])).toEqual([['ClusterIP', '172.30.0.44'], ['ExternalIP', '192.168.99.22']])
+    expect(ns4.frontends.map((f) => [f.type, f.ip])).toEqual([
+      ['ClusterIP', '172.30.0.44'],
+      ['ExternalIP', '192.168.99.22'],
+    ])
     expect(ns4.externalTrafficPolicy).toBe('Cluster')
     expectShares(ns4.endpoints, {'10.180.0.4:80': 0.5, '10.180.0.5:80': 0.5})
   })
@@ -215,6 +309,8 @@ describe('upstream-sortrules-transition: kube-proxy\'s own ≈1.24 sample (TestS
       ['IPT_UNKNOWN_RULE', 16],
       ['IPT_FRONTEND_CONFLICT', expect.any(Number)],
     ])
-    expect(state.diagnostics[1]!.message).toBe('192.168.99.22:80/TCP belongs to both ns2/svc2:p80 and ns4/svc4:p80')
+    expect(state.diagnostics[1]!.message).toBe(
+      '192.168.99.22:80/TCP belongs to both ns2/svc2:p80 and ns4/svc4:p80',
+    )
   })
 })

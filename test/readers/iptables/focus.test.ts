@@ -10,13 +10,16 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState, ServicePort} from '../../../src/model/types.js'
 import {memoryBytes} from '../../../src/readers/bytes.js'
-import {evidenceSignature, readRanges, selectFocusedLines} from '../../../src/readers/iptables/focus.js'
+import {
+  evidenceSignature,
+  readRanges,
+  selectFocusedLines,
+} from '../../../src/readers/iptables/focus.js'
 import {parseIptablesText} from '../../../src/readers/iptables/parse.js'
 import type {IptablesRule} from '../../../src/readers/iptables/ruleset.js'
 import {loadInputs} from '../../../src/readers/load.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
-// @ts-expect-error: a plain .mjs script without type declarations
 import {generateIptablesSave} from '../../../scripts/bench/gen-iptables.mjs'
 
 const FIXTURES = readdirSync(join(ROOT, 'fixtures/iptables'), {withFileTypes: true})
@@ -41,7 +44,11 @@ describe('focused read == full read for the services asked about', () => {
   it.each(FIXTURES)('%s: every named service, by ns/name and by bare name', async (dir) => {
     const src = load(dir)
     const full = await read(src)
-    const names = [...new Set(full.services.filter((s) => s.name !== null).map((s) => `${s.namespace}/${s.name}`))]
+    const names = [
+      ...new Set(
+        full.services.filter((s) => s.name !== null).map((s) => `${s.namespace}/${s.name}`),
+      ),
+    ]
     for (const nsName of names) {
       const [namespace, name] = nsName.split('/') as [string, string]
       const focused = await read(src, [nsName])
@@ -49,11 +56,19 @@ describe('focused read == full read for the services asked about', () => {
       expect(focusedCodes.includes('IPT_FOCUSED_READ'), nsName).toBe(!headerless(src.text))
       expect(named(focused, namespace, name), nsName).toEqual(named(full, namespace, name))
       expect(focused.node, nsName).toEqual(full.node)
-      expect(focused.diagnostics.filter((d) => d.severity === 'error')).toEqual(full.diagnostics.filter((d) => d.severity === 'error'))
+      expect(focused.diagnostics.filter((d) => d.severity === 'error')).toEqual(
+        full.diagnostics.filter((d) => d.severity === 'error'),
+      )
       // It may skip the whole-dump checks, but says nothing a full read does not.
-      const said = (state: ProxyState) => state.diagnostics.filter((d) => d.severity === 'warning').map((d) => `${d.code} ${d.source?.line ?? ''} ${d.message}`)
+      const said = (state: ProxyState) =>
+        state.diagnostics
+          .filter((d) => d.severity === 'warning')
+          .map((d) => `${d.code} ${d.source?.line ?? ''} ${d.message}`)
       const fullWarnings = new Set(said(full))
-      expect(said(focused).filter((w) => !fullWarnings.has(w)), nsName).toEqual([])
+      expect(
+        said(focused).filter((w) => !fullWarnings.has(w)),
+        nsName,
+      ).toEqual([])
 
       const anyNamespace = await read(src, [`/${name}`])
       expect(named(anyNamespace, null, name), `/${name}`).toEqual(named(full, null, name))
@@ -68,7 +83,9 @@ describe('what a focused read leaves out', () => {
     const full = await read(src)
     const focused = await read(src, ['ns1/svc1'])
     expect(full.services.length).toBeGreaterThan(5)
-    expect(new Set(focused.services.map((s) => `${s.namespace}/${s.name}`))).toEqual(new Set(['ns1/svc1']))
+    expect(new Set(focused.services.map((s) => `${s.namespace}/${s.name}`))).toEqual(
+      new Set(['ns1/svc1']),
+    )
     const info = focused.diagnostics.find((d) => d.code === 'IPT_FOCUSED_READ')
     expect(info?.severity).toBe('info')
     expect(info?.message).toContain('ns1/svc1')
@@ -80,7 +97,9 @@ describe('what a focused read leaves out', () => {
     const withEndpoints = full.services.find((s) => s.endpoints.length > 0 && s.name !== null)!
     const focused = await read(src, [`${withEndpoints.namespace}/${withEndpoints.name}`])
     const again = named(focused, withEndpoints.namespace, withEndpoints.name!)
-    expect(again.flatMap((s) => s.endpoints)).toEqual(named(full, withEndpoints.namespace, withEndpoints.name!).flatMap((s) => s.endpoints))
+    expect(again.flatMap((s) => s.endpoints)).toEqual(
+      named(full, withEndpoints.namespace, withEndpoints.name!).flatMap((s) => s.endpoints),
+    )
     expect(again.flatMap((s) => s.endpoints).length).toBeGreaterThan(0)
   })
 
@@ -108,14 +127,18 @@ describe('a per-service chain no dispatch rule reaches', () => {
     // of its own and warns twice; the focused read chose chains only by the hashes dispatch rules
     // jump to, missed it, and answered without a warning.
     const {path, text} = load('realsave-multipleservices-older')
-    const edited = text.replace('-A KUBE-SVC-GNZBNJ2PO5MGZ6GT ! -s', '-A KUBE-SVC-GNZBNJ00PO5MGZ6GT ! -s')
+    const edited = text.replace(
+      '-A KUBE-SVC-GNZBNJ2PO5MGZ6GT ! -s',
+      '-A KUBE-SVC-GNZBNJ00PO5MGZ6GT ! -s',
+    )
     expect(edited).not.toBe(text)
     const src = {path, text: edited}
     const full = await read(src)
     const focused = await read(src, ['ns2/svc2'])
     expect(named(full, 'ns2', 'svc2').length).toBe(2)
     expect(named(focused, 'ns2', 'svc2')).toEqual(named(full, 'ns2', 'svc2'))
-    const codes = (state: ProxyState) => state.diagnostics.filter((d) => d.message.includes('GNZBNJ00')).map((d) => d.code)
+    const codes = (state: ProxyState) =>
+      state.diagnostics.filter((d) => d.message.includes('GNZBNJ00')).map((d) => d.code)
     expect(codes(full)).toEqual(['IPT_UNDECLARED_CHAIN', 'IPT_HASH_MISMATCH'])
     expect(codes(focused)).toEqual(codes(full))
   })
@@ -126,10 +149,19 @@ describe('chain names and targets spelled as iptables-save never spells them', (
   // choice of lines did not, and a focused read lost an endpoint without a word (found by
   // mutating handmade-node-with-cni: a quoted chain name).
   const {path, text} = load('handmade-node-with-cni')
-  const jump = '-A KUBE-SVC-ZROLNW67U6B7G27Z -m statistic --mode random --probability 0.20000000019 -j KUBE-SEP-LLRWB7JUSHQAIA4E'
+  const jump =
+    '-A KUBE-SVC-ZROLNW67U6B7G27Z -m statistic --mode random --probability 0.20000000019 -j KUBE-SEP-LLRWB7JUSHQAIA4E'
   it.each([
-    ['a quote inside a chain name', jump, jump.replace('-A KUBE-SVC-ZROLNW67U6B7G27Z', '-A KUB"E-SVC-ZRO"LNW67U6B7G27Z')],
-    ['a quoted target', jump, jump.replace('-j KUBE-SEP-LLRWB7JUSHQAIA4E', '-j "KUBE-SEP-LLRWB7JUSHQAIA4E"')],
+    [
+      'a quote inside a chain name',
+      jump,
+      jump.replace('-A KUBE-SVC-ZROLNW67U6B7G27Z', '-A KUB"E-SVC-ZRO"LNW67U6B7G27Z'),
+    ],
+    [
+      'a quoted target',
+      jump,
+      jump.replace('-j KUBE-SEP-LLRWB7JUSHQAIA4E', '-j "KUBE-SEP-LLRWB7JUSHQAIA4E"'),
+    ],
     ['--jump for -j', jump, jump.replace(' -j ', ' --jump ')],
   ])('%s: explain reads what the full read reads', async (_, from, to) => {
     expect(text).toContain(from)
@@ -181,7 +213,7 @@ describe('a service that is most of the dump', () => {
 })
 
 describe('how the chosen lines are parsed', () => {
-  it('reads them the full read\'s way, plain lines in place, and to the same rules', () => {
+  it("reads them the full read's way, plain lines in place, and to the same rules", () => {
     // All through readLine, explain of a service with 200,000 endpoints took 16 s (6 s now).
     const {text} = load('upstream-overall')
     const lines = selectFocusedLines(memoryBytes(Buffer.from(text, 'utf8')), ['ns1/svc1'])!
@@ -191,22 +223,39 @@ describe('how the chosen lines are parsed', () => {
     expect(focused.plainLinesRead).toBeGreaterThan(rules.length / 2)
     // The same rules, line for line, as the full read has on those lines.
     const full = new Map(parseIptablesText(text, 't').ruleset.rules.map((r) => [r.line, r]))
-    const shape = (r: IptablesRule) => ({line: r.line, chain: r.chain, target: r.target, comment: r.comment, matches: r.matches, targetOptions: r.targetOptions, source: r.source, destination: r.destination, dport: r.dport})
+    const shape = (r: IptablesRule) => ({
+      line: r.line,
+      chain: r.chain,
+      target: r.target,
+      comment: r.comment,
+      matches: r.matches,
+      targetOptions: r.targetOptions,
+      source: r.source,
+      destination: r.destination,
+      dport: r.dport,
+    })
     for (const r of rules) expect(shape(r), `line ${r.line}`).toEqual(shape(full.get(r.line)!))
   })
 })
 
 describe('reading the bytes in pieces', () => {
-  const choose = (text: string, needles: string[], pieceBytes?: number) => selectFocusedLines(memoryBytes(Buffer.from(text, 'utf8')), needles, pieceBytes)
+  const choose = (text: string, needles: string[], pieceBytes?: number) =>
+    selectFocusedLines(memoryBytes(Buffer.from(text, 'utf8')), needles, pieceBytes)
   /** Lines cut anywhere: a piece boundary inside a name, a quoted comment, a CRLF pair, and lines longer than a piece. */
   const PIECES = [16, 61, 257]
 
   it.each(FIXTURES)('%s: any piece size chooses the same lines as one piece', (dir) => {
     const {text} = load(dir)
-    const named = [...new Set([...text.matchAll(/"([\w.-]+\/[\w.-]+)[: ]/g)].map((m) => m[1]!))].slice(0, 3)
+    const named = [
+      ...new Set([...text.matchAll(/"([\w.-]+\/[\w.-]+)[: ]/g)].map((m) => m[1]!)),
+    ].slice(0, 3)
     for (const needles of [...named.map((n) => [n]), ['no-such/service']]) {
       const whole = choose(text, needles)
-      for (const pieceBytes of PIECES) expect(choose(text, needles, pieceBytes), `${needles.join()} in ${pieceBytes}-byte pieces`).toEqual(whole)
+      for (const pieceBytes of PIECES)
+        expect(
+          choose(text, needles, pieceBytes),
+          `${needles.join()} in ${pieceBytes}-byte pieces`,
+        ).toEqual(whole)
     }
   })
 
@@ -220,7 +269,9 @@ describe('reading the bytes in pieces', () => {
       const chosen = lines.text.split('\n')
       // Each chosen line is the source line its index names, ending included.
       const source = crlf.split('\n')
-      chosen.forEach((line, k) => expect(line, `line ${lines.lineIndex[k]! + 1}`).toBe(source[lines.lineIndex[k]!]))
+      chosen.forEach((line, k) =>
+        expect(line, `line ${lines.lineIndex[k]! + 1}`).toBe(source[lines.lineIndex[k]!]),
+      )
       expect(chosen.at(-1)).toBe('COMMIT')
     }
   })
@@ -254,12 +305,20 @@ describe('node evidence from the services not asked about', () => {
         `-A KUBE-SEP-${hash} -p tcp -m tcp -j DNAT --to-destination 10.1.0.${i + 1}:80`,
       )
     })
-    return [...lines, ...rules, '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000', 'COMMIT', ''].join('\n')
+    return [...lines, ...rules, '-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000', 'COMMIT', ''].join(
+      '\n',
+    )
   }
 
   it('reads one rule of each shape, so evidence that differs between services is all seen', async () => {
     // Three services masquerade alike; a fourth shows a second pod CIDR, a fifth the interface detector.
-    const text = dump([['a', '! -s 10.0.0.0/8'], ['b', '! -s 10.0.0.0/8'], ['c', '! -s 10.0.0.0/8'], ['d', '! -s 10.64.0.0/10'], ['e', '! -i cbr0']])
+    const text = dump([
+      ['a', '! -s 10.0.0.0/8'],
+      ['b', '! -s 10.0.0.0/8'],
+      ['c', '! -s 10.0.0.0/8'],
+      ['d', '! -s 10.64.0.0/10'],
+      ['e', '! -i cbr0'],
+    ])
     const src = {path: 'evidence.rules', text}
     const full = await read(src)
     expect(full.node.podCIDRs).toEqual(['10.0.0.0/8', '10.64.0.0/10'])
@@ -275,23 +334,56 @@ describe('node evidence from the services not asked about', () => {
   })
 
   it('evidenceSignature keeps what the node settings are read from and drops what names the service', () => {
-    const rule = (chain: string, comment: string, rest: string) => `-A ${chain} ${rest} -d 172.30.0.9/32 -p tcp -m comment --comment "${comment}" -m tcp --dport 443 -j KUBE-MARK-MASQ`
-    const a = evidenceSignature(rule('KUBE-SVC-AAAAAAAAAAAAAAAA', 'ns/a:https cluster IP', '! -s 10.0.0.0/8'))
-    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'))).toBe(a)
-    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.9.0.0/16'))).not.toBe(a)
-    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -i cbr0'))).not.toBe(a)
-    expect(evidenceSignature(rule('KUBE-SVL-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'))).not.toBe(a)
-    expect(evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'masquerade traffic for other/b:https external destinations', '! -s 10.0.0.0/8'))).not.toBe(a)
+    const rule = (chain: string, comment: string, rest: string) =>
+      `-A ${chain} ${rest} -d 172.30.0.9/32 -p tcp -m comment --comment "${comment}" -m tcp --dport 443 -j KUBE-MARK-MASQ`
+    const a = evidenceSignature(
+      rule('KUBE-SVC-AAAAAAAAAAAAAAAA', 'ns/a:https cluster IP', '! -s 10.0.0.0/8'),
+    )
+    expect(
+      evidenceSignature(
+        rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'),
+      ),
+    ).toBe(a)
+    expect(
+      evidenceSignature(
+        rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.9.0.0/16'),
+      ),
+    ).not.toBe(a)
+    expect(
+      evidenceSignature(rule('KUBE-SVC-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -i cbr0')),
+    ).not.toBe(a)
+    expect(
+      evidenceSignature(
+        rule('KUBE-SVL-BBBBBBBBBBBBBBBB', 'other/b:https cluster IP', '! -s 10.0.0.0/8'),
+      ),
+    ).not.toBe(a)
+    expect(
+      evidenceSignature(
+        rule(
+          'KUBE-SVC-BBBBBBBBBBBBBBBB',
+          'masquerade traffic for other/b:https external destinations',
+          '! -s 10.0.0.0/8',
+        ),
+      ),
+    ).not.toBe(a)
   })
 })
 
 describe('readRanges', () => {
   it('reads ranges that lie close together with one read, far ones apart, and hands each its own bytes', () => {
     // 64 KiB of text; a counting reader over it.
-    const text = Buffer.from(Array.from({length: 4096}, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join(''))
+    const text = Buffer.from(
+      Array.from({length: 4096}, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join(''),
+    )
     const inner = memoryBytes(text).open()
     let reads = 0
-    const reader = {...inner, readInto: (into: Uint8Array, at: number, position: number, length: number) => (reads++, inner.readInto(into, at, position, length))}
+    const reader = {
+      ...inner,
+      readInto: (into: Uint8Array, at: number, position: number, length: number) => (
+        reads++,
+        inner.readInto(into, at, position, length)
+      ),
+    }
     // Three ranges a few bytes apart, then one 40 KiB further on.
     const starts = [0, 24, 48, 48 + 40 * 1024]
     const ends = [12, 36, 60, 48 + 40 * 1024 + 12]

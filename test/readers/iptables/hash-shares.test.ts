@@ -1,10 +1,15 @@
 /** The chain-name hashes (spec §2.6) and the share arithmetic of the probability cascade (§2.4, DESIGN §2). */
 import {describe, expect, it} from 'vitest'
-import {base32, endpointString, iptablesChainHash, iptablesEndpointHash} from '../../../src/readers/iptables/hash.js'
+import {
+  base32,
+  endpointString,
+  iptablesChainHash,
+  iptablesEndpointHash,
+} from '../../../src/readers/iptables/hash.js'
 import {effectiveShares} from '../../../src/readers/iptables/shares.js'
 
 describe('chain-name hashes', () => {
-  it('matches the names the spec checked against kube-proxy\'s tests', () => {
+  it("matches the names the spec checked against kube-proxy's tests", () => {
     expect(iptablesChainHash('ns1/svc1:p80', 'tcp')).toBe('XPGD46QRK7WJZT7O')
     expect(iptablesEndpointHash('ns1/svc1:p80', 'tcp', '10.180.0.1:80')).toBe('SXIVWICOYRO3J4NJ')
   })
@@ -15,11 +20,21 @@ describe('chain-name hashes', () => {
   })
   it('hashes the old `ns/name:` spelling of an unnamed port as written (fixtures/iptables/legacy-k8s-1.1)', () => {
     expect(iptablesChainHash('default/svc-nginx:', 'tcp')).toBe('KMMA4UO25W53IH36')
-    expect(iptablesEndpointHash('default/svc-nginx:', 'tcp', '172.16.8.4:80')).toBe('PU5BJ5CJYE3SLHYK')
+    expect(iptablesEndpointHash('default/svc-nginx:', 'tcp', '172.16.8.4:80')).toBe(
+      'PU5BJ5CJYE3SLHYK',
+    )
   })
   it('base32 follows RFC 4648 §10 test vectors (without padding)', () => {
     const b = (s: string) => base32(new TextEncoder().encode(s))
-    expect([b(''), b('f'), b('fo'), b('foo'), b('foob'), b('fooba'), b('foobar')]).toEqual(['', 'MY', 'MZXQ', 'MZXW6', 'MZXW6YQ', 'MZXW6YTB', 'MZXW6YTBOI'])
+    expect([b(''), b('f'), b('fo'), b('foo'), b('foob'), b('fooba'), b('foobar')]).toEqual([
+      '',
+      'MY',
+      'MZXQ',
+      'MZXW6',
+      'MZXW6YQ',
+      'MZXW6YTB',
+      'MZXW6YTBOI',
+    ])
   })
   it('endpoint strings are Go JoinHostPort strings', () => {
     expect(endpointString('10.0.0.1', 80)).toBe('10.0.0.1:80')
@@ -35,17 +50,20 @@ describe('effective shares of the cascade', () => {
   it('one endpoint: one unconditional rule takes all', () => {
     expect(effectiveShares([null])).toEqual({shares: [1], total: 1, unreachableFrom: null})
   })
-  it('kube-proxy\'s %0.10f cascades give 1/n each for 2..5 endpoints', () => {
+  it("kube-proxy's %0.10f cascades give 1/n each for 2..5 endpoints", () => {
     close(effectiveShares([0.5, null]).shares, [0.5, 0.5])
     close(effectiveShares([0.3333333333, 0.5, null]).shares, [1 / 3, 1 / 3, 1 / 3])
     close(effectiveShares([0.25, 0.3333333333, 0.5, null]).shares, [0.25, 0.25, 0.25, 0.25])
     close(effectiveShares([0.2, 0.25, 0.3333333333, 0.5, null]).shares, [0.2, 0.2, 0.2, 0.2, 0.2])
   })
-  it('the kernel\'s fixed-point re-printing (0.33333333349, 0.20000000019) still gives 1/n', () => {
+  it("the kernel's fixed-point re-printing (0.33333333349, 0.20000000019) still gives 1/n", () => {
     const r = effectiveShares([0.33333333349, 0.5, null])
     close(r.shares, [1 / 3, 1 / 3, 1 / 3])
     expect(Math.abs(r.total - 1)).toBeLessThan(1e-6)
-    close(effectiveShares([0.20000000019, 0.25, 0.33333333349, 0.5, null]).shares, [0.2, 0.2, 0.2, 0.2, 0.2])
+    close(
+      effectiveShares([0.20000000019, 0.25, 0.33333333349, 0.5, null]).shares,
+      [0.2, 0.2, 0.2, 0.2, 0.2],
+    )
   })
   it('old %0.5f cascades (0.33333) are off by the rounding, and say so exactly', () => {
     // 0.33333, then (1-0.33333)*0.5 = 0.333335 twice

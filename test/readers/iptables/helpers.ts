@@ -22,7 +22,9 @@ export function service(state: ProxyState, name: string): ServicePort {
 }
 
 export function codes(state: ProxyState, severity?: 'error' | 'warning' | 'info'): string[] {
-  return state.diagnostics.filter((d) => severity === undefined || d.severity === severity).map((d) => d.code)
+  return state.diagnostics
+    .filter((d) => severity === undefined || d.severity === severity)
+    .map((d) => d.code)
 }
 
 /** A service port without where it was seen, for whole-object comparisons. */

@@ -16,11 +16,26 @@ const address = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 25
 
 describe('one service port with tens of thousands of frontends', () => {
   it('nat: 100,000 external IPs jumping to one KUBE-SVC chain', async () => {
-    const lines = ['*nat', ':KUBE-SERVICES - [0:0]', ':KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]', ':KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]']
-    for (let i = 0; i < NAT_N; i++) lines.push(`-A KUBE-SERVICES -d ${address(i)}/32 -p tcp -m comment --comment "ns/svc:http external IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA`)
+    const lines = [
+      '*nat',
+      ':KUBE-SERVICES - [0:0]',
+      ':KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]',
+      ':KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]',
+    ]
+    for (let i = 0; i < NAT_N; i++)
+      lines.push(
+        `-A KUBE-SERVICES -d ${address(i)}/32 -p tcp -m comment --comment "ns/svc:http external IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA`,
+      )
     // The same address again is the same frontend.
-    lines.push(`-A KUBE-SERVICES -d ${address(7)}/32 -p tcp -m comment --comment "ns/svc:http external IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA`)
-    lines.push('-A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-BBBBBBBBBBBBBBBB', '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp -j DNAT --to-destination 10.244.0.5:8080', 'COMMIT', '')
+    lines.push(
+      `-A KUBE-SERVICES -d ${address(7)}/32 -p tcp -m comment --comment "ns/svc:http external IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA`,
+    )
+    lines.push(
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-BBBBBBBBBBBBBBBB',
+      '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp -j DNAT --to-destination 10.244.0.5:8080',
+      'COMMIT',
+      '',
+    )
     const sp = service(await readText(lines.join('\n')), 'ns/svc:http/tcp')
     expect(sp.frontends).toHaveLength(NAT_N)
     expect(new Set(sp.frontends.map((f) => f.ip)).size).toBe(NAT_N)
@@ -29,12 +44,19 @@ describe('one service port with tens of thousands of frontends', () => {
 
   it('filter: 60,000 "has no endpoints" REJECT rules; the first address in KUBE-SERVICES is the ClusterIP', async () => {
     const lines = ['*filter', ':KUBE-SERVICES - [0:0]', ':KUBE-EXTERNAL-SERVICES - [0:0]']
-    lines.push('-A KUBE-SERVICES -d 172.30.0.1/32 -p tcp -m comment --comment "ns/svc:http has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable')
-    for (let i = 0; i < N; i++) lines.push(`-A KUBE-EXTERNAL-SERVICES -d ${address(i)}/32 -p tcp -m comment --comment "ns/svc:http has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable`)
+    lines.push(
+      '-A KUBE-SERVICES -d 172.30.0.1/32 -p tcp -m comment --comment "ns/svc:http has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable',
+    )
+    for (let i = 0; i < N; i++)
+      lines.push(
+        `-A KUBE-EXTERNAL-SERVICES -d ${address(i)}/32 -p tcp -m comment --comment "ns/svc:http has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable`,
+      )
     lines.push('COMMIT', '')
     const sp = service(await readText(lines.join('\n')), 'ns/svc:http/tcp')
     expect(sp.frontends).toHaveLength(N + 1)
-    expect(sp.frontends.filter((f) => f.type === 'ClusterIP').map((f) => f.ip)).toEqual(['172.30.0.1'])
+    expect(sp.frontends.filter((f) => f.type === 'ClusterIP').map((f) => f.ip)).toEqual([
+      '172.30.0.1',
+    ])
     expect(sp.frontends.every((f) => f.action === 'reject')).toBe(true)
   }, 20_000)
 })

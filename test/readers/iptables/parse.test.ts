@@ -6,8 +6,19 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {firstOptionOfPlainText, normaliseAddress, OPTION_ALIASES, parse, parseIptablesText} from '../../../src/readers/iptables/parse.js'
-import {ALIASED_LONG_OPTIONS, findMatch, findTargetOption, type IptablesRule} from '../../../src/readers/iptables/ruleset.js'
+import {
+  firstOptionOfPlainText,
+  normaliseAddress,
+  OPTION_ALIASES,
+  parse,
+  parseIptablesText,
+} from '../../../src/readers/iptables/parse.js'
+import {
+  ALIASED_LONG_OPTIONS,
+  findMatch,
+  findTargetOption,
+  type IptablesRule,
+} from '../../../src/readers/iptables/ruleset.js'
 import {tokenizeLine} from '../../../src/readers/iptables/tokenize.js'
 import {ROOT} from '../../helpers/run-cli.js'
 import {COMMON_NOISE, mutate, prng} from '../robustness.js'
@@ -33,10 +44,18 @@ describe('tokenizeLine', () => {
     expect(words('-A  X\t-j   Y ')).toEqual(['-A', 'X', '-j', 'Y'])
   })
   it('removes quotes and keeps the blanks inside them', () => {
-    expect(words('--comment "ns1/svc1:p80 cluster IP" -j X')).toEqual(['--comment', 'ns1/svc1:p80 cluster IP', '-j', 'X'])
+    expect(words('--comment "ns1/svc1:p80 cluster IP" -j X')).toEqual([
+      '--comment',
+      'ns1/svc1:p80 cluster IP',
+      '-j',
+      'X',
+    ])
   })
   it('takes the character after a backslash literally inside quotes (\\" \\\' \\\\)', () => {
-    expect(words('--comment "say \\"hi\\" it\\\'s a \\\\ x"')).toEqual(['--comment', 'say "hi" it\'s a \\ x'])
+    expect(words('--comment "say \\"hi\\" it\\\'s a \\\\ x"')).toEqual([
+      '--comment',
+      'say "hi" it\'s a \\ x',
+    ])
   })
   it('keeps a backslash outside quotes as it is', () => {
     expect(words('--comment a\\b')).toEqual(['--comment', 'a\\b'])
@@ -58,9 +77,13 @@ describe('tokenizeLine', () => {
 })
 
 describe('rule options', () => {
-  it('reads kube-proxy\'s order and iptables-save\'s order alike', () => {
-    const a = ruleOf('-A X -m comment --comment "c" -m tcp -p tcp -d 172.30.0.41 --dport 80 -j KUBE-SVC-A')
-    const b = ruleOf('-A X -d 172.30.0.41/32 -p tcp -m comment --comment "c" -m tcp --dport 80 -j KUBE-SVC-A')
+  it("reads kube-proxy's order and iptables-save's order alike", () => {
+    const a = ruleOf(
+      '-A X -m comment --comment "c" -m tcp -p tcp -d 172.30.0.41 --dport 80 -j KUBE-SVC-A',
+    )
+    const b = ruleOf(
+      '-A X -d 172.30.0.41/32 -p tcp -m comment --comment "c" -m tcp --dport 80 -j KUBE-SVC-A',
+    )
     for (const r of [a, b]) {
       expect(r.destination).toEqual({value: '172.30.0.41', negated: false})
       expect(r.protocol).toEqual({value: 'tcp', negated: false})
@@ -75,18 +98,34 @@ describe('rule options', () => {
     expect(ruleOf('-A X -s ! 10.0.0.0/8 -j Y').source).toEqual({value: '10.0.0.0/8', negated: true})
     const mark = findMatch(ruleOf('-A X -m mark ! --mark 0x4000/0x4000 -j RETURN'), '--mark')
     expect(mark).toEqual({name: '--mark', values: ['0x4000/0x4000'], negated: true, module: 'mark'})
-    expect(findMatch(ruleOf('-A X -m conntrack --ctstate ! RELATED,ESTABLISHED -j DROP'), '--ctstate')?.negated).toBe(true)
+    expect(
+      findMatch(ruleOf('-A X -m conntrack --ctstate ! RELATED,ESTABLISHED -j DROP'), '--ctstate')
+        ?.negated,
+    ).toBe(true)
   })
   it('rejects a dangling or doubled negation', () => {
-    const r = parseIptablesText('*nat\n:X - [0:0]\n-A X -j Y !\n-A X ! ! -s 1.2.3.4 -j Y\nCOMMIT\n', 't')
-    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPT_SYNTAX', 3], ['IPT_SYNTAX', 4]])
+    const r = parseIptablesText(
+      '*nat\n:X - [0:0]\n-A X -j Y !\n-A X ! ! -s 1.2.3.4 -j Y\nCOMMIT\n',
+      't',
+    )
+    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['IPT_SYNTAX', 3],
+      ['IPT_SYNTAX', 4],
+    ])
   })
   it('keeps flags, multi-value options and unknown matches', () => {
-    const r = ruleOf('-A X -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-A --mask 255.255.255.255 --rsource -m set --match-set KUBE-CLUSTER-IP dst,dst -m frob --frob a b -j KUBE-SEP-A')
+    const r = ruleOf(
+      '-A X -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-A --mask 255.255.255.255 --rsource -m set --match-set KUBE-CLUSTER-IP dst,dst -m frob --frob a b -j KUBE-SEP-A',
+    )
     expect(findMatch(r, '--rcheck')?.values).toEqual([])
     expect(findMatch(r, '--seconds')?.values).toEqual(['10800'])
     expect(findMatch(r, '--match-set')?.values).toEqual(['KUBE-CLUSTER-IP', 'dst,dst'])
-    expect(findMatch(r, '--frob')).toEqual({name: '--frob', values: ['a', 'b'], negated: false, module: 'frob'})
+    expect(findMatch(r, '--frob')).toEqual({
+      name: '--frob',
+      values: ['a', 'b'],
+      negated: false,
+      module: 'frob',
+    })
   })
   it('puts options after -j into targetOptions', () => {
     const r = ruleOf('-A X -p tcp -m tcp -j DNAT --to-destination [fd00::1]:80')
@@ -94,7 +133,11 @@ describe('rule options', () => {
     expect(r.matches.map((m) => m.name)).toEqual(['-p'])
   })
   it('a rule without a target (KUBE-FW "other traffic" no-op)', () => {
-    expect(ruleOf('-A X -m comment --comment "other traffic to ns/s:p will be dropped by KUBE-PROXY-FIREWALL"').target).toBeNull()
+    expect(
+      ruleOf(
+        '-A X -m comment --comment "other traffic to ns/s:p will be dropped by KUBE-PROXY-FIREWALL"',
+      ).target,
+    ).toBeNull()
   })
   it('a comment value that starts with a dash stays a value', () => {
     expect(ruleOf('-A X -m comment --comment -odd -j Y').comment).toBe('-odd')
@@ -104,11 +147,21 @@ describe('rule options', () => {
     expect([r.target, r.goto]).toEqual(['Y', true])
   })
   it('long option names mean the short ones', () => {
-    const r = ruleOf('-A X --protocol udp --source 1.2.3.4 --destination 5.6.7.8 --destination-port 53 --jump Y')
-    expect([r.protocol?.value, r.source?.value, r.destination?.value, r.dport?.value, r.target]).toEqual(['udp', '1.2.3.4', '5.6.7.8', '53', 'Y'])
+    const r = ruleOf(
+      '-A X --protocol udp --source 1.2.3.4 --destination 5.6.7.8 --destination-port 53 --jump Y',
+    )
+    expect([
+      r.protocol?.value,
+      r.source?.value,
+      r.destination?.value,
+      r.dport?.value,
+      r.target,
+    ]).toEqual(['udp', '1.2.3.4', '5.6.7.8', '53', 'Y'])
   })
   it('findMatch finds an option written in its long spelling (the text search that skips rules must not miss it)', () => {
-    const r = ruleOf('-A X --protocol udp -m udp --destination-port 53 --source-port 1000:2000 -j Y')
+    const r = ruleOf(
+      '-A X --protocol udp -m udp --destination-port 53 --source-port 1000:2000 -j Y',
+    )
     expect(findMatch(r, '-p')?.values).toEqual(['udp'])
     expect(findMatch(r, '--dport')?.values).toEqual(['53'])
     expect(findMatch(r, '--sport')?.values).toEqual(['1000:2000'])
@@ -120,7 +173,10 @@ describe('rule options', () => {
     for (const name of longTargets) expect(ALIASED_LONG_OPTIONS.has(name), name).toBe(true)
   })
   it('the option lists, read again from the text, match what the rule holds, rule after rule', () => {
-    const {ruleset} = parseIptablesText('*nat\n:X - [0:0]\n-A X -m statistic --mode random --probability 0.5 -j A\n-A X -p tcp -j DNAT --to-destination 1.2.3.4:80\nCOMMIT\n', 't')
+    const {ruleset} = parseIptablesText(
+      '*nat\n:X - [0:0]\n-A X -m statistic --mode random --probability 0.5 -j A\n-A X -p tcp -j DNAT --to-destination 1.2.3.4:80\nCOMMIT\n',
+      't',
+    )
     const [a, b] = ruleset.rules
     // Asked in turns, so each answer comes from a fresh read of that rule, not from the previous one.
     expect(findMatch(a!, '--probability')?.values).toEqual(['0.5'])
@@ -132,7 +188,10 @@ describe('rule options', () => {
     expect(findTargetOption(a!, '--to-destination')).toBeUndefined()
   })
   it('equal protocol and port matches are shared, and cannot be changed in place', () => {
-    const {ruleset} = parseIptablesText('*nat\n:X - [0:0]\n-A X -p tcp -m tcp --dport 80 -j A\n-A X -p tcp -m tcp --dport 80 -j B\nCOMMIT\n', 't')
+    const {ruleset} = parseIptablesText(
+      '*nat\n:X - [0:0]\n-A X -p tcp -m tcp --dport 80 -j A\n-A X -p tcp -m tcp --dport 80 -j B\nCOMMIT\n',
+      't',
+    )
     const [a, b] = ruleset.rules
     expect(a!.protocol).toBe(b!.protocol)
     expect(a!.dport).toBe(b!.dport)
@@ -170,42 +229,92 @@ describe('text forms', () => {
     expect(ruleset.family).toBe('IPv4')
     const nat = ruleset.tables.get('nat')!
     expect(nat.committed).toBe(true)
-    expect(nat.chains.get('PREROUTING')).toMatchObject({builtin: true, policy: 'ACCEPT', counters: {packets: 12, bytes: 720}, line: 3})
-    expect(nat.chains.get('KUBE-SERVICES')).toMatchObject({builtin: false, policy: null, counters: {packets: 3, bytes: 180}})
-    expect(ruleset.rules[0]).toMatchObject({line: 5, table: 'nat', chain: 'PREROUTING', counters: {packets: 5, bytes: 300}})
+    expect(nat.chains.get('PREROUTING')).toMatchObject({
+      builtin: true,
+      policy: 'ACCEPT',
+      counters: {packets: 12, bytes: 720},
+      line: 3,
+    })
+    expect(nat.chains.get('KUBE-SERVICES')).toMatchObject({
+      builtin: false,
+      policy: null,
+      counters: {packets: 3, bytes: 180},
+    })
+    expect(ruleset.rules[0]).toMatchObject({
+      line: 5,
+      table: 'nat',
+      chain: 'PREROUTING',
+      counters: {packets: 5, bytes: 300},
+    })
   })
   it('says when iptables-nft warns about the other backend or a table it cannot print', () => {
-    const text = "# Warning: iptables-legacy tables present, use iptables-legacy-save to see them\n# Table `nat' is incompatible, use 'nft' tool.\n*filter\nCOMMIT\n"
+    const text =
+      "# Warning: iptables-legacy tables present, use iptables-legacy-save to see them\n# Table `nat' is incompatible, use 'nft' tool.\n*filter\nCOMMIT\n"
     const {diagnostics} = parseIptablesText(text, 't')
-    expect(diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['warning', 'IPT_OTHER_BACKEND', 1], ['warning', 'IPT_INCOMPATIBLE_TABLE', 2]])
+    expect(diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['warning', 'IPT_OTHER_BACKEND', 1],
+      ['warning', 'IPT_INCOMPATIBLE_TABLE', 2],
+    ])
   })
   it('iptables-save and ip6tables-save output in one input is an error; a table twice is a warning', () => {
     const v4 = '# Generated by iptables-save v1.8.9 (nf_tables) on x\n*nat\n:X - [0:0]\nCOMMIT\n'
     const v6 = v4.replace('iptables-save', 'ip6tables-save')
-    expect(parseIptablesText(v4 + v6, 't').diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['error', 'IPT_MIXED_FAMILIES', 5], ['warning', 'IPT_DUPLICATE_TABLE', 6]])
-    expect(parseIptablesText(v4 + v4, 't').diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['warning', 'IPT_DUPLICATE_TABLE', 6]])
+    expect(
+      parseIptablesText(v4 + v6, 't').diagnostics.map((d) => [d.severity, d.code, d.source?.line]),
+    ).toEqual([
+      ['error', 'IPT_MIXED_FAMILIES', 5],
+      ['warning', 'IPT_DUPLICATE_TABLE', 6],
+    ])
+    expect(
+      parseIptablesText(v4 + v4, 't').diagnostics.map((d) => [d.severity, d.code, d.source?.line]),
+    ).toEqual([['warning', 'IPT_DUPLICATE_TABLE', 6]])
   })
   it('ip6tables-save header sets the family', () => {
-    const {ruleset} = parseIptablesText('# Generated by ip6tables-save v1.8.9 (nf_tables) on x\n*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n', 't')
+    const {ruleset} = parseIptablesText(
+      '# Generated by ip6tables-save v1.8.9 (nf_tables) on x\n*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n',
+      't',
+    )
     expect([ruleset.tool, ruleset.family]).toEqual(['ip6tables-save v1.8.9 (nf_tables)', 'IPv6'])
   })
   it('restore input: -X deletes a declared chain', () => {
-    const {ruleset, diagnostics} = parseIptablesText('*nat\n:KUBE-SVC-A - [0:0]\n-X KUBE-SVC-A\nCOMMIT\n', 't')
+    const {ruleset, diagnostics} = parseIptablesText(
+      '*nat\n:KUBE-SVC-A - [0:0]\n-X KUBE-SVC-A\nCOMMIT\n',
+      't',
+    )
     expect(diagnostics).toEqual([])
     expect(ruleset.form).toBe('restore-input')
     expect(ruleset.tables.get('nat')!.chains.get('KUBE-SVC-A')!.deletedLine).toBe(3)
   })
   it('iptables -S: -P/-N/-A without headers, table told per block and said in an info', () => {
-    const text = ['-P PREROUTING ACCEPT', '-P INPUT ACCEPT', '-P OUTPUT ACCEPT', '-P POSTROUTING ACCEPT', '-N KUBE-SERVICES', '-A KUBE-SERVICES -j RETURN', '-P INPUT ACCEPT', '-P FORWARD DROP', '-P OUTPUT ACCEPT', '-N KUBE-FORWARD', '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP', ''].join('\n')
+    const text = [
+      '-P PREROUTING ACCEPT',
+      '-P INPUT ACCEPT',
+      '-P OUTPUT ACCEPT',
+      '-P POSTROUTING ACCEPT',
+      '-N KUBE-SERVICES',
+      '-A KUBE-SERVICES -j RETURN',
+      '-P INPUT ACCEPT',
+      '-P FORWARD DROP',
+      '-P OUTPUT ACCEPT',
+      '-N KUBE-FORWARD',
+      '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP',
+      '',
+    ].join('\n')
     const {ruleset, diagnostics} = parseIptablesText(text, 't')
     expect(ruleset.form).toBe('list-rules')
     expect([...ruleset.tables.keys()]).toEqual(['nat', 'filter'])
     expect(ruleset.tables.get('filter')!.chains.get('FORWARD')!.policy).toBe('DROP')
     expect(ruleset.rules.map((r) => r.table)).toEqual(['nat', 'filter'])
-    expect(diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['info', 'IPT_TABLE_INFERRED', 1], ['info', 'IPT_TABLE_INFERRED', 7]])
+    expect(diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['info', 'IPT_TABLE_INFERRED', 1],
+      ['info', 'IPT_TABLE_INFERRED', 7],
+    ])
   })
   it('iptables -t nat -S of one chain: told nat from its targets', () => {
-    const {ruleset} = parseIptablesText('-N KUBE-SEP-A\n-A KUBE-SEP-A -p tcp -j DNAT --to-destination 10.0.0.1:80\n', 't')
+    const {ruleset} = parseIptablesText(
+      '-N KUBE-SEP-A\n-A KUBE-SEP-A -p tcp -j DNAT --to-destination 10.0.0.1:80\n',
+      't',
+    )
     expect([...ruleset.tables.keys()]).toEqual(['nat'])
   })
   it('a grep of a whole dump mixes both tables: each rule goes to the table that can hold it', () => {
@@ -217,9 +326,20 @@ describe('text forms', () => {
       '',
     ].join('\n')
     const {ruleset, diagnostics} = parseIptablesText(text, 't')
-    expect(ruleset.rules.map((r) => `${r.table}/${r.chain}`)).toEqual(['nat/KUBE-SERVICES', 'filter/KUBE-SERVICES', 'filter/KUBE-EXTERNAL-SERVICES', 'nat/KUBE-SVC-X'])
-    expect([...ruleset.tables.get('nat')!.chains.keys()].sort()).toEqual(['KUBE-SERVICES', 'KUBE-SVC-X'])
-    expect([...ruleset.tables.get('filter')!.chains.keys()].sort()).toEqual(['KUBE-EXTERNAL-SERVICES', 'KUBE-SERVICES'])
+    expect(ruleset.rules.map((r) => `${r.table}/${r.chain}`)).toEqual([
+      'nat/KUBE-SERVICES',
+      'filter/KUBE-SERVICES',
+      'filter/KUBE-EXTERNAL-SERVICES',
+      'nat/KUBE-SVC-X',
+    ])
+    expect([...ruleset.tables.get('nat')!.chains.keys()].sort()).toEqual([
+      'KUBE-SERVICES',
+      'KUBE-SVC-X',
+    ])
+    expect([...ruleset.tables.get('filter')!.chains.keys()].sort()).toEqual([
+      'KUBE-EXTERNAL-SERVICES',
+      'KUBE-SERVICES',
+    ])
     expect(diagnostics.map((d) => d.code)).toEqual(['IPT_TABLE_INFERRED', 'IPT_UNDECLARED_CHAIN'])
   })
   it('CRLF line ends read the same as LF', () => {
@@ -228,9 +348,24 @@ describe('text forms', () => {
     expect(crlf.diagnostics).toEqual([])
     // What a rule says, field by field (the rule objects also hold where their line is in their own text).
     const said = (r: IptablesRule) => ({
-      line: r.line, table: r.table, chain: r.chain, text: r.text, counters: r.counters, protocol: r.protocol, source: r.source,
-      destination: r.destination, inInterface: r.inInterface, outInterface: r.outInterface, dport: r.dport, sport: r.sport,
-      modules: r.modules, comment: r.comment, target: r.target, goto: r.goto, matches: r.matches, targetOptions: r.targetOptions,
+      line: r.line,
+      table: r.table,
+      chain: r.chain,
+      text: r.text,
+      counters: r.counters,
+      protocol: r.protocol,
+      source: r.source,
+      destination: r.destination,
+      inInterface: r.inInterface,
+      outInterface: r.outInterface,
+      dport: r.dport,
+      sport: r.sport,
+      modules: r.modules,
+      comment: r.comment,
+      target: r.target,
+      goto: r.goto,
+      matches: r.matches,
+      targetOptions: r.targetOptions,
     })
     expect(crlf.ruleset.rules.map(said)).toEqual(parseIptablesText(lf, 't').ruleset.rules.map(said))
   })
@@ -238,7 +373,10 @@ describe('text forms', () => {
 
 describe('bad input never throws', () => {
   it('a malformed line is an IPT_SYNTAX error with its line; the rest is read', () => {
-    const {ruleset, diagnostics} = parseIptablesText('*nat\n:X - [0:0]\nhello world\n-A X -j\n-A X -j Y\nCOMMIT\n', 'f.rules')
+    const {ruleset, diagnostics} = parseIptablesText(
+      '*nat\n:X - [0:0]\nhello world\n-A X -j\n-A X -j Y\nCOMMIT\n',
+      'f.rules',
+    )
     expect(diagnostics.map((d) => [d.severity, d.code, d.source])).toEqual([
       ['error', 'IPT_SYNTAX', {path: 'f.rules', line: 3}],
       ['error', 'IPT_SYNTAX', {path: 'f.rules', line: 4}],
@@ -246,12 +384,16 @@ describe('bad input never throws', () => {
     expect(ruleset.rules.map((r) => r.line)).toEqual([5])
   })
   it('a dump cut off without COMMIT keeps its complete lines and says what was cut', () => {
-    const text = '*filter\n:KUBE-SERVICES - [0:0]\nCOMMIT\n*nat\n:X - [0:0]\n-A X -j Y\n-A X -p tcp -j DNAT --to-destination 10.180.0.1:8'
+    const text =
+      '*filter\n:KUBE-SERVICES - [0:0]\nCOMMIT\n*nat\n:X - [0:0]\n-A X -j Y\n-A X -p tcp -j DNAT --to-destination 10.180.0.1:8'
     const {ruleset, diagnostics} = parseIptablesText(text, 't')
     expect(ruleset.rules.map((r) => r.line)).toEqual([6])
     expect(ruleset.tables.get('filter')!.committed).toBe(true)
     expect(ruleset.tables.get('nat')!.committed).toBe(false)
-    expect(diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['warning', 'IPT_TRUNCATED', 7], ['warning', 'IPT_TRUNCATED', 7]])
+    expect(diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['warning', 'IPT_TRUNCATED', 7],
+      ['warning', 'IPT_TRUNCATED', 7],
+    ])
     expect(diagnostics[0]!.message).toContain('line 7')
     expect(diagnostics[1]!.message).toContain('the nat table')
   })
@@ -260,7 +402,10 @@ describe('bad input never throws', () => {
     expect(diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPT_TRUNCATED', 3]])
   })
   it('an unclosed quote is a syntax error, not a hang', () => {
-    const {diagnostics} = parseIptablesText('*nat\n:X - [0:0]\n-A X -m comment --comment "open -j Y\nCOMMIT\n', 't')
+    const {diagnostics} = parseIptablesText(
+      '*nat\n:X - [0:0]\n-A X -m comment --comment "open -j Y\nCOMMIT\n',
+      't',
+    )
     expect(diagnostics.map((d) => d.code)).toEqual(['IPT_SYNTAX'])
   })
   // No timing assertion (DESIGN §6: performance is the benchmark's job); a quadratic scan of these
@@ -269,7 +414,10 @@ describe('bad input never throws', () => {
     const comment = 'x'.repeat(1024 * 1024)
     const r = ruleOf(`-A X -m comment --comment "${comment}" -j Y`)
     expect(r.comment).toHaveLength(1024 * 1024)
-    const garbage = parseIptablesText(`*nat\n${'-'.repeat(1024 * 1024)}\n:${'a '.repeat(512 * 1024)}\nCOMMIT\n`, 't')
+    const garbage = parseIptablesText(
+      `*nat\n${'-'.repeat(1024 * 1024)}\n:${'a '.repeat(512 * 1024)}\nCOMMIT\n`,
+      't',
+    )
     expect(garbage.diagnostics.map((d) => d.code)).toEqual(['IPT_SYNTAX', 'IPT_SYNTAX'])
     expect(garbage.diagnostics.every((d) => d.message.length < 200)).toBe(true)
   })
@@ -279,12 +427,22 @@ describe('bad input never throws', () => {
     expect(ruleset.rules).toEqual([])
     expect(diagnostics.filter((d) => d.code === 'IPT_SYNTAX')).toHaveLength(101)
     // The summary is a path:line message too (exit 3 prints every error): it points at line 101, the first not listed.
-    expect(diagnostics.at(-1)).toMatchObject({message: '200 more malformed lines from here on, not listed', source: {path: 't', line: 101}})
+    expect(diagnostics.at(-1)).toMatchObject({
+      message: '200 more malformed lines from here on, not listed',
+      source: {path: 't', line: 101},
+    })
   })
   it('parse() wraps the ruleset as a ParsedSource with the tool from the header', () => {
-    const p = parse({path: 'x', text: '# Generated by iptables-save v1.8.7 (legacy) on x\n*nat\nCOMMIT\n'})
+    const p = parse({
+      path: 'x',
+      text: '# Generated by iptables-save v1.8.7 (legacy) on x\n*nat\nCOMMIT\n',
+    })
     expect(p.format).toBe('iptables-save')
-    expect(p.source).toEqual({path: 'x', format: 'iptables-save', tool: 'iptables-save v1.8.7 (legacy)'})
+    expect(p.source).toEqual({
+      path: 'x',
+      format: 'iptables-save',
+      tool: 'iptables-save v1.8.7 (legacy)',
+    })
   })
 })
 
@@ -315,14 +473,28 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
   it('finds the option the full re-read finds, for every rule of every fixture and every option name', () => {
     let plain = 0
     for (const rules of ruleSets) {
-      const names = new Set(['--probability', '--to-destination', '--nothing', ...rules.flatMap((r) => [...r.matches, ...r.targetOptions].map((o) => o.name))])
+      const names = new Set([
+        '--probability',
+        '--to-destination',
+        '--nothing',
+        ...rules.flatMap((r) => [...r.matches, ...r.targetOptions].map((o) => o.name)),
+      ])
       for (const rule of rules) {
         for (const name of names) {
           for (const afterTarget of [false, true]) {
-            const fast = firstOptionOfPlainText(rule.text, 0, rule.text.length, (rule as unknown as {optionsFrom: number}).optionsFrom, name, afterTarget)
+            const fast = firstOptionOfPlainText(
+              rule.text,
+              0,
+              rule.text.length,
+              (rule as unknown as {optionsFrom: number}).optionsFrom,
+              name,
+              afterTarget,
+            )
             if (fast === null) continue
             plain++
-            const full = (afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)
+            const full = (afterTarget ? rule.targetOptions : rule.matches).find(
+              (o) => o.name === name,
+            )
             expect(fast, `${rule.text} ${name} ${afterTarget}`).toEqual(full)
           }
         }
@@ -334,21 +506,60 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
 
   it('walks an option of unknown arity up to the next option, and keeps the module in force', () => {
     const text = '-A X -m foo --unknown a b --probability 0.5 -j DNAT --to-destination 1.2.3.4:80'
-    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--unknown', false)).toEqual({name: '--unknown', values: ['a', 'b'], negated: false, module: 'foo'})
-    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--probability', false)).toEqual({name: '--probability', values: ['0.5'], negated: false, module: 'foo'})
-    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: 'foo'})
-    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', false)).toBeUndefined()
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--unknown', false)).toEqual({
+      name: '--unknown',
+      values: ['a', 'b'],
+      negated: false,
+      module: 'foo',
+    })
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--probability', false)).toEqual({
+      name: '--probability',
+      values: ['0.5'],
+      negated: false,
+      module: 'foo',
+    })
+    expect(firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', true)).toEqual({
+      name: '--to-destination',
+      values: ['1.2.3.4:80'],
+      negated: false,
+      module: 'foo',
+    })
+    expect(
+      firstOptionOfPlainText(text, 0, text.length, 2, '--to-destination', false),
+    ).toBeUndefined()
   })
 
   it('reads quoted whole words (how iptables-save writes comments) without their quotes', () => {
-    expect(firstOptionOfPlainText(...whole('-A X -m comment --comment "a b" -j Y'), 2, '--comment', false)).toEqual({name: '--comment', values: ['a b'], negated: false, module: 'comment'})
-    expect(firstOptionOfPlainText(...whole('-A X -m "comment" --comment "" -j DNAT --to-destination "1.2.3.4:80"'), 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: 'comment'})
+    expect(
+      firstOptionOfPlainText(
+        ...whole('-A X -m comment --comment "a b" -j Y'),
+        2,
+        '--comment',
+        false,
+      ),
+    ).toEqual({name: '--comment', values: ['a b'], negated: false, module: 'comment'})
+    expect(
+      firstOptionOfPlainText(
+        ...whole('-A X -m "comment" --comment "" -j DNAT --to-destination "1.2.3.4:80"'),
+        2,
+        '--to-destination',
+        true,
+      ),
+    ).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: 'comment'})
   })
 
   it('leaves negated rules, and quotes that are not around one whole word, to the full re-read', () => {
     expect(firstOptionOfPlainText(...whole('-A X ! -s 1.2.3.4 -j Y'), 2, '-s', false)).toBeNull()
     for (const comment of ['"a \\"b\\""', 'a"b c"d', '"a"b', '"unclosed', '"a \\\\ b"']) {
-      expect(firstOptionOfPlainText(...whole(`-A X -m comment --comment ${comment} -j Y`), 2, '--comment', false), comment).toBeNull()
+      expect(
+        firstOptionOfPlainText(
+          ...whole(`-A X -m comment --comment ${comment} -j Y`),
+          2,
+          '--comment',
+          false,
+        ),
+        comment,
+      ).toBeNull()
     }
   })
 
@@ -357,15 +568,20 @@ describe('firstOption without tokenising (firstOptionOfPlainText)', () => {
     const line = '-A X -p tcp -j DNAT --to-destination 1.2.3.4:80'
     const text = `${before}${line}\n-A X ! -s 1.2.3.4 -j Y --to-destination 9.9.9.9:1\n`
     const from = before.length
-    expect(firstOptionOfPlainText(text, from, from + line.length, 2, '--to-destination', true)).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: null})
+    expect(
+      firstOptionOfPlainText(text, from, from + line.length, 2, '--to-destination', true),
+    ).toEqual({name: '--to-destination', values: ['1.2.3.4:80'], negated: false, module: null})
     // The words after `to` are not the rule's, even the option asked for.
-    expect(firstOptionOfPlainText(text, from, from + line.length - 11, 2, '--to-destination', true)).toBeNull()
+    expect(
+      firstOptionOfPlainText(text, from, from + line.length - 11, 2, '--to-destination', true),
+    ).toBeNull()
   })
 })
 
 describe('-s and -d of a plain rule, read from its text when asked for', () => {
   // With the save header: without one, the first rules' addresses are read to tell the family.
-  const IN_TEXT_RULES = '# Generated by iptables-save v1.8.9 (nf_tables) on x\n*nat\n:X - [0:0]\n-A X -s 10.0.0.1/32 -j KUBE-MARK-MASQ\n-A X -d fd00:0::1/128 -p tcp -j Y\n-A X -s 1.1.1.1 -s 2.2.2.2 -j Y\nCOMMIT\n'
+  const IN_TEXT_RULES =
+    '# Generated by iptables-save v1.8.9 (nf_tables) on x\n*nat\n:X - [0:0]\n-A X -s 10.0.0.1/32 -j KUBE-MARK-MASQ\n-A X -d fd00:0::1/128 -p tcp -j Y\n-A X -s 1.1.1.1 -s 2.2.2.2 -j Y\nCOMMIT\n'
   const internals = (rule: IptablesRule) => rule as unknown as {src: unknown; dst: unknown}
 
   it('makes no match until one is asked for, then the one readRuleWords makes', () => {
@@ -380,13 +596,31 @@ describe('-s and -d of a plain rule, read from its text when asked for', () => {
     expect(v6!.destination).toEqual({value: 'fd00::1', negated: false})
     // Two -s: read as the rule is read, the last one counting.
     expect(internals(twice!).src).toEqual({value: '2.2.2.2', negated: false})
-    expect([masq, v6, twice].map((r) => [r!.source, r!.destination])).toEqual(slow.map((r) => [r.source, r.destination]))
+    expect([masq, v6, twice].map((r) => [r!.source, r!.destination])).toEqual(
+      slow.map((r) => [r.source, r.destination]),
+    )
   })
 })
 
 describe('ruleset.rules', () => {
   it('lists the rules of every table in source order, made when asked for; a rule flushed by -F is not one', () => {
-    const text = ['*filter', ':A - [0:0]', '-A A -j DROP', 'COMMIT', '*nat', ':B - [0:0]', ':C - [0:0]', '-A C -j RETURN', '-A B -j C', '-I B -j ACCEPT', '-A C -j DNAT --to-destination 1.2.3.4', '-F C', '-A C -j MASQUERADE', 'COMMIT', ''].join('\n')
+    const text = [
+      '*filter',
+      ':A - [0:0]',
+      '-A A -j DROP',
+      'COMMIT',
+      '*nat',
+      ':B - [0:0]',
+      ':C - [0:0]',
+      '-A C -j RETURN',
+      '-A B -j C',
+      '-I B -j ACCEPT',
+      '-A C -j DNAT --to-destination 1.2.3.4',
+      '-F C',
+      '-A C -j MASQUERADE',
+      'COMMIT',
+      '',
+    ].join('\n')
     const {ruleset} = parseIptablesText(text, 't')
     expect(ruleset.rules.map((r) => [r.line, r.table, r.chain, r.target])).toEqual([
       [3, 'filter', 'A', 'DROP'],
@@ -414,19 +648,29 @@ describe('firstValue: the values readPlainAppend kept the place of (--probabilit
     '-A X -m comment --comment "a \\"b" -m statistic --mode random --probability 0.75 -j Y',
     '-A X -j Y',
   ]
-  const texts = [...FIXTURE_DUMPS, `*nat\n:X - [0:0]\n:Y - [0:0]\n${KEPT_TRICKY.join('\n')}\nCOMMIT\n`]
+  const texts = [
+    ...FIXTURE_DUMPS,
+    `*nat\n:X - [0:0]\n:Y - [0:0]\n${KEPT_TRICKY.join('\n')}\nCOMMIT\n`,
+  ]
 
   it('gives firstOption(name)?.values[0] for every rule of every fixture, read by either reader, for every name and place', () => {
     let kept = 0
     for (const text of texts) {
       for (const plainLines of [true, false]) {
         const {rules} = parseIptablesText(text, 't', undefined, {plainLines}).ruleset
-        const names = new Set(['--probability', '--to-destination', '--nothing', ...rules.flatMap((r) => [...r.matches, ...r.targetOptions].map((o) => o.name))])
+        const names = new Set([
+          '--probability',
+          '--to-destination',
+          '--nothing',
+          ...rules.flatMap((r) => [...r.matches, ...r.targetOptions].map((o) => o.name)),
+        ])
         for (const rule of rules) {
           for (const name of names) {
             for (const afterTarget of [false, true]) {
               const value = rule.firstValue(name, afterTarget)
-              const full = (afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)?.values[0]
+              const full = (afterTarget ? rule.targetOptions : rule.matches).find(
+                (o) => o.name === name,
+              )?.values[0]
               expect(value, `${rule.text} ${name} ${afterTarget}`).toBe(full)
               const known = Math.floor((rule as unknown as {options: number}).options / 8)
               if (known >= 2 && value !== undefined) kept++
@@ -440,7 +684,10 @@ describe('firstValue: the values readPlainAppend kept the place of (--probabilit
   })
 
   it('keeps nothing for a rule read by readLine, which the walk then answers', () => {
-    const {rules} = parseIptablesText('*nat\n:X - [0:0]\n-A X -m statistic --mode random --probability 0.5 -j Y \nCOMMIT\n', 't').ruleset
+    const {rules} = parseIptablesText(
+      '*nat\n:X - [0:0]\n-A X -m statistic --mode random --probability 0.5 -j Y \nCOMMIT\n',
+      't',
+    ).ruleset
     expect((rules[0] as unknown as {options: number}).options).toBe(2)
     expect(rules[0]!.firstValue('--probability', false)).toBe('0.5')
   })
@@ -504,7 +751,20 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     '-A X -j Y -s 3.3.3.3',
   ]
   // Declarations: only `:NAME - [0:0]` in a table is read in place.
-  const DECLARATIONS = [':Z - [0:0]', ':INPUT - [0:0]', ':Z - [0:0]', ':A B - [0:0]', ':"Q R" - [0:0]', ': - [0:0]', ':W - [0:0] ', ':V\t- [0:0]', ':U ACCEPT [0:0]', ':T - [1:2]', ':S -  [0:0]', ':R\t - [0:0]']
+  const DECLARATIONS = [
+    ':Z - [0:0]',
+    ':INPUT - [0:0]',
+    ':Z - [0:0]',
+    ':A B - [0:0]',
+    ':"Q R" - [0:0]',
+    ': - [0:0]',
+    ':W - [0:0] ',
+    ':V\t- [0:0]',
+    ':U ACCEPT [0:0]',
+    ':T - [1:2]',
+    ':S -  [0:0]',
+    ':R\t - [0:0]',
+  ]
   const inTable = `*nat\n:X - [0:0]\n:Y - [0:0]\n:DELETED - [0:0]\n-X DELETED\n${DECLARATIONS.join('\n')}\n${EDGES.join('\n')}\nCOMMIT\n`
   // Without a table header every line goes to readLine (a declaration there is an error).
   const headerless = `${DECLARATIONS.join('\n')}\n${EDGES.join('\n')}\n`
@@ -513,15 +773,38 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   const snapshot = (text: string, plainLines: boolean) => {
     const {ruleset, diagnostics} = parseIptablesText(text, 't', undefined, {plainLines})
     const rules = ruleset.rules.map((r) => ({
-      line: r.line, table: r.table, chain: r.chain, text: r.text, counters: r.counters, protocol: r.protocol, source: r.source, destination: r.destination,
-      inInterface: r.inInterface, outInterface: r.outInterface, dport: r.dport, sport: r.sport, comment: r.comment, target: r.target, goto: r.goto,
-      modules: r.modules, matches: r.matches, targetOptions: r.targetOptions,
+      line: r.line,
+      table: r.table,
+      chain: r.chain,
+      text: r.text,
+      counters: r.counters,
+      protocol: r.protocol,
+      source: r.source,
+      destination: r.destination,
+      inInterface: r.inInterface,
+      outInterface: r.outInterface,
+      dport: r.dport,
+      sport: r.sport,
+      comment: r.comment,
+      target: r.target,
+      goto: r.goto,
+      modules: r.modules,
+      matches: r.matches,
+      targetOptions: r.targetOptions,
     }))
     // What a chain shows (not how the reader keeps its rules: a run of rows, or a list).
     const chains = [...ruleset.tables.values()].flatMap((t) =>
       [...t.chains.values()].map((c) => ({
-        table: c.table, name: c.name, builtin: c.builtin, policy: c.policy, counters: c.counters, line: c.line, declared: c.declared, deletedLine: c.deletedLine,
-        rules: c.rules.map((r) => r.line), ruleCount: c.ruleCount,
+        table: c.table,
+        name: c.name,
+        builtin: c.builtin,
+        policy: c.policy,
+        counters: c.counters,
+        line: c.line,
+        declared: c.declared,
+        deletedLine: c.deletedLine,
+        rules: c.rules.map((r) => r.line),
+        ruleCount: c.ruleCount,
       })),
     )
     return {rules, chains, diagnostics, family: ruleset.family, form: ruleset.form}
@@ -534,11 +817,29 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
   it('gives the same for mutated fixtures, and the same first values (firstValue) as the full re-read', () => {
     const rnd = prng(7031)
     for (let i = 0; i < 300; i++) {
-      const text = mutate(FIXTURE_DUMPS[i % FIXTURE_DUMPS.length]!, rnd, [...COMMON_NOISE, ' -s 1.2.3.4', ' --probability 0.5', ' -j DNAT --to-destination 9.9.9.9:9', ' -d ::1', ' "a b"', ' --comment "c"', '" ', ' "'])
+      const text = mutate(FIXTURE_DUMPS[i % FIXTURE_DUMPS.length]!, rnd, [
+        ...COMMON_NOISE,
+        ' -s 1.2.3.4',
+        ' --probability 0.5',
+        ' -j DNAT --to-destination 9.9.9.9:9',
+        ' -d ::1',
+        ' "a b"',
+        ' --comment "c"',
+        '" ',
+        ' "',
+      ])
       expect(snapshot(text, true), `#${i}`).toEqual(snapshot(text, false))
       for (const rule of parseIptablesText(text, 't').ruleset.rules) {
-        for (const [name, afterTarget] of [['--probability', false], ['--to-destination', true], ['--probability', true], ['--to-destination', false]] as const) {
-          expect(rule.firstValue(name, afterTarget), `#${i} ${rule.text}`).toBe((afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)?.values[0])
+        for (const [name, afterTarget] of [
+          ['--probability', false],
+          ['--to-destination', true],
+          ['--probability', true],
+          ['--to-destination', false],
+        ] as const) {
+          expect(rule.firstValue(name, afterTarget), `#${i} ${rule.text}`).toBe(
+            (afterTarget ? rule.targetOptions : rule.matches).find((o) => o.name === name)
+              ?.values[0],
+          )
         }
       }
     }
@@ -553,7 +854,10 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
     // (yet) are left to readLine.
     expect(edges.plainLinesRead).toBe(29)
     expect(parseIptablesText(inTable, 't', undefined, {plainLines: false}).plainLinesRead).toBe(0)
-    const overall = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
+    const overall = readFileSync(
+      join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'),
+      'utf8',
+    )
     const read = parseIptablesText(overall, 't')
     expect(read.plainLinesRead).toBeGreaterThan(read.ruleset.rules.length / 3)
     // Headerless input (iptables -S) has no open table: all of it goes through readLine.
@@ -564,13 +868,24 @@ describe('plain rule lines read where they are (readPlainAppend) and through the
 describe('the comment of a plain rule', () => {
   it('is kept as its place in the line, or as a string when it does not fit there, and reads the same', () => {
     const long = 'c'.repeat(5000)
-    const lines = ['-A X -m comment --comment "ns/svc:http -> 10.1.2.3:80" -j Y', `-A X -m comment --comment "${long}" -j Y`, `-A X -m foo --unknown ${'w'.repeat(600_000)} -m comment --comment "far in" -j Y`]
-    const {ruleset, plainLinesRead} = parseIptablesText(`*nat\n:X - [0:0]\n:Y - [0:0]\n${lines.join('\n')}\nCOMMIT\n`, 't')
+    const lines = [
+      '-A X -m comment --comment "ns/svc:http -> 10.1.2.3:80" -j Y',
+      `-A X -m comment --comment "${long}" -j Y`,
+      `-A X -m foo --unknown ${'w'.repeat(600_000)} -m comment --comment "far in" -j Y`,
+    ]
+    const {ruleset, plainLinesRead} = parseIptablesText(
+      `*nat\n:X - [0:0]\n:Y - [0:0]\n${lines.join('\n')}\nCOMMIT\n`,
+      't',
+    )
     expect(plainLinesRead).toBe(5)
     const rules = ruleset.rules
     expect(rules.map((r) => r.comment)).toEqual(['ns/svc:http -> 10.1.2.3:80', long, 'far in'])
     // Row place 15 (COMMENT_AT): the place in the line, or 0 with the string in the values.
-    const place = (r: IptablesRule) => (r as unknown as {store: {int(row: number, field: number): number}; row: number}).store.int((r as unknown as {row: number}).row, 15)
+    const place = (r: IptablesRule) =>
+      (r as unknown as {store: {int(row: number, field: number): number}; row: number}).store.int(
+        (r as unknown as {row: number}).row,
+        15,
+      )
     expect(rules.map((r) => place(r) !== 0)).toEqual([true, false, false])
     // Setting a comment replaces the place.
     rules[0]!.comment = 'set'
@@ -582,15 +897,36 @@ describe('the chain of a plain rule, found by name where the line has it', () =>
   it('puts each rule in its own chain whether chains come in declared order, skip empty ones, go back, or share a prefix', () => {
     // readPlainAppend tries the last rule's chain, then the chain declared after it, then a lookup.
     const declared = [':P - [0:0]', ':PQ - [0:0]', ':EMPTY - [0:0]', ':R - [0:0]', ':PQR - [0:0]']
-    const appends = ['-A P -j A1', '-A PQ -j A2', '-A PQ -j A3', '-A R -j A4', '-A PQR -j A5', '-A P -j A6', '-A PQR -j A7', '-A PQ -j A8', '-A R -j A9']
+    const appends = [
+      '-A P -j A1',
+      '-A PQ -j A2',
+      '-A PQ -j A3',
+      '-A R -j A4',
+      '-A PQR -j A5',
+      '-A P -j A6',
+      '-A PQR -j A7',
+      '-A PQ -j A8',
+      '-A R -j A9',
+    ]
     const text = `*nat\n${declared.join('\n')}\n${appends.join('\n')}\nCOMMIT\n`
     const read = (plainLines: boolean) => {
       const {ruleset, plainLinesRead} = parseIptablesText(text, 't', undefined, {plainLines})
       const chains = ruleset.tables.get('nat')!.chains
-      return {byChain: ['P', 'PQ', 'EMPTY', 'R', 'PQR'].map((name) => chains.get(name)!.rules.map((r) => `${r.chain} ${r.target}`)), plainLinesRead}
+      return {
+        byChain: ['P', 'PQ', 'EMPTY', 'R', 'PQR'].map((name) =>
+          chains.get(name)!.rules.map((r) => `${r.chain} ${r.target}`),
+        ),
+        plainLinesRead,
+      }
     }
     const plain = read(true)
-    expect(plain.byChain).toEqual([['P A1', 'P A6'], ['PQ A2', 'PQ A3', 'PQ A8'], [], ['R A4', 'R A9'], ['PQR A5', 'PQR A7']])
+    expect(plain.byChain).toEqual([
+      ['P A1', 'P A6'],
+      ['PQ A2', 'PQ A3', 'PQ A8'],
+      [],
+      ['R A4', 'R A9'],
+      ['PQR A5', 'PQR A7'],
+    ])
     expect(plain.byChain).toEqual(read(false).byChain)
     expect(plain.plainLinesRead).toBe(declared.length + appends.length)
   })
@@ -598,12 +934,36 @@ describe('the chain of a plain rule, found by name where the line has it', () =>
 
 describe('rules kept in rows (rule-store.ts): chains and lines found wrong', () => {
   it('keeps each chain in order whether its rules come one after another, interleaved, inserted or flushed', () => {
-    const text = ['*nat', ':A - [0:0]', ':B - [0:0]', ':C - [0:0]', '-A C -j C1', '-A C -j C2', '-A C -j C3', '-A A -j X1', '-A B -j X2', '-A A -j X3', '-I A 2 -j X4', '-A B -j X5', '-F B', '-A B -j X6', '-I C -j C0', 'COMMIT', ''].join('\n')
+    const text = [
+      '*nat',
+      ':A - [0:0]',
+      ':B - [0:0]',
+      ':C - [0:0]',
+      '-A C -j C1',
+      '-A C -j C2',
+      '-A C -j C3',
+      '-A A -j X1',
+      '-A B -j X2',
+      '-A A -j X3',
+      '-I A 2 -j X4',
+      '-A B -j X5',
+      '-F B',
+      '-A B -j X6',
+      '-I C -j C0',
+      'COMMIT',
+      '',
+    ].join('\n')
     for (const plainLines of [true, false]) {
-      const chains = parseIptablesText(text, 't', undefined, {plainLines}).ruleset.tables.get('nat')!.chains
+      const chains = parseIptablesText(text, 't', undefined, {plainLines}).ruleset.tables.get(
+        'nat',
+      )!.chains
       const said = (name: string) => {
         const chain = chains.get(name)!
-        return {targets: chain.rules.map((r) => r.target), lines: chain.rules.map((r) => r.line), count: chain.ruleCount}
+        return {
+          targets: chain.rules.map((r) => r.target),
+          lines: chain.rules.map((r) => r.line),
+          count: chain.ruleCount,
+        }
       }
       expect(said('A')).toEqual({targets: ['X1', 'X4', 'X3'], lines: [8, 11, 10], count: 3})
       expect(said('B')).toEqual({targets: ['X6'], lines: [14], count: 1})
@@ -611,16 +971,31 @@ describe('rules kept in rows (rule-store.ts): chains and lines found wrong', () 
     }
   })
 
-  it('gives a rule after a line found wrong none of that line (its row is the next rule\'s)', () => {
+  it("gives a rule after a line found wrong none of that line (its row is the next rule's)", () => {
     // The first line is begun as a rule (comment, target, -s) before its stray word is met.
-    const text = '*nat\n:X - [0:0]\n-A X -s 1.2.3.4/32 -m comment --comment c1 -p tcp --dport 80 -j Y stray\n-A X -j Z\nCOMMIT\n'
+    const text =
+      '*nat\n:X - [0:0]\n-A X -s 1.2.3.4/32 -m comment --comment c1 -p tcp --dport 80 -j Y stray\n-A X -j Z\nCOMMIT\n'
     for (const plainLines of [true, false]) {
       const {ruleset, diagnostics} = parseIptablesText(text, 't', undefined, {plainLines})
       expect(diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPT_SYNTAX', 3]])
       const [rule, ...rest] = ruleset.rules
       expect(rest).toEqual([])
-      expect({line: rule!.line, target: rule!.target, comment: rule!.comment, source: rule!.source, protocol: rule!.protocol, dport: rule!.dport, text: rule!.text}).toEqual({
-        line: 4, target: 'Z', comment: null, source: null, protocol: null, dport: null, text: '-A X -j Z',
+      expect({
+        line: rule!.line,
+        target: rule!.target,
+        comment: rule!.comment,
+        source: rule!.source,
+        protocol: rule!.protocol,
+        dport: rule!.dport,
+        text: rule!.text,
+      }).toEqual({
+        line: 4,
+        target: 'Z',
+        comment: null,
+        source: null,
+        protocol: null,
+        dport: null,
+        text: '-A X -j Z',
       })
     }
   })

@@ -19,7 +19,8 @@ afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 const COPIES = 200_000
 const OVERALL = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
-const RULE = '-A KUBE-FIREWALL -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP'
+const RULE =
+  '-A KUBE-FIREWALL -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP'
 
 describe('a dump of alike pieces', () => {
   it(`reads ${COPIES.toLocaleString('en')} copies of one rule in linear time, and counts them`, async () => {
@@ -29,9 +30,15 @@ describe('a dump of alike pieces', () => {
     const {state} = await readFiles({files: [file]})
     const first = OVERALL.slice(0, OVERALL.indexOf(RULE)).split('\n').length
     const repeated = state.diagnostics.filter((d) => d.code === 'IPT_REPEATED_RULE')
-    expect(repeated.map((d) => d.message)).toEqual([expect.stringContaining(`the rule on line ${first} of filter KUBE-FIREWALL is there ${COPIES.toLocaleString('en')} times (again on line ${first + 1})`)])
+    expect(repeated.map((d) => d.message)).toEqual([
+      expect.stringContaining(
+        `the rule on line ${first} of filter KUBE-FIREWALL is there ${COPIES.toLocaleString('en')} times (again on line ${first + 1})`,
+      ),
+    ])
     // The rest of the dump is read as without the copies.
-    const plain = await readFiles({files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')]})
+    const plain = await readFiles({
+      files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')],
+    })
     expect(state.services.length).toBe(plain.state.services.length)
   }, 10_000)
 })

@@ -19,8 +19,10 @@ import {ROOT} from '../../helpers/run-cli.js'
 
 const G = 'fixtures/ipvs/generated/'
 const src = (rel: string): SourceText => ({path: rel, text: readFileSync(`${ROOT}${rel}`, 'utf8')})
-const read = (files: string[], opts: Parameters<typeof readState>[1] = {}) => readState({sources: files.map(src)}, opts)
-const codes = (s: ProxyState, severity?: string) => s.diagnostics.filter((d) => !severity || d.severity === severity).map((d) => d.code)
+const read = (files: string[], opts: Parameters<typeof readState>[1] = {}) =>
+  readState({sources: files.map(src)}, opts)
+const codes = (s: ProxyState, severity?: string) =>
+  s.diagnostics.filter((d) => !severity || d.severity === severity).map((d) => d.code)
 
 const LN = `${G}ipvsadm-Ln.txt`
 const SN = `${G}ipvsadm-Sn.txt`
@@ -32,8 +34,18 @@ const CLUSTER = `${G}cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml`
 
 /** One line per service port: frontends, policy, affinity, endpoints; stable and readable in a diff. */
 function summary(sp: ServicePort): string {
-  const fe = sp.frontends.map((f) => `${f.type} ${f.ip ?? '*'}:${f.port}${f.sourceRanges.length ? ` from ${f.sourceRanges.join(',')}` : ''} ${f.action}`).join(' + ')
-  const eps = sp.endpoints.map((e) => `${e.ip}:${e.port} w${e.weight} ${e.state}${e.local === null ? '' : e.local ? ' local' : ' remote'}`).join(', ')
+  const fe = sp.frontends
+    .map(
+      (f) =>
+        `${f.type} ${f.ip ?? '*'}:${f.port}${f.sourceRanges.length ? ` from ${f.sourceRanges.join(',')}` : ''} ${f.action}`,
+    )
+    .join(' + ')
+  const eps = sp.endpoints
+    .map(
+      (e) =>
+        `${e.ip}:${e.port} w${e.weight} ${e.state}${e.local === null ? '' : e.local ? ' local' : ' remote'}`,
+    )
+    .join(', ')
   const aff = sp.sessionAffinity ? ` ClientIP ${sp.sessionAffinity.timeoutSeconds}s` : ''
   return `${sp.protocol} ${sp.family} | ${fe} | etp ${sp.externalTrafficPolicy}${aff} | ${sp.scheduler} | ${eps}`
 }
@@ -54,7 +66,13 @@ const SCENARIO = [
 ]
 
 describe('IPVS builder: each corpus file alone', () => {
-  for (const file of ['ipvsadm-Ln.txt', 'ipvsadm-Sn.txt', 'ipvsadm-Ln--stats.txt', 'ipvsadm-Ln--rate.txt', 'ipvsadm-Ln--persistent-conn.txt']) {
+  for (const file of [
+    'ipvsadm-Ln.txt',
+    'ipvsadm-Sn.txt',
+    'ipvsadm-Ln--stats.txt',
+    'ipvsadm-Ln--rate.txt',
+    'ipvsadm-Ln--persistent-conn.txt',
+  ]) {
     it(`${file}: 16 virtual servers become service ports, the guess is said`, async () => {
       const s = await read([`${G}${file}`])
       expect(s.mode).toBe('ipvs')
@@ -68,18 +86,32 @@ describe('IPVS builder: each corpus file alone', () => {
     })
   }
 
-  for (const file of ['ipset-save.ipvs-mode.txt', 'ipset-list.ipvs-mode.txt', 'iptables-save.ipvs-mode.nft-backend.txt']) {
+  for (const file of [
+    'ipset-save.ipvs-mode.txt',
+    'ipset-list.ipvs-mode.txt',
+    'iptables-save.ipvs-mode.nft-backend.txt',
+  ]) {
     it(`${file}: IPVS mode, no services without a listing, and says so`, async () => {
       const s = await read([`${G}${file}`])
       expect(s.mode).toBe('ipvs')
       expect(s.services).toEqual([])
-      expect(codes(s)).toEqual(file.startsWith('ipset') ? ['IPVS_NO_LISTING', 'IPVS_HEALTH_CHECK_PORTS'] : ['IPVS_NO_LISTING'])
+      expect(codes(s)).toEqual(
+        file.startsWith('ipset')
+          ? ['IPVS_NO_LISTING', 'IPVS_HEALTH_CHECK_PORTS']
+          : ['IPVS_NO_LISTING'],
+      )
     })
   }
 
   it('iptables-save alone gives the node settings of IPVS mode (a.5)', async () => {
     const s = await read([IPTABLES])
-    expect(s.node).toMatchObject({masqueradeMark: '0x4000', randomFully: true, masqueradeAll: false, localDetector: 'cidr', podCIDRs: ['10.244.0.0/16']})
+    expect(s.node).toMatchObject({
+      masqueradeMark: '0x4000',
+      randomFully: true,
+      masqueradeAll: false,
+      localDetector: 'cidr',
+      podCIDRs: ['10.244.0.0/16'],
+    })
   })
 
   it('a rule written more than once in the IPVS-mode iptables dump is one IPT_REPEATED_RULE warning (it was read as one rule, silently)', async () => {
@@ -90,7 +122,13 @@ describe('IPVS builder: each corpus file alone', () => {
     const s = await readState({sources: [{path: 'ipvs.rules', text: tripled}]})
     const first = text.slice(0, text.indexOf(rule)).split('\n').length
     expect(s.diagnostics.filter((d) => d.code === 'IPT_REPEATED_RULE')).toEqual([
-      expect.objectContaining({severity: 'warning', source: {path: 'ipvs.rules', line: first + 1}, message: expect.stringContaining(`the rule on line ${first} of filter KUBE-IPVS-FILTER is there 3 times (again on line ${first + 1})`)}),
+      expect.objectContaining({
+        severity: 'warning',
+        source: {path: 'ipvs.rules', line: first + 1},
+        message: expect.stringContaining(
+          `the rule on line ${first} of filter KUBE-IPVS-FILTER is there 3 times (again on line ${first + 1})`,
+        ),
+      }),
     ])
     // The unchanged dump has none, and the copies change no node setting.
     expect(codes(await read([IPTABLES]))).not.toContain('IPT_REPEATED_RULE')
@@ -98,8 +136,14 @@ describe('IPVS builder: each corpus file alone', () => {
   })
 
   it("kube-proxy's own restore input reads the same node settings (mark written 0x004000)", async () => {
-    const s = await read([`${G}iptables-restore-input.as-written-by-kube-proxy.txt`], {mode: 'ipvs'})
-    expect(s.node).toMatchObject({masqueradeMark: '0x4000', localDetector: 'cidr', podCIDRs: ['10.244.0.0/16']})
+    const s = await read([`${G}iptables-restore-input.as-written-by-kube-proxy.txt`], {
+      mode: 'ipvs',
+    })
+    expect(s.node).toMatchObject({
+      masqueradeMark: '0x4000',
+      localDetector: 'cidr',
+      podCIDRs: ['10.244.0.0/16'],
+    })
   })
 })
 
@@ -107,25 +151,48 @@ describe('IPVS builder: the files of node-a combined', () => {
   it('ipvsadm -Ln + ipset save + iptables-save + ip addr: the scenario, classified, no warnings', async () => {
     const s = await read([LN, IPSET_SAVE, IPTABLES, IP_ADDR])
     // Only the info that default/lb's healthCheckNodePort 32000 (ipset-save line 43) has no owner in the dumps.
-    expect(s.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['info', 'IPVS_HEALTH_CHECK_PORTS', 43]])
+    expect(s.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['info', 'IPVS_HEALTH_CHECK_PORTS', 43],
+    ])
     expect(s.diagnostics[0]!.message).toContain('32000')
     expect(s.services.map(summary)).toEqual(SCENARIO)
     expect(s.foreign).toEqual([])
-    expect(s.node).toMatchObject({nodePortAddresses: ['10.0.0.10'], masqueradeMark: '0x4000', randomFully: true})
+    expect(s.node).toMatchObject({
+      nodePortAddresses: ['10.0.0.10'],
+      masqueradeMark: '0x4000',
+      randomFully: true,
+    })
     // Without names a service port is known by its ClusterIP (DESIGN §2).
     expect(s.services.map(displayName)).toContain('10.96.100.20:80/TCP')
   })
 
-  for (const listing of ['ipvsadm-Sn.txt', 'ipvsadm-Ln--persistent-conn.txt', 'ipvsadm-Ln--stats.txt', 'ipvsadm-Ln--rate.txt']) {
+  for (const listing of [
+    'ipvsadm-Sn.txt',
+    'ipvsadm-Ln--persistent-conn.txt',
+    'ipvsadm-Ln--stats.txt',
+    'ipvsadm-Ln--rate.txt',
+  ]) {
     it(`${listing} + ipset save: the same frontends and endpoints as -Ln`, async () => {
       const ref = await read([LN, IPSET_SAVE])
       const s = await read([`${G}${listing}`, IPSET_SAVE])
-      const skeleton = (st: ProxyState) => st.services.map((sp) => [sp.protocol, sp.family, sp.frontends, sp.endpoints.map((e) => [e.ip, e.port, e.local])])
+      const skeleton = (st: ProxyState) =>
+        st.services.map((sp) => [
+          sp.protocol,
+          sp.family,
+          sp.frontends,
+          sp.endpoints.map((e) => [e.ip, e.port, e.local]),
+        ])
       expect(skeleton(s)).toEqual(skeleton(ref))
       if (listing.includes('stats') || listing.includes('rate')) {
         // These layouts show no scheduler, persistence or weights: null, never guessed.
-        expect(s.services.every((sp) => sp.scheduler === null && sp.sessionAffinity === null)).toBe(true)
-        expect(s.services.flatMap((sp) => sp.endpoints).every((e) => e.weight === null && e.state === null)).toBe(true)
+        expect(s.services.every((sp) => sp.scheduler === null && sp.sessionAffinity === null)).toBe(
+          true,
+        )
+        expect(
+          s.services
+            .flatMap((sp) => sp.endpoints)
+            .every((e) => e.weight === null && e.state === null),
+        ).toBe(true)
       } else {
         expect(s.services.map(summary)).toEqual(SCENARIO)
       }
@@ -150,15 +217,25 @@ describe('IPVS builder: the files of node-a combined', () => {
     const s = await read([LN, IP_ADDR])
     expect(codes(s)).toEqual(['IPVS_BOUND_ADDRESS_TYPE', 'IPVS_UNFOLDED'])
     // 10.0.200.5:80 (really the externalIP) and 10.96.100.20:80 have the same real servers.
-    expect(s.diagnostics.find((d) => d.code === 'IPVS_UNFOLDED')?.message).toContain('NodePort 30080/TCP')
-    expect(s.services.filter((sp) => sp.frontends.some((f) => f.type === 'NodePort' && f.port === 30080))).toHaveLength(1)
+    expect(s.diagnostics.find((d) => d.code === 'IPVS_UNFOLDED')?.message).toContain(
+      'NodePort 30080/TCP',
+    )
+    expect(
+      s.services.filter((sp) =>
+        sp.frontends.some((f) => f.type === 'NodePort' && f.port === 30080),
+      ),
+    ).toHaveLength(1)
   })
 
   it('cluster objects given as a source (-f), not with --cluster, are reported, not silently dropped', async () => {
     const s = await read([LN, IPSET_SAVE, CLUSTER], {mode: 'ipvs'})
     const wrong = s.diagnostics.filter((d) => d.code === 'IPVS_WRONG_SOURCE')
     expect(wrong).toHaveLength(1)
-    expect(wrong[0]).toMatchObject({severity: 'warning', source: {path: CLUSTER, line: 1}, message: expect.stringContaining('--cluster')})
+    expect(wrong[0]).toMatchObject({
+      severity: 'warning',
+      source: {path: CLUSTER, line: 1},
+      message: expect.stringContaining('--cluster'),
+    })
   })
 
   it('with --cluster the service ports get the names of the cluster objects', async () => {
@@ -182,25 +259,41 @@ describe('IPVS builder: the files of node-a combined', () => {
     ])
     const lb = s.services.find((sp) => sp.name === 'lb')!
     // Not observable on the node, taken from the Service: healthCheckNodePort 32000, internalTrafficPolicy Cluster.
-    expect(lb).toMatchObject({healthCheckNodePort: 32000, internalTrafficPolicy: 'Cluster', externalTrafficPolicy: 'Local'})
+    expect(lb).toMatchObject({
+      healthCheckNodePort: 32000,
+      internalTrafficPolicy: 'Cluster',
+      externalTrafficPolicy: 'Local',
+    })
   })
 
   it('a virtual server that no Service of the cluster objects has is named nowhere and flagged', async () => {
-    const extra = 'TCP  10.96.99.99:8080 rr\n  -> 10.244.1.77:8080             Masq    1      0          0         \n'
+    const extra =
+      'TCP  10.96.99.99:8080 rr\n  -> 10.244.1.77:8080             Masq    1      0          0         \n'
     const listing = {path: 'ln+stale', text: readFileSync(`${ROOT}${LN}`, 'utf8') + extra}
-    const s = await readState({sources: [listing, src(IPSET_SAVE)]}, {cluster: [src(CLUSTER)], node: 'node-a'})
+    const s = await readState(
+      {sources: [listing, src(IPSET_SAVE)]},
+      {cluster: [src(CLUSTER)], node: 'node-a'},
+    )
     // Not in the ipsets either: foreign, and the cluster check never sees it.
     expect(s.foreign.map((f) => f.name)).toEqual(['TCP 10.96.99.99:8080'])
     const noSets = await readState({sources: [listing]}, {cluster: [src(CLUSTER)], node: 'node-a'})
-    expect(noSets.diagnostics.filter((d) => d.code === 'IPVS_NOT_IN_CLUSTER').map((d) => d.source)).toEqual([{path: 'ln+stale', line: 47}])
-    expect(noSets.services.filter((sp) => sp.name === null).map((sp) => sp.frontends[0]?.ip)).toEqual(['10.96.99.99'])
+    expect(
+      noSets.diagnostics.filter((d) => d.code === 'IPVS_NOT_IN_CLUSTER').map((d) => d.source),
+    ).toEqual([{path: 'ln+stale', line: 47}])
+    expect(
+      noSets.services.filter((sp) => sp.name === null).map((sp) => sp.frontends[0]?.ip),
+    ).toEqual(['10.96.99.99'])
   })
 
   it('--cluster alone classifies what ipvsadm cannot, without ipsets', async () => {
     const s = await read([LN], {cluster: [src(CLUSTER)], node: 'node-a'})
     expect(codes(s, 'warning')).toEqual([])
     const web = s.services.find((sp) => sp.name === 'web')!
-    expect(web.frontends.map((f) => `${f.type} ${f.ip}:${f.port}`)).toEqual(['ClusterIP 10.96.100.20:80', 'ExternalIP 10.0.200.5:80', 'NodePort null:30080'])
+    expect(web.frontends.map((f) => `${f.type} ${f.ip}:${f.port}`)).toEqual([
+      'ClusterIP 10.96.100.20:80',
+      'ExternalIP 10.0.200.5:80',
+      'NodePort null:30080',
+    ])
     // Endpoint locality from the cluster state, as KUBE-LOOP-BACK is missing. The terminating
     // 10.244.2.7 is not among the endpoints kube-proxy would use (ready ones exist), so the
     // cluster state does not list it and its locality stays unknown.
@@ -213,8 +306,13 @@ describe('IPVS builder: the files of node-a combined', () => {
 
 describe('IPVS builder: dumps that do not agree', () => {
   it('a single-service listing with the full ipsets: every set entry without a virtual server is reported', async () => {
-    const s = await read(['fixtures/ipvsadm/single-service/ipvsadm-Ln-t-10.96.100.20-80.txt', IPSET_SAVE])
-    const missing = s.diagnostics.filter((d) => d.code === 'IPVS_SET_WITHOUT_VIRTUAL_SERVER').map((d) => d.message.split(' have')[0]!.split(' has')[0])
+    const s = await read([
+      'fixtures/ipvsadm/single-service/ipvsadm-Ln-t-10.96.100.20-80.txt',
+      IPSET_SAVE,
+    ])
+    const missing = s.diagnostics
+      .filter((d) => d.code === 'IPVS_SET_WITHOUT_VIRTUAL_SERVER')
+      .map((d) => d.message.split(' have')[0]!.split(' has')[0])
     // From ipset-save.ipvs-mode.txt: 8 ClusterIP entries less 10.96.100.20,tcp:80; the externalIP; the LB IP;
     // the SCTP NodePort; NodePorts 30080 and 31443; the 3 IPv6 ClusterIP entries.
     expect(missing).toEqual([
@@ -226,15 +324,29 @@ describe('IPVS builder: dumps that do not agree', () => {
       '3 entries of KUBE-6-CLUSTER-IP',
     ])
     // Only the ClusterIP is listed: no external frontend shows the external traffic policy.
-    expect(s.services.map(summary)).toEqual([SCENARIO[4]!.replace(' + ExternalIP 10.0.200.5:80 forward + NodePort *:30080 forward', '').replace('etp Cluster', 'etp null')])
+    expect(s.services.map(summary)).toEqual([
+      SCENARIO[4]!
+        .replace(' + ExternalIP 10.0.200.5:80 forward + NodePort *:30080 forward', '')
+        .replace('etp Cluster', 'etp null'),
+    ])
   })
 
   it('real servers that differ between two listings of one node: the union, and a warning', async () => {
     const ln = readFileSync(`${ROOT}${LN}`, 'utf8')
-    const later = {path: 'later', text: ln.replace('  -> 10.244.2.9:6379              Masq    1      0          0         \n', '')}
+    const later = {
+      path: 'later',
+      text: ln.replace(
+        '  -> 10.244.2.9:6379              Masq    1      0          0         \n',
+        '',
+      ),
+    }
     const s = await readState({sources: [src(LN), later]})
-    expect(s.diagnostics.filter((d) => d.code === 'IPVS_SOURCES_DISAGREE').map((d) => d.source)).toEqual([{path: 'later', line: 22}])
-    expect(s.services.find((sp) => sp.sessionAffinity !== null)?.endpoints.map((e) => e.ip)).toEqual(['10.244.1.8', '10.244.2.9'])
+    expect(
+      s.diagnostics.filter((d) => d.code === 'IPVS_SOURCES_DISAGREE').map((d) => d.source),
+    ).toEqual([{path: 'later', line: 22}])
+    expect(
+      s.services.find((sp) => sp.sessionAffinity !== null)?.endpoints.map((e) => e.ip),
+    ).toEqual(['10.244.1.8', '10.244.2.9'])
   })
 })
 
@@ -252,10 +364,22 @@ describe('IPVS builder: foreign virtual servers', () => {
 
   it('the variants: fwmarks, the scheduler probe and sh-port are foreign; mh (mh-port) is kube-proxy', async () => {
     const s = await read(['fixtures/ipvsadm/variants/ipvsadm-Ln.txt'])
-    expect(s.foreign.map((f) => f.name)).toEqual(['FWM 100 IPv4', 'FWM 200 IPv6', 'TCP 198.51.100.0:20000', 'UDP 10.96.0.10:53'])
-    const dns = s.services.find((sp) => sp.protocol === 'TCP' && sp.frontends[0]?.ip === '10.96.0.10')!
-    expect(dns).toMatchObject({scheduler: 'mh', sessionAffinity: {type: 'ClientIP', timeoutSeconds: 10800}})
-    const v6 = s.services.find((sp) => sp.frontends[0]?.ip === '2001:db8:aaaa:bbbb:cccc:dddd:eeee:1')!
+    expect(s.foreign.map((f) => f.name)).toEqual([
+      'FWM 100 IPv4',
+      'FWM 200 IPv6',
+      'TCP 198.51.100.0:20000',
+      'UDP 10.96.0.10:53',
+    ])
+    const dns = s.services.find(
+      (sp) => sp.protocol === 'TCP' && sp.frontends[0]?.ip === '10.96.0.10',
+    )!
+    expect(dns).toMatchObject({
+      scheduler: 'mh',
+      sessionAffinity: {type: 'ClientIP', timeoutSeconds: 10800},
+    })
+    const v6 = s.services.find(
+      (sp) => sp.frontends[0]?.ip === '2001:db8:aaaa:bbbb:cccc:dddd:eeee:1',
+    )!
     expect(v6.endpoints.map((e) => [e.weight, e.share, e.state])).toEqual([
       [1, null, 'ready'],
       [0, 0, 'draining'],
@@ -264,10 +388,18 @@ describe('IPVS builder: foreign virtual servers', () => {
 
   it("with the node's ip addr, an address neither on kube-ipvs0 nor the node's is foreign", async () => {
     const s = await read(['fixtures/ipvsadm/variants/ipvsadm-Ln.txt', IP_ADDR])
-    const byAddress = s.foreign.find((f) => f.name === 'TCP [2001:db8:aaaa:bbbb:cccc:dddd:eeee:1]:443')
-    expect(byAddress?.reason).toBe("address 2001:db8:aaaa:bbbb:cccc:dddd:eeee:1 is neither bound to kube-ipvs0 nor one of the node's addresses")
+    const byAddress = s.foreign.find(
+      (f) => f.name === 'TCP [2001:db8:aaaa:bbbb:cccc:dddd:eeee:1]:443',
+    )
+    expect(byAddress?.reason).toBe(
+      "address 2001:db8:aaaa:bbbb:cccc:dddd:eeee:1 is neither bound to kube-ipvs0 nor one of the node's addresses",
+    )
     // 10.96.0.10, 10.96.100.20, 10.96.50.5 and fd00:10:96::a are on kube-ipvs0 (fixtures/ip-addr/real-netns/ip-addr.txt).
-    expect(s.services.map((sp) => `${sp.protocol} ${sp.frontends.map((f) => `${f.type} ${f.ip}:${f.port}`).join()}`)).toEqual([
+    expect(
+      s.services.map(
+        (sp) => `${sp.protocol} ${sp.frontends.map((f) => `${f.type} ${f.ip}:${f.port}`).join()}`,
+      ),
+    ).toEqual([
       'SCTP ClusterIP 10.96.50.5:9999',
       'TCP ClusterIP 10.96.0.10:53',
       'TCP ClusterIP 10.96.100.20:80',
@@ -276,7 +408,8 @@ describe('IPVS builder: foreign virtual servers', () => {
   })
 
   it("with the node's ip addr, a kube-vip-like virtual server on the node address and port 6443 is foreign", async () => {
-    const extra = 'TCP  10.0.0.10:6443 rr\n  -> 10.0.0.11:6443               Masq    1      0          0         \n'
+    const extra =
+      'TCP  10.0.0.10:6443 rr\n  -> 10.0.0.11:6443               Masq    1      0          0         \n'
     const listing = {path: 'ln+kube-vip', text: readFileSync(`${ROOT}${LN}`, 'utf8') + extra}
     const s = await readState({sources: [listing, src(IP_ADDR)]})
     expect(s.foreign.map((f) => [f.name, f.source?.line])).toEqual([['TCP 10.0.0.10:6443', 47]])
@@ -284,10 +417,13 @@ describe('IPVS builder: foreign virtual servers', () => {
   })
 
   it('a Masq virtual server in none of kube-proxy ipsets is foreign when the ipsets are known', async () => {
-    const extra = 'TCP  192.168.10.100:80 rr\n  -> 192.168.10.11:80              Masq    1      0          0         \n'
+    const extra =
+      'TCP  192.168.10.100:80 rr\n  -> 192.168.10.11:80              Masq    1      0          0         \n'
     const listing = {path: 'ln+keepalived', text: readFileSync(`${ROOT}${LN}`, 'utf8') + extra}
     const s = await readState({sources: [listing, src(IPSET_SAVE)]})
-    expect(s.foreign.map((f) => [f.name, f.source])).toEqual([['TCP 192.168.10.100:80', {path: 'ln+keepalived', line: 47}]])
+    expect(s.foreign.map((f) => [f.name, f.source])).toEqual([
+      ['TCP 192.168.10.100:80', {path: 'ln+keepalived', line: 47}],
+    ])
     expect(s.services.map(summary)).toEqual(SCENARIO)
   })
 
@@ -301,14 +437,19 @@ describe('IPVS builder: foreign virtual servers', () => {
 
 describe('IPVS builder: older and odd ipsets (fixtures/ipset/real-odd)', () => {
   it("the pre-#81477 KUBE-NODE-PORT-SCTP bitmap still makes an SCTP NodePort; Calico's sets are not kube-proxy's", async () => {
-    const sn = '-A --sctp-service 10.96.50.5:9999 -s rr\n-a --sctp-service 10.96.50.5:9999 -r 10.244.1.9:9999 -m -w 1\n-A --sctp-service 10.0.0.10:30999 -s rr\n-a --sctp-service 10.0.0.10:30999 -r 10.244.1.9:9999 -m -w 1\n'
-    const s = await readState({sources: [{path: 'sn', text: sn}, src('fixtures/ipset/real-odd/ipset-save.txt')]})
+    const sn =
+      '-A --sctp-service 10.96.50.5:9999 -s rr\n-a --sctp-service 10.96.50.5:9999 -r 10.244.1.9:9999 -m -w 1\n-A --sctp-service 10.0.0.10:30999 -s rr\n-a --sctp-service 10.0.0.10:30999 -r 10.244.1.9:9999 -m -w 1\n'
+    const s = await readState({
+      sources: [{path: 'sn', text: sn}, src('fixtures/ipset/real-odd/ipset-save.txt')],
+    })
     // The listing has no virtual server for the other two ClusterIP entries of that dump (lines 3 and 7).
     expect(s.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
       ['IPVS_SET_WITHOUT_VIRTUAL_SERVER', 3],
       ['IPVS_SET_WITHOUT_VIRTUAL_SERVER', 7],
     ])
-    expect(s.services.map(summary)).toEqual(['SCTP IPv4 | ClusterIP 10.96.50.5:9999 forward + NodePort *:30999 forward | etp Cluster | rr | 10.244.1.9:9999 w1 ready'])
+    expect(s.services.map(summary)).toEqual([
+      'SCTP IPv4 | ClusterIP 10.96.50.5:9999 forward + NodePort *:30999 forward | etp Cluster | rr | 10.244.1.9:9999 w1 ready',
+    ])
   })
 })
 
@@ -319,7 +460,12 @@ describe('IPVS builder: bad input through readState', () => {
   })
 
   it('empty and garbage inputs do not throw', async () => {
-    const s = await readState({sources: [{path: 'empty', text: ''}, {path: 'g', text: 'Prot LocalAddress:Port Scheduler Flags\n%%%\n'}]})
+    const s = await readState({
+      sources: [
+        {path: 'empty', text: ''},
+        {path: 'g', text: 'Prot LocalAddress:Port Scheduler Flags\n%%%\n'},
+      ],
+    })
     expect(codes(s)).toEqual(['IPVS_UNKNOWN_LINE', 'IPVS_NO_VIRTUAL_SERVERS', 'INPUT_EMPTY'])
   })
 })

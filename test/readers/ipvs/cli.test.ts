@@ -10,7 +10,16 @@ const G = 'fixtures/ipvs/generated/'
 
 describe('kp list on IPVS dumps', () => {
   it('ipvsadm -Sn + ipset list + iptables-save of node-a: exit 0, eleven service ports in IPVS mode', () => {
-    const r = runKp(['list', '--json', '-f', `${G}ipvsadm-Sn.txt`, '-f', `${G}ipset-list.ipvs-mode.txt`, '-f', `${G}iptables-save.ipvs-mode.nft-backend.txt`])
+    const r = runKp([
+      'list',
+      '--json',
+      '-f',
+      `${G}ipvsadm-Sn.txt`,
+      '-f',
+      `${G}ipset-list.ipvs-mode.txt`,
+      '-f',
+      `${G}iptables-save.ipvs-mode.nft-backend.txt`,
+    ])
     expect(r.stderr).not.toMatch(/kp: (error|warning)/)
     expect(r.exitCode).toBe(0)
     const state = JSON.parse(r.stdout) as ProxyState

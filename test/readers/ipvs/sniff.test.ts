@@ -35,8 +35,14 @@ describe('sniffing the IPVS-mode formats', () => {
 
   it('-Sn starting with an SCTP service, a bitmap-first ipset save and CRLF ipset list', () => {
     expect(sniffFormat('-A --sctp-service 10.96.50.5:9999 -s rr\n')).toBe('ipvsadm')
-    expect(sniffFormat('create KUBE-NODE-PORT-TCP bitmap:port range 0-65535\nadd KUBE-NODE-PORT-TCP 30080\n')).toBe('ipset')
+    expect(
+      sniffFormat(
+        'create KUBE-NODE-PORT-TCP bitmap:port range 0-65535\nadd KUBE-NODE-PORT-TCP 30080\n',
+      ),
+    ).toBe('ipset')
     expect(sniffFormat('Name: KUBE-CLUSTER-IP\r\nType: hash:ip,port\r\n')).toBe('ipset')
-    expect(sniffFormat('IPVS connection entries\npro expire state source virtual destination\n')).toBe('ipvsadm')
+    expect(
+      sniffFormat('IPVS connection entries\npro expire state source virtual destination\n'),
+    ).toBe('ipvsadm')
   })
 })

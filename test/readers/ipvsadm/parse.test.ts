@@ -17,7 +17,13 @@ const codes = (r: {diagnostics: {code: string}[]}) => r.diagnostics.map((d) => d
 
 /** Virtual servers and real servers as `VS -> RS`, without counters or line numbers. */
 function shape(listing: IpvsadmListing): string[] {
-  return listing.virtualServers.flatMap((vs) => (vs.realServers.length === 0 ? [`${vs.key} ->`] : vs.realServers.map((rs) => `${vs.key} -> ${rs.ip}:${rs.port}`))).sort()
+  return listing.virtualServers
+    .flatMap((vs) =>
+      vs.realServers.length === 0
+        ? [`${vs.key} ->`]
+        : vs.realServers.map((rs) => `${vs.key} -> ${rs.ip}:${rs.port}`),
+    )
+    .sort()
 }
 
 // Written by hand from fixtures/ipvs/generated/ipvsadm-Sn.txt (the scenario of corpus/ipvs/README.md §3).
@@ -48,7 +54,9 @@ describe('ipvsadm: the corpus scenario in every layout', () => {
     'ipvsadm-Ln--rate.txt': 'rate',
     'ipvsadm-Ln--persistent-conn.txt': 'persistent-conn',
   } as const
-  const results = Object.fromEntries(Object.keys(layouts).map((f) => [f, parse(`ipvs/generated/${f}`)]))
+  const results = Object.fromEntries(
+    Object.keys(layouts).map((f) => [f, parse(`ipvs/generated/${f}`)]),
+  )
 
   for (const [file, layout] of Object.entries(layouts)) {
     it(`${file}: ${layout} layout, the 16 virtual servers, no diagnostics`, () => {
@@ -63,9 +71,19 @@ describe('ipvsadm: the corpus scenario in every layout', () => {
   }
 
   it('-Ln and -Sn agree on scheduler, persistence and weights', () => {
-    const config = (l: IpvsadmListing) => l.virtualServers.map((vs) => [vs.key, vs.scheduler, vs.persistentTimeout, vs.realServers.map((rs) => rs.weight)])
-    expect(config(results['ipvsadm-Ln.txt']!.listing)).toEqual(config(results['ipvsadm-Sn.txt']!.listing))
-    expect(config(results['ipvsadm-Ln--persistent-conn.txt']!.listing)).toEqual(config(results['ipvsadm-Sn.txt']!.listing))
+    const config = (l: IpvsadmListing) =>
+      l.virtualServers.map((vs) => [
+        vs.key,
+        vs.scheduler,
+        vs.persistentTimeout,
+        vs.realServers.map((rs) => rs.weight),
+      ])
+    expect(config(results['ipvsadm-Ln.txt']!.listing)).toEqual(
+      config(results['ipvsadm-Sn.txt']!.listing),
+    )
+    expect(config(results['ipvsadm-Ln--persistent-conn.txt']!.listing)).toEqual(
+      config(results['ipvsadm-Sn.txt']!.listing),
+    )
   })
 
   it('reads persistence, weight 0 and the version line (ipvsadm-Ln.txt lines 1, 22, 27)', () => {
@@ -75,7 +93,16 @@ describe('ipvsadm: the corpus scenario in every layout', () => {
     const sticky = l.virtualServers.find((vs) => vs.key === 'TCP 10.96.30.7:6379')!
     expect(sticky).toMatchObject({scheduler: 'rr', persistentTimeout: 10800, line: 22})
     const web = l.virtualServers.find((vs) => vs.key === 'TCP 10.96.100.20:80')!
-    expect(web.realServers.map((rs) => [rs.ip, rs.port, rs.forward, rs.weight, rs.activeConn, rs.inactConn])).toEqual([
+    expect(
+      web.realServers.map((rs) => [
+        rs.ip,
+        rs.port,
+        rs.forward,
+        rs.weight,
+        rs.activeConn,
+        rs.inactConn,
+      ]),
+    ).toEqual([
       ['10.244.1.5', 8080, 'Masq', 1, 0, 0],
       ['10.244.2.7', 8080, 'Masq', 0, 3, 11],
     ])
@@ -99,23 +126,39 @@ describe('ipvsadm: hand-made variants (fixtures/ipvsadm/variants)', () => {
   it('-Ln and -Sn give the same virtual servers, flags, persistence and weights', () => {
     expect(codes(ln)).toEqual([])
     expect(codes(sn)).toEqual([])
-    const strip = (l: IpvsadmListing) => l.virtualServers.map(({line: _l, showsConfig: _s, realServers, ...vs}) => ({...vs, realServers: realServers.map((rs) => [rs.ip, rs.port, rs.forward, rs.weight])}))
+    const strip = (l: IpvsadmListing) =>
+      l.virtualServers.map(({line: _l, showsConfig: _s, realServers, ...vs}) => ({
+        ...vs,
+        realServers: realServers.map((rs) => [rs.ip, rs.port, rs.forward, rs.weight]),
+      }))
     expect(strip(ln.listing)).toEqual(strip(sn.listing))
   })
 
   it('mh (mh-port) persistent 10800', () => {
     const vs = ln.listing.virtualServers.find((v) => v.key === 'TCP 10.96.0.10:53')!
-    expect(vs).toMatchObject({scheduler: 'mh', schedulerFlags: ['mh-port'], persistentTimeout: 10800})
+    expect(vs).toMatchObject({
+      scheduler: 'mh',
+      schedulerFlags: ['mh-port'],
+      persistentTimeout: 10800,
+    })
   })
 
   it('SCTP, UDP with sh-port, a virtual server without real servers', () => {
-    expect(ln.listing.virtualServers.find((v) => v.key === 'SCTP 10.96.50.5:9999')?.realServers).toHaveLength(1)
-    expect(ln.listing.virtualServers.find((v) => v.key === 'UDP 10.96.0.10:53')?.schedulerFlags).toEqual(['sh-port'])
-    expect(ln.listing.virtualServers.find((v) => v.key === 'TCP 198.51.100.0:20000')?.realServers).toEqual([])
+    expect(
+      ln.listing.virtualServers.find((v) => v.key === 'SCTP 10.96.50.5:9999')?.realServers,
+    ).toHaveLength(1)
+    expect(
+      ln.listing.virtualServers.find((v) => v.key === 'UDP 10.96.0.10:53')?.schedulerFlags,
+    ).toEqual(['sh-port'])
+    expect(
+      ln.listing.virtualServers.find((v) => v.key === 'TCP 198.51.100.0:20000')?.realServers,
+    ).toEqual([])
   })
 
   it('an IPv6 name longer than the 28-character column shifts the columns and still parses', () => {
-    const vs = ln.listing.virtualServers.find((v) => v.key === 'TCP [2001:db8:aaaa:bbbb:cccc:dddd:eeee:1]:443')!
+    const vs = ln.listing.virtualServers.find(
+      (v) => v.key === 'TCP [2001:db8:aaaa:bbbb:cccc:dddd:eeee:1]:443',
+    )!
     expect(vs.family).toBe('IPv6')
     expect(vs.realServers.map((rs) => [rs.ip, rs.port, rs.weight, rs.activeConn])).toEqual([
       ['2001:db8:aaaa:bbbb:cccc:dddd:eeee:100', 8443, 1, 0],
@@ -125,31 +168,50 @@ describe('ipvsadm: hand-made variants (fixtures/ipvsadm/variants)', () => {
 
   it('fwmark services, IPv4 and IPv6, with direct routing', () => {
     const fwm = ln.listing.virtualServers.filter((v) => v.fwmark !== null)
-    expect(fwm.map((v) => [v.key, v.fwmark, v.family, v.protocol, v.realServers[0]?.forward])).toEqual([
+    expect(
+      fwm.map((v) => [v.key, v.fwmark, v.family, v.protocol, v.realServers[0]?.forward]),
+    ).toEqual([
       ['FWM 100 IPv4', 100, 'IPv4', null, 'Route'],
       ['FWM 200 IPv6', 200, 'IPv6', null, 'Route'],
     ])
   })
 
   it('--thresholds: the threshold columns, no weight (b.2)', () => {
-    const text = 'Prot LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Uthreshold Lthreshold ActiveConn InActConn\nTCP  10.96.0.1:443 rr\n  -> 10.0.0.10:6443               0          0          2          0         \n'
+    const text =
+      'Prot LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Uthreshold Lthreshold ActiveConn InActConn\nTCP  10.96.0.1:443 rr\n  -> 10.0.0.10:6443               0          0          2          0         \n'
     const r = parseIpvsadm(text, 't')
     expect(codes(r)).toEqual([])
     expect(r.listing.layout).toBe('thresholds')
-    expect(r.listing.virtualServers[0]!.realServers[0]).toMatchObject({ip: '10.0.0.10', port: 6443, weight: null, activeConn: 2})
+    expect(r.listing.virtualServers[0]!.realServers[0]).toMatchObject({
+      ip: '10.0.0.10',
+      port: 6443,
+      weight: null,
+      activeConn: 2,
+    })
   })
 
   it('a header with unknown columns names them; one with none says so (was "unknown ipvsadm header columns: ")', () => {
-    const diag = (header: string) => parseIpvsadm(`${header}\nTCP  10.96.0.1:443 rr\n  -> 10.0.0.10:6443 Masq 1 0 0\n`, 't').diagnostics.find((d) => d.code === 'IPVS_UNKNOWN_HEADER')?.message
-    expect(diag('Prot LocalAddress:Port Colour Flags')).toBe('unknown ipvsadm header columns: Colour Flags')
-    expect(diag('Prot LocalAddress:Port')).toBe('ipvsadm header without columns after LocalAddress:Port')
+    const diag = (header: string) =>
+      parseIpvsadm(
+        `${header}\nTCP  10.96.0.1:443 rr\n  -> 10.0.0.10:6443 Masq 1 0 0\n`,
+        't',
+      ).diagnostics.find((d) => d.code === 'IPVS_UNKNOWN_HEADER')?.message
+    expect(diag('Prot LocalAddress:Port Colour Flags')).toBe(
+      'unknown ipvsadm header columns: Colour Flags',
+    )
+    expect(diag('Prot LocalAddress:Port')).toBe(
+      'ipvsadm header without columns after LocalAddress:Port',
+    )
   })
 
   it('a single-service listing (-Ln -t VIP:PORT) has no version line', () => {
     const r = parse('ipvsadm/single-service/ipvsadm-Ln-t-10.96.100.20-80.txt')
     expect(codes(r)).toEqual([])
     expect(r.listing.kernelVersion).toBeNull()
-    expect(shape(r.listing)).toEqual(['TCP 10.96.100.20:80 -> 10.244.1.5:8080', 'TCP 10.96.100.20:80 -> 10.244.2.7:8080'])
+    expect(shape(r.listing)).toEqual([
+      'TCP 10.96.100.20:80 -> 10.244.1.5:8080',
+      'TCP 10.96.100.20:80 -> 10.244.2.7:8080',
+    ])
   })
 })
 
@@ -158,7 +220,10 @@ describe('ipvsadm: refused and bad input', () => {
     const r = parse('ipvsadm/non-numeric/ipvsadm-L.txt')
     const errors = r.diagnostics.filter((d) => d.severity === 'error')
     expect(errors).toHaveLength(1)
-    expect(errors[0]).toMatchObject({code: 'IPVS_NOT_NUMERIC', source: {path: 'ipvsadm/non-numeric/ipvsadm-L.txt', line: 4}})
+    expect(errors[0]).toMatchObject({
+      code: 'IPVS_NOT_NUMERIC',
+      source: {path: 'ipvsadm/non-numeric/ipvsadm-L.txt', line: 4},
+    })
     expect(errors[0]!.message).toContain('ipvsadm -Ln')
     // Lines 4-7: two resolved services and their real servers; the numeric 10.96.0.1:443 is not counted.
     expect(errors[0]!.message).toContain('4 lines')
@@ -176,9 +241,14 @@ describe('ipvsadm: refused and bad input', () => {
 
   it('a listing cut in the middle of a real-server row keeps what is whole and flags the cut row', () => {
     const text = fixture('ipvs/generated/ipvsadm-Ln.txt')
-    const cut = text.slice(0, text.indexOf('  -> 10.244.2.7:8080') + '  -> 10.244.2.7:8080              Masq'.length)
+    const cut = text.slice(
+      0,
+      text.indexOf('  -> 10.244.2.7:8080') + '  -> 10.244.2.7:8080              Masq'.length,
+    )
     const r = parseIpvsadm(cut, 'cut')
-    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPVS_BAD_REAL_SERVER', 6]])
+    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['IPVS_BAD_REAL_SERVER', 6],
+    ])
     expect(r.listing.virtualServers).toHaveLength(1)
     // The address of the cut row was whole: it is kept, and its weight is unknown.
     expect(r.listing.virtualServers[0]!.realServers.map((rs) => rs.weight)).toEqual([1, null])
@@ -186,11 +256,36 @@ describe('ipvsadm: refused and bad input', () => {
 
   it('numbers no 32-bit kernel field can hold are refused, not read as 1e20', () => {
     // Were read as they stood: a persistence timeout of 1e20 s, a weight of 1e23, FWM 1e20.
-    const list = parseIpvsadm(['TCP  10.96.0.1:443 rr persistent 99999999999999999999', '  -> 10.0.0.10:6443              Masq    100000000000000000000000 0          0', 'FWM  99999999999999999999 rr', 'TCP  10.96.0.3:80 rr persistent 4294967295', ''].join('\n'), 'l')
-    expect(list.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPVS_BAD_SERVICE', 1], ['IPVS_BAD_REAL_SERVER', 2], ['IPVS_BAD_SERVICE', 3]])
-    const save = parseIpvsadm(['-A -t 10.96.0.2:80 -s rr -p 4294967296', '-a -t 10.96.0.2:80 -r 10.0.0.11:80 -m -w 4294967296', ''].join('\n'), 's')
-    expect(save.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPVS_BAD_SERVICE', 1], ['IPVS_BAD_REAL_SERVER', 2]])
-    const byKey = new Map([...list.listing.virtualServers, ...save.listing.virtualServers].map((vs) => [vs.key, vs]))
+    const list = parseIpvsadm(
+      [
+        'TCP  10.96.0.1:443 rr persistent 99999999999999999999',
+        '  -> 10.0.0.10:6443              Masq    100000000000000000000000 0          0',
+        'FWM  99999999999999999999 rr',
+        'TCP  10.96.0.3:80 rr persistent 4294967295',
+        '',
+      ].join('\n'),
+      'l',
+    )
+    expect(list.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['IPVS_BAD_SERVICE', 1],
+      ['IPVS_BAD_REAL_SERVER', 2],
+      ['IPVS_BAD_SERVICE', 3],
+    ])
+    const save = parseIpvsadm(
+      [
+        '-A -t 10.96.0.2:80 -s rr -p 4294967296',
+        '-a -t 10.96.0.2:80 -r 10.0.0.11:80 -m -w 4294967296',
+        '',
+      ].join('\n'),
+      's',
+    )
+    expect(save.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['IPVS_BAD_SERVICE', 1],
+      ['IPVS_BAD_REAL_SERVER', 2],
+    ])
+    const byKey = new Map(
+      [...list.listing.virtualServers, ...save.listing.virtualServers].map((vs) => [vs.key, vs]),
+    )
     expect(byKey.get('TCP 10.96.0.1:443')).toMatchObject({persistentTimeout: null})
     expect(byKey.get('TCP 10.96.0.1:443')!.realServers.map((rs) => rs.weight)).toEqual([null])
     expect(byKey.get('TCP 10.96.0.2:80')).toMatchObject({persistentTimeout: null})
@@ -223,7 +318,11 @@ describe('ipvsadm: refused and bad input', () => {
   })
 
   it('connection listings (ipvsadm -Lnc) are not virtual servers', () => {
-    const text = 'IPVS connection entries\npro expire state       source             virtual            destination\nTCP 14:59  ESTABLISHED 10.244.1.2:40000   10.96.0.1:443      10.0.0.10:6443\n'
-    expect(codes(parseIpvsadm(text, 'c'))).toEqual(['IPVS_CONNECTION_LISTING', 'IPVS_NO_VIRTUAL_SERVERS'])
+    const text =
+      'IPVS connection entries\npro expire state       source             virtual            destination\nTCP 14:59  ESTABLISHED 10.244.1.2:40000   10.96.0.1:443      10.0.0.10:6443\n'
+    expect(codes(parseIpvsadm(text, 'c'))).toEqual([
+      'IPVS_CONNECTION_LISTING',
+      'IPVS_NO_VIRTUAL_SERVERS',
+    ])
   })
 })

@@ -47,8 +47,12 @@ describe('kp-json reader', () => {
     const r = read(text)
     expect(r.data).toBeNull()
     const missing = r.diagnostics.filter((d) => d.code === 'KPJSON_MISSING_FIELD')
-    expect(missing.map((d) => d.message.split(':')[0])).toEqual(Object.keys(emptyState('iptables').node).map((k) => `node.${k}`))
-    expect(missing.map((d) => `${d.source?.path}:${d.source?.line}`)).toEqual(missing.map(() => `saved.json:${nodeLine}`))
+    expect(missing.map((d) => d.message.split(':')[0])).toEqual(
+      Object.keys(emptyState('iptables').node).map((k) => `node.${k}`),
+    )
+    expect(missing.map((d) => `${d.source?.path}:${d.source?.line}`)).toEqual(
+      missing.map(() => `saved.json:${nodeLine}`),
+    )
   })
 
   it('points a wrong value at its own line, with the path to it', () => {
@@ -60,9 +64,24 @@ describe('kp-json reader', () => {
     const lines = text.split('\n')
     const lineOf = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1
     expect(codesAndLines(text)).toEqual([
-      ['error', 'KPJSON_BAD_FIELD', lineOf('"share": 1.5'), 'services[0].endpoints[0].share: expected a number from 0 to 1, found 1.5'],
-      ['error', 'KPJSON_BAD_FIELD', lineOf('"port": "eighty"'), 'services[3].frontends[1].port: expected an integer from 0 to 65535, found "eighty"'],
-      ['error', 'KPJSON_BAD_FIELD', lineOf('"action": "REJECT"'), 'services[5].frontends[0].action: expected one of "forward", "reject", "drop", found "REJECT"'],
+      [
+        'error',
+        'KPJSON_BAD_FIELD',
+        lineOf('"share": 1.5'),
+        'services[0].endpoints[0].share: expected a number from 0 to 1, found 1.5',
+      ],
+      [
+        'error',
+        'KPJSON_BAD_FIELD',
+        lineOf('"port": "eighty"'),
+        'services[3].frontends[1].port: expected an integer from 0 to 65535, found "eighty"',
+      ],
+      [
+        'error',
+        'KPJSON_BAD_FIELD',
+        lineOf('"action": "REJECT"'),
+        'services[5].frontends[0].action: expected one of "forward", "reject", "drop", found "REJECT"',
+      ],
     ])
     expect(read(text).data).toBeNull()
   })
@@ -91,7 +110,10 @@ describe('kp-json reader', () => {
         severity: 'warning',
         code: 'KPJSON_UNKNOWN_FIELD',
         message: 'services[0].color: not part of the ProxyState model; ignored',
-        source: {path: 'saved.json', line: text.split('\n').findIndex((l) => l.includes('"color"')) + 1},
+        source: {
+          path: 'saved.json',
+          line: text.split('\n').findIndex((l) => l.includes('"color"')) + 1,
+        },
       },
     ])
     expect(r.data).toEqual(JSON.parse(overallText))
@@ -99,35 +121,76 @@ describe('kp-json reader', () => {
 
   it('refuses another kind or schema version, with the line', () => {
     expect(codesAndLines('{\n  "kind": "ExplainResult"\n}')).toEqual([
-      ['error', 'KPJSON_NOT_STATE', 2, 'kind: not a kp ProxyState (kind is "ExplainResult", expected "ProxyState")'],
+      [
+        'error',
+        'KPJSON_NOT_STATE',
+        2,
+        'kind: not a kp ProxyState (kind is "ExplainResult", expected "ProxyState")',
+      ],
     ])
     const v2 = pretty({...emptyState('iptables'), schemaVersion: 2})
-    expect(codesAndLines(v2)).toEqual([['error', 'KPJSON_SCHEMA_VERSION', 2, 'schemaVersion: unsupported schemaVersion; this kp reads 1 (found 2)']])
+    expect(codesAndLines(v2)).toEqual([
+      [
+        'error',
+        'KPJSON_SCHEMA_VERSION',
+        2,
+        'schemaVersion: unsupported schemaVersion; this kp reads 1 (found 2)',
+      ],
+    ])
     expect(codesAndLines('[1]')[0]!.slice(0, 3)).toEqual(['error', 'KPJSON_NOT_STATE', 1])
   })
 
   it('reports JSON syntax errors at their line', () => {
-    expect(codesAndLines('{\n  "kind": "ProxyState",\n  "mode": iptables\n}')).toEqual([['error', 'KPJSON_SYNTAX', 3, 'not valid JSON: unexpected "i"']])
-    expect(codesAndLines('{"kind": "ProxyState"')).toEqual([['error', 'KPJSON_SYNTAX', 1, 'not valid JSON: expected "," or "}" in an object, found the end of the input']])
-    expect(codesAndLines('{"kind": "Proxy\tState"}')[0]![3]).toBe('not valid JSON: a control character must be escaped inside a string')
-    expect(codesAndLines('{} {}')[0]![3]).toBe('not valid JSON: unexpected "{" after the JSON document')
+    expect(codesAndLines('{\n  "kind": "ProxyState",\n  "mode": iptables\n}')).toEqual([
+      ['error', 'KPJSON_SYNTAX', 3, 'not valid JSON: unexpected "i"'],
+    ])
+    expect(codesAndLines('{"kind": "ProxyState"')).toEqual([
+      [
+        'error',
+        'KPJSON_SYNTAX',
+        1,
+        'not valid JSON: expected "," or "}" in an object, found the end of the input',
+      ],
+    ])
+    expect(codesAndLines('{"kind": "Proxy\tState"}')[0]![3]).toBe(
+      'not valid JSON: a control character must be escaped inside a string',
+    )
+    expect(codesAndLines('{} {}')[0]![3]).toBe(
+      'not valid JSON: unexpected "{" after the JSON document',
+    )
     // A member name with an escaped newline is quoted as JSON: the message stays one line (it was two).
-    expect(codesAndLines('{"kind": "ProxyState", "a\\nb" 1}')).toEqual([['error', 'KPJSON_SYNTAX', 1, 'not valid JSON: expected ":" after "a\\nb", found "1"']])
+    expect(codesAndLines('{"kind": "ProxyState", "a\\nb" 1}')).toEqual([
+      ['error', 'KPJSON_SYNTAX', 1, 'not valid JSON: expected ":" after "a\\nb", found "1"'],
+    ])
   })
 
   it('a value nested too deep for JSON.stringify is named in the message, never a RangeError', () => {
     // Was `RangeError: Maximum call stack size exceeded` out of the reader (JSON.stringify in the message).
     const deep = '['.repeat(20000) + ']'.repeat(20000)
     const text = `{"schemaVersion": 1, "kind": "ProxyState", "mode": ${deep}}`
-    const d = read(text).diagnostics.find((x) => x.source?.line === 1 && x.message.startsWith('mode:'))
-    expect(d).toMatchObject({severity: 'error', code: 'KPJSON_BAD_FIELD', message: expect.stringContaining('found an array nested too deep to show')})
-    expect(codesAndLines(`{"kind": ${deep}}`)).toEqual([['error', 'KPJSON_NOT_STATE', 1, 'kind: not a kp ProxyState (kind is an array nested too deep to show, expected "ProxyState")']])
+    const d = read(text).diagnostics.find(
+      (x) => x.source?.line === 1 && x.message.startsWith('mode:'),
+    )
+    expect(d).toMatchObject({
+      severity: 'error',
+      code: 'KPJSON_BAD_FIELD',
+      message: expect.stringContaining('found an array nested too deep to show'),
+    })
+    expect(codesAndLines(`{"kind": ${deep}}`)).toEqual([
+      [
+        'error',
+        'KPJSON_NOT_STATE',
+        1,
+        'kind: not a kp ProxyState (kind is an array nested too deep to show, expected "ProxyState")',
+      ],
+    ])
   })
 })
 
 describe('parseJsonWithLines', () => {
   it('parses what JSON.parse parses, to the same value', () => {
-    const text = '{"a": [1, -2.5e3, true, false, null, "x\\u0041\\n"], "b": {"": {}}, "__proto__": 1, "a": "last wins"}'
+    const text =
+      '{"a": [1, -2.5e3, true, false, null, "x\\u0041\\n"], "b": {"": {}}, "__proto__": 1, "a": "last wins"}'
     const r = parseJsonWithLines(text)
     expect(r.ok && r.value).toEqual(JSON.parse(text))
   })
@@ -138,7 +201,10 @@ describe('parseJsonWithLines', () => {
   it('jsonSyntaxError looks past 64 levels, to 1,000, within the stack', () => {
     const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
     expect(jsonSyntaxError(`[${nested(999)},\n x]`)).toEqual({message: 'unexpected "x"', line: 2})
-    expect(jsonSyntaxError(`[${nested(1001)},\n x]`)).toEqual({message: 'nested deeper than 1000 levels', line: 1})
+    expect(jsonSyntaxError(`[${nested(1001)},\n x]`)).toEqual({
+      message: 'nested deeper than 1000 levels',
+      line: 1,
+    })
   })
   it('records the line of every member and item', () => {
     const r = parseJsonWithLines('{\n "a": [\n  1,\n\n  2\n ]\n}')

@@ -7,10 +7,37 @@
 import {describe, it} from 'vitest'
 import {COMMON_NOISE, mutatedReads} from '../robustness.js'
 
-const NOISE = [...COMMON_NOISE, '{', '}', '[', ']', ',', ':', 'null', '0', '2', '0.5', '"x"', '""', '"share"', '"port"', '"line"', '"services"', '"endpoints"', '"ProxyState"', '"\\n"', '"\\u001b[31m"']
+const NOISE = [
+  ...COMMON_NOISE,
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  'null',
+  '0',
+  '2',
+  '0.5',
+  '"x"',
+  '""',
+  '"share"',
+  '"port"',
+  '"line"',
+  '"services"',
+  '"endpoints"',
+  '"ProxyState"',
+  '"\\n"',
+  '"\\u001b[31m"',
+]
 
 describe('mutated saved states never make the reader throw', () => {
-  const files = ['fixtures/kp-json/overall/state.json', 'fixtures/kp-json/control-chars/state.json', 'fixtures/migrate/ipvs-node-a/state.json', 'fixtures/diff/upstream-overall/nftables.state.json']
+  const files = [
+    'fixtures/kp-json/overall/state.json',
+    'fixtures/kp-json/control-chars/state.json',
+    'fixtures/migrate/ipvs-node-a/state.json',
+    'fixtures/diff/upstream-overall/nftables.state.json',
+  ]
   for (const file of files) {
     it(file, async () => {
       await mutatedReads({files: [file], format: 'kp-json', noise: NOISE, rounds: 150})

@@ -17,13 +17,19 @@ describe('kp list on cluster objects', () => {
     expect(state.node.name).toBe('node-c')
     // default/lb is ETP=Local and node-c runs none of its endpoints: iptables drops external traffic.
     const lb = state.services.find((s) => s.name === 'lb')
-    expect(lb?.frontends.map((f) => `${f.type} ${f.action}`)).toEqual(['ClusterIP forward', 'LoadBalancer drop', 'NodePort drop'])
+    expect(lb?.frontends.map((f) => `${f.type} ${f.action}`)).toEqual([
+      'ClusterIP forward',
+      'LoadBalancer drop',
+      'NodePort drop',
+    ])
     // The headless and ExternalName Services are info diagnostics, hidden without --verbose.
     expect(r.stderr).toMatch(/info diagnostic\(s\) hidden/)
   })
 
   it('exits 3 with path:line for malformed YAML on stdin', () => {
-    const r = runKp(['list', '--json', '-f', '-'], {input: 'apiVersion: v1\nkind: Service\nmetadata:\n\tname: a\n'})
+    const r = runKp(['list', '--json', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: Service\nmetadata:\n\tname: a\n',
+    })
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toMatch(/^kp: -:4: malformed YAML/m)
     expect(JSON.parse(r.stdout).error.code).toBe('KUBE_BAD_YAML')

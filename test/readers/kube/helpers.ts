@@ -12,16 +12,30 @@ export function fixtureText(...parts: string[]): string {
 }
 
 /** Runs the real pipeline (sniff -> parse -> build -> sort) on one kube text. */
-export async function clusterState(text: string, opts: {node?: string; mode?: Mode; path?: string} = {}): Promise<ProxyState> {
+export async function clusterState(
+  text: string,
+  opts: {node?: string; mode?: Mode; path?: string} = {},
+): Promise<ProxyState> {
   // An explicit `node: undefined` leaves the default (this host's name) to the reader.
   const node = 'node' in opts ? opts.node : 'node-a'
   return readState({sources: [{path: opts.path ?? 'cluster.yaml', text}]}, {node, mode: opts.mode})
 }
 
 /** The service ports of one Service and family, by port name. */
-export function portOf(state: ProxyState, ns: string, name: string, portName: string, family: 'IPv4' | 'IPv6' = 'IPv4'): ServicePort {
-  const sp = state.services.find((s) => s.namespace === ns && s.name === name && s.portName === portName && s.family === family)
-  if (!sp) throw new Error(`no service port ${ns}/${name}:${portName} ${family}; have ${state.services.map((s) => `${s.namespace}/${s.name}:${s.portName} ${s.family}`).join(', ')}`)
+export function portOf(
+  state: ProxyState,
+  ns: string,
+  name: string,
+  portName: string,
+  family: 'IPv4' | 'IPv6' = 'IPv4',
+): ServicePort {
+  const sp = state.services.find(
+    (s) => s.namespace === ns && s.name === name && s.portName === portName && s.family === family,
+  )
+  if (!sp)
+    throw new Error(
+      `no service port ${ns}/${name}:${portName} ${family}; have ${state.services.map((s) => `${s.namespace}/${s.name}:${s.portName} ${s.family}`).join(', ')}`,
+    )
   return sp
 }
 
@@ -36,7 +50,9 @@ export function endpointsOf(sp: ServicePort): string[] {
 }
 
 export function errors(state: ProxyState): string[] {
-  return state.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} ${d.source?.line}`)
+  return state.diagnostics
+    .filter((d) => d.severity === 'error')
+    .map((d) => `${d.code} ${d.source?.line}`)
 }
 
 export function codes(state: ProxyState): string[] {

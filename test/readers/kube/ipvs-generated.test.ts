@@ -6,14 +6,26 @@
  */
 import {beforeAll, describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
-import {clusterState, codes, endpointsOf, errors, fixtureText, frontendsOf, portOf} from './helpers.js'
+import {
+  clusterState,
+  codes,
+  endpointsOf,
+  errors,
+  fixtureText,
+  frontendsOf,
+  portOf,
+} from './helpers.js'
 
 const YAML = fixtureText('ipvs-generated', 'cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml')
 
 describe('ipvs-generated scenario, node-a, mode ipvs', () => {
   let state: ProxyState
   beforeAll(async () => {
-    state = await clusterState(YAML, {node: 'node-a', mode: 'ipvs', path: 'fixtures/kube/ipvs-generated/cluster.yaml'})
+    state = await clusterState(YAML, {
+      node: 'node-a',
+      mode: 'ipvs',
+      path: 'fixtures/kube/ipvs-generated/cluster.yaml',
+    })
   })
 
   it('is a cluster state for node-a without errors or warnings', () => {
@@ -21,14 +33,18 @@ describe('ipvs-generated scenario, node-a, mode ipvs', () => {
     expect(state.node.name).toBe('node-a')
     expect(state.node.podCIDRs).toEqual([])
     expect(state.node.masqueradeMark).toBeNull()
-    expect(state.sources).toEqual([{path: 'fixtures/kube/ipvs-generated/cluster.yaml', format: 'kube', tool: null}])
+    expect(state.sources).toEqual([
+      {path: 'fixtures/kube/ipvs-generated/cluster.yaml', format: 'kube', tool: null},
+    ])
     expect(errors(state)).toEqual([])
     expect(state.diagnostics.filter((d) => d.severity === 'warning')).toEqual([])
   })
 
   it('has one service port per port and family; headless and ExternalName are left out', () => {
     // kubernetes(1) + lb(1) + sctp(1) + sticky(1) + web(1) + kube-dns(3 ports x 2 families).
-    expect(state.services.map((s) => `${s.namespace}/${s.name}:${s.portName}/${s.protocol} ${s.family}`)).toEqual([
+    expect(
+      state.services.map((s) => `${s.namespace}/${s.name}:${s.portName}/${s.protocol} ${s.family}`),
+    ).toEqual([
       'default/kubernetes:https/TCP IPv4',
       'default/lb:https/TCP IPv4',
       'default/sctp:s/SCTP IPv4',
@@ -41,9 +57,13 @@ describe('ipvs-generated scenario, node-a, mode ipvs', () => {
       'kube-system/kube-dns:metrics/TCP IPv4',
       'kube-system/kube-dns:metrics/TCP IPv6',
     ])
-    const ignored = state.diagnostics.filter((d) => d.code === 'KUBE_SERVICE_IGNORED').map((d) => d.message)
+    const ignored = state.diagnostics
+      .filter((d) => d.code === 'KUBE_SERVICE_IGNORED')
+      .map((d) => d.message)
     expect(ignored).toHaveLength(2)
-    expect(ignored.some((m) => m.includes('default/db-headless') && m.includes('headless'))).toBe(true)
+    expect(ignored.some((m) => m.includes('default/db-headless') && m.includes('headless'))).toBe(
+      true,
+    )
     expect(ignored.some((m) => m.includes('default/ext') && m.includes('ExternalName'))).toBe(true)
     // The headless Service's slice carries service.kubernetes.io/headless and is skipped too.
     expect(codes(state)).toContain('KUBE_HEADLESS')
@@ -52,16 +72,26 @@ describe('ipvs-generated scenario, node-a, mode ipvs', () => {
   it('default/kubernetes: apiserver endpoint 10.0.0.10:6443 (no nodeName: never local)', () => {
     const sp = portOf(state, 'default', 'kubernetes', 'https')
     expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.0.1:443 forward'])
-    expect(sp.endpoints).toEqual([{ip: '10.0.0.10', port: 6443, local: false, share: 1, weight: 1, state: 'ready'}])
+    expect(sp.endpoints).toEqual([
+      {ip: '10.0.0.10', port: 6443, local: false, share: 1, weight: 1, state: 'ready'},
+    ])
     expect(sp.sessionAffinity).toBeNull()
     expect(sp.scheduler).toBeNull()
   })
 
   it('default/lb: ETP=Local LoadBalancer with source ranges and healthCheckNodePort', () => {
     const sp = portOf(state, 'default', 'lb', 'https')
-    expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.200.30:443 forward', 'LoadBalancer 10.0.100.10:443 forward', 'NodePort *:31443 forward'])
+    expect(frontendsOf(sp)).toEqual([
+      'ClusterIP 10.96.200.30:443 forward',
+      'LoadBalancer 10.0.100.10:443 forward',
+      'NodePort *:31443 forward',
+    ])
     // Source ranges only on the LB frontend, sorted; NodePorts are not subject to them.
-    expect(sp.frontends.map((f) => f.sourceRanges)).toEqual([[], ['10.0.0.0/24', '192.0.2.0/24'], []])
+    expect(sp.frontends.map((f) => f.sourceRanges)).toEqual([
+      [],
+      ['10.0.0.0/24', '192.0.2.0/24'],
+      [],
+    ])
     expect(sp.externalTrafficPolicy).toBe('Local')
     expect(sp.internalTrafficPolicy).toBe('Cluster')
     expect(sp.healthCheckNodePort).toBe(32000)
@@ -75,7 +105,10 @@ describe('ipvs-generated scenario, node-a, mode ipvs', () => {
   it('default/sctp: SCTP NodePort 30999', () => {
     const sp = portOf(state, 'default', 'sctp', 's')
     expect(sp.protocol).toBe('SCTP')
-    expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.50.5:9999 forward', 'NodePort *:30999 forward'])
+    expect(frontendsOf(sp)).toEqual([
+      'ClusterIP 10.96.50.5:9999 forward',
+      'NodePort *:30999 forward',
+    ])
     expect(endpointsOf(sp)).toEqual(['10.244.1.9:9999'])
   })
 
@@ -88,9 +121,15 @@ describe('ipvs-generated scenario, node-a, mode ipvs', () => {
 
   it('default/web: the terminating endpoint on node-b is not used while a ready one exists', () => {
     const sp = portOf(state, 'default', 'web', 'http')
-    expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.100.20:80 forward', 'ExternalIP 10.0.200.5:80 forward', 'NodePort *:30080 forward'])
+    expect(frontendsOf(sp)).toEqual([
+      'ClusterIP 10.96.100.20:80 forward',
+      'ExternalIP 10.0.200.5:80 forward',
+      'NodePort *:30080 forward',
+    ])
     // targetPort is the name "http"; the port comes from the slice: 8080.
-    expect(sp.endpoints).toEqual([{ip: '10.244.1.5', port: 8080, local: true, share: 1, weight: 1, state: 'ready'}])
+    expect(sp.endpoints).toEqual([
+      {ip: '10.244.1.5', port: 8080, local: true, share: 1, weight: 1, state: 'ready'},
+    ])
     const unused = state.diagnostics.find((d) => d.code === 'KUBE_ENDPOINTS_UNUSED')
     expect(unused?.severity).toBe('info')
     expect(unused?.message).toContain('default/web')
@@ -111,7 +150,13 @@ describe('ipvs-generated scenario, node-a, mode ipvs', () => {
     const sp = portOf(state, 'kube-system', 'kube-dns', 'dns', 'IPv6')
     const lines = YAML.split('\n')
     // The Service item starts at "- apiVersion: v1" before "name: kube-dns"; the IPv6 slice at its "- addressType: IPv6".
-    const svcLine = lines.findIndex((l, i) => l === '- apiVersion: v1' && lines[i + 1] === '  kind: Service' && lines.slice(i, i + 15).some((x) => x === '    name: kube-dns')) + 1
+    const svcLine =
+      lines.findIndex(
+        (l, i) =>
+          l === '- apiVersion: v1' &&
+          lines[i + 1] === '  kind: Service' &&
+          lines.slice(i, i + 15).some((x) => x === '    name: kube-dns'),
+      ) + 1
     const v6SliceLine = lines.indexOf('- addressType: IPv6') + 1
     expect(sp.rules.map((r) => r.line)).toEqual([svcLine, v6SliceLine])
   })
@@ -123,7 +168,11 @@ describe('ipvs-generated scenario: the modes differ for a Local policy without l
     for (const mode of ['iptables', 'nftables'] as const) {
       const state = await clusterState(YAML, {node: 'node-c', mode})
       const sp = portOf(state, 'default', 'lb', 'https')
-      expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.200.30:443 forward', 'LoadBalancer 10.0.100.10:443 drop', 'NodePort *:31443 drop'])
+      expect(frontendsOf(sp)).toEqual([
+        'ClusterIP 10.96.200.30:443 forward',
+        'LoadBalancer 10.0.100.10:443 drop',
+        'NodePort *:31443 drop',
+      ])
       expect(sp.endpoints.map((e) => e.local)).toEqual([false, false])
       expect(sp.endpoints.map((e) => e.weight)).toEqual([null, null])
     }
@@ -132,11 +181,17 @@ describe('ipvs-generated scenario: the modes differ for a Local policy without l
   it('ipvs falls back to the cluster endpoints', async () => {
     const state = await clusterState(YAML, {node: 'node-c', mode: 'ipvs'})
     const sp = portOf(state, 'default', 'lb', 'https')
-    expect(frontendsOf(sp)).toEqual(['ClusterIP 10.96.200.30:443 forward', 'LoadBalancer 10.0.100.10:443 forward', 'NodePort *:31443 forward'])
+    expect(frontendsOf(sp)).toEqual([
+      'ClusterIP 10.96.200.30:443 forward',
+      'LoadBalancer 10.0.100.10:443 forward',
+      'NodePort *:31443 forward',
+    ])
   })
 
   it('defaults to nftables when no mode is given', async () => {
     const state = await clusterState(YAML, {node: 'node-c'})
-    expect(frontendsOf(portOf(state, 'default', 'lb', 'https'))[1]).toBe('LoadBalancer 10.0.100.10:443 drop')
+    expect(frontendsOf(portOf(state, 'default', 'lb', 'https'))[1]).toBe(
+      'LoadBalancer 10.0.100.10:443 drop',
+    )
   })
 })

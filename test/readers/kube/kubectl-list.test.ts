@@ -11,18 +11,46 @@ import {parseKube, readKubectlList} from '../../../src/readers/kube/parse.js'
 import {ROOT} from '../../helpers/run-cli.js'
 import {mutate, prng} from '../robustness.js'
 
-const FIXTURES = ['fixtures/kube/iptables-overall/cluster.yaml', 'fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml']
+const FIXTURES = [
+  'fixtures/kube/iptables-overall/cluster.yaml',
+  'fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml',
+]
 const texts = FIXTURES.map((f) => readFileSync(join(ROOT, f), 'utf8'))
 
-const bothWays = (text: string) => [parseKube({path: 'c.yaml', text}), parseKube({path: 'c.yaml', text}, {oneDocument: true})]
-const takesFastPath = (text: string) => readKubectlList('c.yaml', text, [], {services: [], slices: [], legacyEndpoints: []})
+const bothWays = (text: string) => [
+  parseKube({path: 'c.yaml', text}),
+  parseKube({path: 'c.yaml', text}, {oneDocument: true}),
+]
+const takesFastPath = (text: string) =>
+  readKubectlList('c.yaml', text, [], {services: [], slices: [], legacyEndpoints: []})
 
 /** A List of n Services the way kubectl writes it. */
 function kubectlList(n: number): string {
   const items = Array.from({length: n}, (_, i) =>
-    [`- apiVersion: v1`, `  kind: Service`, `  metadata:`, `    name: svc-${i}`, `    namespace: ns`, `  spec:`, `    clusterIP: 10.96.0.${i + 1}`, `    ports:`, `    - name: http`, `      port: 80`, `      protocol: TCP`, `    type: ClusterIP`].join('\n'),
+    [
+      `- apiVersion: v1`,
+      `  kind: Service`,
+      `  metadata:`,
+      `    name: svc-${i}`,
+      `    namespace: ns`,
+      `  spec:`,
+      `    clusterIP: 10.96.0.${i + 1}`,
+      `    ports:`,
+      `    - name: http`,
+      `      port: 80`,
+      `      protocol: TCP`,
+      `    type: ClusterIP`,
+    ].join('\n'),
   )
-  return ['apiVersion: v1', 'items:', ...items, 'kind: List', 'metadata:', '  resourceVersion: ""', ''].join('\n')
+  return [
+    'apiVersion: v1',
+    'items:',
+    ...items,
+    'kind: List',
+    'metadata:',
+    '  resourceVersion: ""',
+    '',
+  ].join('\n')
 }
 
 describe('readKubectlList', () => {
@@ -44,7 +72,10 @@ describe('readKubectlList', () => {
       list.replace('name: svc-0', 'name: &n svc-0').replace('name: svc-1', 'name: *n'), // an alias into another item
       list.replace('port: 80', 'port: 80\n      port: 81'), // a duplicate key: the parser's error
       list.replace('kind: List', 'kind: Service'), // not a List
-      list.replace('- apiVersion: v1\n  kind: Service', '- kind: List\n  items:\n  - kind: Service'), // a List in an item
+      list.replace(
+        '- apiVersion: v1\n  kind: Service',
+        '- kind: List\n  items:\n  - kind: Service',
+      ), // a List in an item
     ]) {
       expect(takesFastPath(text), text.slice(0, 60)).toBe(false)
       const [a, b] = bothWays(text)
@@ -54,7 +85,24 @@ describe('readKubectlList', () => {
 
   it('gives the same as the one-document parse on 300 mutated Lists', () => {
     const rnd = prng(4242)
-    const noise = ['- ', '  ', '\n', ':', '#', '&a ', '*a', '---\n', 'items:\n', 'kind: List\n', '%', '"', "'", '\t', '{', '[']
+    const noise = [
+      '- ',
+      '  ',
+      '\n',
+      ':',
+      '#',
+      '&a ',
+      '*a',
+      '---\n',
+      'items:\n',
+      'kind: List\n',
+      '%',
+      '"',
+      "'",
+      '\t',
+      '{',
+      '[',
+    ]
     let fast = 0
     for (let i = 0; i < 300; i++) {
       const text = mutate([...texts, kubectlList(4)][i % 3]!, rnd, noise)

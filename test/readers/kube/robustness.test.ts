@@ -9,12 +9,45 @@ import {COMMON_NOISE, mutatedReads} from '../robustness.js'
 
 const NOISE = [
   ...COMMON_NOISE,
-  ': ', '- ', '{', '}', '[', ']', 'null', '~', '&a ', '*a', '!!binary ', '!!str ', '<<: *a', '? ', '|', '>', '---\n', '...\n', 'kind: Service\n', 'kind: EndpointSlice\n',
-  'kind: List\n', 'items:\n', 'port: 70000\n', 'port: -1\n', 'port: x\n', 'ports: null\n', 'endpoints: 5\n', 'addresses: [null]\n', 'clusterIP: "::1::"\n', 'spec: 1\n', 'metadata: null\n', '    ',
+  ': ',
+  '- ',
+  '{',
+  '}',
+  '[',
+  ']',
+  'null',
+  '~',
+  '&a ',
+  '*a',
+  '!!binary ',
+  '!!str ',
+  '<<: *a',
+  '? ',
+  '|',
+  '>',
+  '---\n',
+  '...\n',
+  'kind: Service\n',
+  'kind: EndpointSlice\n',
+  'kind: List\n',
+  'items:\n',
+  'port: 70000\n',
+  'port: -1\n',
+  'port: x\n',
+  'ports: null\n',
+  'endpoints: 5\n',
+  'addresses: [null]\n',
+  'clusterIP: "::1::"\n',
+  'spec: 1\n',
+  'metadata: null\n',
+  '    ',
 ]
 
 describe('mutated cluster objects never make the reader throw', () => {
-  for (const file of ['fixtures/kube/iptables-overall/cluster.yaml', 'fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml']) {
+  for (const file of [
+    'fixtures/kube/iptables-overall/cluster.yaml',
+    'fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml',
+  ]) {
     it(file, async () => {
       await mutatedReads({files: [file], format: 'kube', noise: NOISE, rounds: 100})
     })

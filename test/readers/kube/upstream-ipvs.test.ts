@@ -53,7 +53,9 @@ interface Case {
   expected: {virtualServers: VirtualServer[]}
 }
 
-const corpus = JSON.parse(fixtureText('upstream-ipvs-proxier-test', 'expectations.json')) as {cases: Case[]}
+const corpus = JSON.parse(fixtureText('upstream-ipvs-proxier-test', 'expectations.json')) as {
+  cases: Case[]
+}
 const NODE = 'test-node'
 /** How the JSON transcription writes the proxier's own node name. */
 const THIS_NODE = '<this node>'
@@ -81,7 +83,10 @@ function toKubeList(c: Case): string {
       metadata: {namespace: e.namespace, name: e.name, labels: e.labels},
       addressType: e.addressType,
       // The tests leave conditions unset: nil ready counts as ready (c.4).
-      endpoints: e.endpoints.map((ep) => ({addresses: ep.addresses, ...(ep.nodeName ? {nodeName: ep.nodeName === THIS_NODE ? NODE : ep.nodeName} : {})})),
+      endpoints: e.endpoints.map((ep) => ({
+        addresses: ep.addresses,
+        ...(ep.nodeName ? {nodeName: ep.nodeName === THIS_NODE ? NODE : ep.nodeName} : {}),
+      })),
       ports: e.ports,
     })
   }
@@ -95,11 +100,20 @@ function nodePortAddressesFor(c: Case, fam: Family): string[] {
   const cidrs = c.nodePortAddresses ?? []
   if (cidrs.length === 0) return ips
   // The corpus uses only "all addresses of a family" CIDRs; anything else needs real matching here.
-  for (const cidr of cidrs) if (cidr !== '0.0.0.0/0' && cidr !== '::/0') throw new Error(`test does not handle nodePortAddresses ${cidr}`)
+  for (const cidr of cidrs)
+    if (cidr !== '0.0.0.0/0' && cidr !== '::/0')
+      throw new Error(`test does not handle nodePortAddresses ${cidr}`)
   return cidrs.some((cidr) => familyOf(cidr) === fam) ? ips : []
 }
 
-function vsLine(address: string, port: number, protocol: string, flags: number, timeout: number, rs: string[]): string {
+function vsLine(
+  address: string,
+  port: number,
+  protocol: string,
+  flags: number,
+  timeout: number,
+  rs: string[],
+): string {
   return `${address}:${port}/${protocol} flags=${flags} timeout=${timeout} -> ${[...rs].sort().join(' ')}`
 }
 
@@ -122,12 +136,20 @@ describe('upstream IPVS proxier tests: virtual servers derived from cluster obje
             return `${e.ip}:${e.port}`
           })
           const addresses = fe.ip === null ? nodePortAddressesFor(c, sp.family) : [fe.ip]
-          for (const address of addresses) derived.push(vsLine(address, fe.port!, sp.protocol, flags, timeout, rs))
+          for (const address of addresses)
+            derived.push(vsLine(address, fe.port!, sp.protocol, flags, timeout, rs))
         }
       }
       const expected = c.expected.virtualServers.map((vs) => {
         expect(vs.scheduler).toBe('rr')
-        return vsLine(vs.address, vs.port, vs.protocol, vs.flags, vs.timeout, vs.realServers.map((r) => `${r.address}:${r.port}`))
+        return vsLine(
+          vs.address,
+          vs.port,
+          vs.protocol,
+          vs.flags,
+          vs.timeout,
+          vs.realServers.map((r) => `${r.address}:${r.port}`),
+        )
       })
       expect(derived.sort()).toEqual(expected.sort())
     })
@@ -136,10 +158,18 @@ describe('upstream IPVS proxier tests: virtual servers derived from cluster obje
   it('says so when a slice is of a family the Service has no cluster IP in', async () => {
     // "1 UDP service with node port, has endpoints (no action on IPv6 Proxier)": an IPv4-only
     // Service whose only slice is IPv6 (and even holds an IPv4 address).
-    const c = corpus.cases.find((x) => x.case.startsWith('1 UDP service') && x.proxierFamily === 'IPv6')!
+    const c = corpus.cases.find(
+      (x) => x.case.startsWith('1 UDP service') && x.proxierFamily === 'IPv6',
+    )!
     const state = await clusterState(toKubeList(c), {node: NODE, mode: 'ipvs'})
-    expect(state.diagnostics.map((d) => `${d.severity} ${d.code}`)).toContain('info KUBE_SLICE_FAMILY_UNUSED')
+    expect(state.diagnostics.map((d) => `${d.severity} ${d.code}`)).toContain(
+      'info KUBE_SLICE_FAMILY_UNUSED',
+    )
     // The IPv4 proxier gets the service but no endpoint from an IPv6 slice: it rejects.
-    expect(state.services.map((s) => `${s.family} ${s.frontends.map((f) => f.action).join(',')} ${s.endpoints.length}`)).toEqual(['IPv4 reject,reject 0'])
+    expect(
+      state.services.map(
+        (s) => `${s.family} ${s.frontends.map((f) => f.action).join(',')} ${s.endpoints.length}`,
+      ),
+    ).toEqual(['IPv4 reject,reject 0'])
   })
 })

@@ -12,7 +12,14 @@ import {readFixture} from '../nft/corpus-shape.js'
 describe('nft -j reader', () => {
   it('invalid JSON is an error at line 1, never a throw', () => {
     const r = parseNftJson('{"nftables": [', 'bad.json')
-    expect(r.diagnostics).toEqual([{severity: 'error', code: 'NFT_JSON_INVALID', message: expect.stringContaining('not valid JSON'), source: {path: 'bad.json', line: 1}}])
+    expect(r.diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'NFT_JSON_INVALID',
+        message: expect.stringContaining('not valid JSON'),
+        source: {path: 'bad.json', line: 1},
+      },
+    ])
   })
 
   it('JSON without a "nftables" array is an error', () => {
@@ -21,7 +28,14 @@ describe('nft -j reader', () => {
   })
 
   it('skips objects it does not use with one info, and warns on entries that are not objects', () => {
-    const text = JSON.stringify({nftables: [{table: {family: 'inet', name: 'x', handle: 1}}, {flowtable: {family: 'inet', name: 'f', table: 'x'}}, {counter: {family: 'inet', name: 'c', table: 'x'}}, 42]})
+    const text = JSON.stringify({
+      nftables: [
+        {table: {family: 'inet', name: 'x', handle: 1}},
+        {flowtable: {family: 'inet', name: 'f', table: 'x'}},
+        {counter: {family: 'inet', name: 'c', table: 'x'}},
+        42,
+      ],
+    })
     const r = parseNftJson(text, 'x.json')
     expect(r.diagnostics.map((d) => [d.severity, d.code, d.source!.line])).toEqual([
       ['warning', 'NFT_JSON_SHAPE', 4],
@@ -30,18 +44,37 @@ describe('nft -j reader', () => {
   })
 
   it('names the nft version from metainfo as the tool', () => {
-    const parsed = parse({path: 'x.json', text: readFixture('nft-json', 'upstream-overall', 'input.json')})
-    expect(parsed.source).toEqual({path: 'x.json', format: 'nft-json', tool: 'nftables v1.0.6 (Lester Gooch #5)'})
+    const parsed = parse({
+      path: 'x.json',
+      text: readFixture('nft-json', 'upstream-overall', 'input.json'),
+    })
+    expect(parsed.source).toEqual({
+      path: 'x.json',
+      format: 'nft-json',
+      tool: 'nftables v1.0.6 (Lester Gooch #5)',
+    })
   })
 
   it('renders every rule as the words nft list prints for it', () => {
     const json = parseNftJson(readFixture('nft-json', 'upstream-overall', 'input.json'), 'j').doc
     const text = parseNftText(readFixture('nft', 'upstream-overall', 'list.nft'), 't').doc
     const rules = (doc: typeof json) =>
-      [...doc.tables.get('ip kube-proxy')!.chains.values()].flatMap((c) => c.rules().map((r) => `${c.name}: ${r.tokens.join(' ')}${r.comment === null ? '' : ` comment ${r.comment}`}`))
+      [...doc.tables.get('ip kube-proxy')!.chains.values()].flatMap((c) =>
+        c
+          .rules()
+          .map(
+            (r) =>
+              `${c.name}: ${r.tokens.join(' ')}${r.comment === null ? '' : ` comment ${r.comment}`}`,
+          ),
+      )
     expect(rules(json)).toEqual(rules(text))
     const elements = (doc: typeof json) =>
-      [...doc.tables.get('ip kube-proxy')!.sets.values()].flatMap((s) => s.elements.map((e) => `${s.name}: ${e.key.join(' . ')} ${e.comment ?? ''} : ${(e.value ?? []).join(' ')}`))
+      [...doc.tables.get('ip kube-proxy')!.sets.values()].flatMap((s) =>
+        s.elements.map(
+          (e) =>
+            `${s.name}: ${e.key.join(' . ')} ${e.comment ?? ''} : ${(e.value ?? []).join(' ')}`,
+        ),
+      )
     expect(elements(json)).toEqual(elements(text))
   })
 
@@ -49,7 +82,9 @@ describe('nft -j reader', () => {
     // Was two lines: V8 quotes the text around the error, `"Type: ha\nN"... is not valid JSON`;
     // and always line 1. The stray "," is on line 2.
     const r = parseNftJson('{"nftables": [\n,\n]}', 'bad.json')
-    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([['error', 'NFT_JSON_INVALID', 2]])
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['error', 'NFT_JSON_INVALID', 2],
+    ])
     expect(r.diagnostics[0]!.message).not.toMatch(/[\r\n]/)
   })
 
@@ -57,8 +92,17 @@ describe('nft -j reader', () => {
     // Was "nested deeper than 64 levels" on line 1: the line-finding parser stopped at the depth
     // limit of saved states before it reached the error JSON.parse had found.
     const deep = '['.repeat(70) + ']'.repeat(70)
-    const r = parseNftJson(`{"nftables": [{"x": ${deep}},\n{"table": {"family": "ip" "name": "kube-proxy"}}]}`, 'bad.json')
-    expect(r.diagnostics.map((d) => [d.code, d.source?.line, d.message])).toEqual([['NFT_JSON_INVALID', 2, expect.stringContaining('expected "," or "}" in an object, found "\\""')]])
+    const r = parseNftJson(
+      `{"nftables": [{"x": ${deep}},\n{"table": {"family": "ip" "name": "kube-proxy"}}]}`,
+      'bad.json',
+    )
+    expect(r.diagnostics.map((d) => [d.code, d.source?.line, d.message])).toEqual([
+      [
+        'NFT_JSON_INVALID',
+        2,
+        expect.stringContaining('expected "," or "}" in an object, found "\\""'),
+      ],
+    ])
   })
 
   it('an entry nested past the stack or with an object for a name is skipped with a warning, never thrown', () => {
@@ -103,22 +147,51 @@ describe('nft -j reader', () => {
       ']}',
     ].join('\n')
     const r = parseNftJson(text, 'x.json')
-    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source!.line])).toEqual([3, 4, 5, 7, 8, 10, 11].map((line) => ['warning', 'NFT_JSON_SHAPE', line]))
-    expect(r.diagnostics.slice(-2).map((d) => d.message)).toEqual(['a rule in chain e without statements ("expr") kp can read; skipped', 'an empty entry of "nftables"; skipped'])
-    expect(r.diagnostics[0]!.message).toBe('an entry with a name or number missing, or null, an object or an array in its place; skipped')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source!.line])).toEqual(
+      [3, 4, 5, 7, 8, 10, 11].map((line) => ['warning', 'NFT_JSON_SHAPE', line]),
+    )
+    expect(r.diagnostics.slice(-2).map((d) => d.message)).toEqual([
+      'a rule in chain e without statements ("expr") kp can read; skipped',
+      'an empty entry of "nftables"; skipped',
+    ])
+    expect(r.diagnostics[0]!.message).toBe(
+      'an entry with a name or number missing, or null, an object or an array in its place; skipped',
+    )
     expect([...r.doc.tables.keys()]).toEqual(['ip kube-proxy'])
     const chain = r.doc.tables.get('ip kube-proxy')!.chains
     expect([...chain.keys()]).toEqual(['c'])
-    expect(chain.get('c')!.rules().map((rule) => rule.tokens.join(' '))).toEqual(['jump d'])
+    expect(
+      chain
+        .get('c')!
+        .rules()
+        .map((rule) => rule.tokens.join(' ')),
+    ).toEqual(['jump d'])
   })
 
   it('a negative or fractional set timeout is a warning, never a negative affinity timeout', async () => {
     // Was sessionAffinity.timeoutSeconds -1: any JSON number was taken as the timeout.
-    const text = readFixture('nft-json', 'newest-inline-dnat', 'input.json').replaceAll('"timeout": 10800', '"timeout": -1')
+    const text = readFixture('nft-json', 'newest-inline-dnat', 'input.json').replaceAll(
+      '"timeout": 10800',
+      '"timeout": -1',
+    )
     const r = parseNftJson(text, 'x.json')
-    expect(r.diagnostics.map((d) => [d.severity, d.code, d.message.replace(/affinity-[^:]+/, 'affinity-X')])).toEqual([
-      ['warning', 'NFT_JSON_SHAPE', 'set affinity-X: cannot read the timeout (not a whole number of seconds)'],
-      ['warning', 'NFT_JSON_SHAPE', 'set affinity-X: cannot read the timeout (not a whole number of seconds)'],
+    expect(
+      r.diagnostics.map((d) => [
+        d.severity,
+        d.code,
+        d.message.replace(/affinity-[^:]+/, 'affinity-X'),
+      ]),
+    ).toEqual([
+      [
+        'warning',
+        'NFT_JSON_SHAPE',
+        'set affinity-X: cannot read the timeout (not a whole number of seconds)',
+      ],
+      [
+        'warning',
+        'NFT_JSON_SHAPE',
+        'set affinity-X: cannot read the timeout (not a whole number of seconds)',
+      ],
     ])
     const state = await readState({sources: [{path: 'x.json', text}]})
     const web = state.services.find((sp) => sp.name === 'web')!

@@ -7,12 +7,45 @@
 import {describe, it} from 'vitest'
 import {COMMON_NOISE, mutatedReads} from '../robustness.js'
 
-const NOISE = [...COMMON_NOISE, '{', '}', '[', ']', ',', ':', 'null', '0', '-1', '1e309', '{}', '[]', '"nftables"', '"rule"', '"chain"', '"expr"', '"map"', '"set"', '"elem"', '"\\u0000"', '"\\n"']
+const NOISE = [
+  ...COMMON_NOISE,
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  'null',
+  '0',
+  '-1',
+  '1e309',
+  '{}',
+  '[]',
+  '"nftables"',
+  '"rule"',
+  '"chain"',
+  '"expr"',
+  '"map"',
+  '"set"',
+  '"elem"',
+  '"\\u0000"',
+  '"\\n"',
+]
 
 describe('mutated nft -j dumps never make the reader throw', () => {
-  for (const dir of ['upstream-overall', 'newest-inline-dnat', 'pretty', 'iptables-nft-multipleservices-older']) {
+  for (const dir of [
+    'upstream-overall',
+    'newest-inline-dnat',
+    'pretty',
+    'iptables-nft-multipleservices-older',
+  ]) {
     it(dir, async () => {
-      await mutatedReads({files: [`fixtures/nft-json/${dir}/input.json`], format: 'nft-json', noise: NOISE, rounds: 120})
+      await mutatedReads({
+        files: [`fixtures/nft-json/${dir}/input.json`],
+        format: 'nft-json',
+        noise: NOISE,
+        rounds: 120,
+      })
     })
   }
 })

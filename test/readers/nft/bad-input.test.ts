@@ -11,14 +11,22 @@ import {runKp} from '../../helpers/run-cli.js'
 import {fixturePath, readFixture, withoutPositions} from './corpus-shape.js'
 
 const read = (text: string, path = 'in.nft') => readState({sources: [{path, text}], format: 'nft'})
-const codes = (s: {diagnostics: {code: string; severity: string}[]}) => s.diagnostics.map((d) => `${d.severity} ${d.code}`)
+const codes = (s: {diagnostics: {code: string; severity: string}[]}) =>
+  s.diagnostics.map((d) => `${d.severity} ${d.code}`)
 
 describe('nft reader on bad input', () => {
   it('empty text: no tables, so NFT_NO_KUBE_PROXY at line 1', () => {
     const parsed = parse({path: 'empty.nft', text: ''})
     expect(parsed.diagnostics).toEqual([])
     const state = buildNftablesState([parsed], {})
-    expect(state.diagnostics).toEqual([{severity: 'error', code: 'NFT_NO_KUBE_PROXY', message: expect.stringContaining('no `table ip kube-proxy`'), source: {path: 'empty.nft', line: 1}}])
+    expect(state.diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'NFT_NO_KUBE_PROXY',
+        message: expect.stringContaining('no `table ip kube-proxy`'),
+        source: {path: 'empty.nft', line: 1},
+      },
+    ])
   })
 
   it('garbage: statements not understood are warnings (capped), unbalanced braces an error', async () => {
@@ -49,21 +57,38 @@ describe('nft reader on bad input', () => {
       'the input ends inside table ip kube-proxy',
     ])
     // the maps came before the cut: every service is still there, with the frontends they name
-    expect(state.services.map((s) => s.name)).toEqual(['svc1', 'svc2', 'svc3', 'svc4', 'svc5', 'svc6'])
+    expect(state.services.map((s) => s.name)).toEqual([
+      'svc1',
+      'svc2',
+      'svc3',
+      'svc4',
+      'svc5',
+      'svc6',
+    ])
   })
 
   it('a transaction statement cut inside its braces is reported at its line; the rest is kept', async () => {
     const text = readFixture('nft', 'upstream-overall', 'input.nft')
     const lines = text.split('\n')
-    const at = lines.findIndex((l) => l.startsWith('add element ip kube-proxy service-ips { 5.6.7.8'))
-    const state = await read(`${lines.slice(0, at).join('\n')}\nadd element ip kube-proxy service-ips { 5.6.7.8 . tcp\n`)
-    expect(state.diagnostics.filter((d) => d.code === 'NFT_TRUNCATED').map((d) => [d.severity, d.source!.line])).toEqual([['error', at + 1]])
+    const at = lines.findIndex((l) =>
+      l.startsWith('add element ip kube-proxy service-ips { 5.6.7.8'),
+    )
+    const state = await read(
+      `${lines.slice(0, at).join('\n')}\nadd element ip kube-proxy service-ips { 5.6.7.8 . tcp\n`,
+    )
+    expect(
+      state.diagnostics
+        .filter((d) => d.code === 'NFT_TRUNCATED')
+        .map((d) => [d.severity, d.source!.line]),
+    ).toEqual([['error', at + 1]])
     expect(state.services.some((s) => s.name === 'svc4')).toBe(true)
   })
 
   it('CRLF line ends read like LF', async () => {
     const text = readFixture('nft', 'upstream-overall', 'list.nft')
-    expect(withoutPositions(await read(text.replaceAll('\n', '\r\n')))).toEqual(withoutPositions(await read(text)))
+    expect(withoutPositions(await read(text.replaceAll('\n', '\r\n')))).toEqual(
+      withoutPositions(await read(text)),
+    )
   })
 
   it('a 1 MB line (an element list on one line) is read in full', async () => {
@@ -85,7 +110,11 @@ describe('nft reader on bad input', () => {
 
   it('a stray `}` and an unterminated string are warnings with their lines', async () => {
     const state = await read('}\ntable ip kube-proxy {\n\tcomment "rules for\n}\n')
-    expect(state.diagnostics.filter((d) => d.severity === 'warning').map((d) => [d.code, d.source!.line])).toEqual([
+    expect(
+      state.diagnostics
+        .filter((d) => d.severity === 'warning')
+        .map((d) => [d.code, d.source!.line]),
+    ).toEqual([
       ['NFT_UNBALANCED_BRACE', 1],
       ['NFT_UNTERMINATED_STRING', 3],
     ])
@@ -94,7 +123,8 @@ describe('nft reader on bad input', () => {
   it('never throws on random bytes', async () => {
     let seed = 7
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
-    const alphabet = 'add table chain rule element map set { } ; , : . " # ip kube-proxy goto 0x4000 \n\t'
+    const alphabet =
+      'add table chain rule element map set { } ; , : . " # ip kube-proxy goto 0x4000 \n\t'
     for (let n = 0; n < 20; n++) {
       let text = ''
       for (let i = 0; i < 400; i++) text += alphabet[Math.floor(rnd() * alphabet.length)]
@@ -113,31 +143,59 @@ describe('nft reader on bad input', () => {
 
   it('a mangled `numgen` modulus gives shares from the entries, never NaN', async () => {
     // Was share NaN: Number('mod') is NaN, and Math.max(NaN, 1) too.
-    const state = await read(selectionTable('\t\tnumgen random . mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }'))
-    expect(state.services.map((s) => s.endpoints.map((e) => [e.ip, e.share]))).toEqual([[['10.180.0.1', 1]]])
+    const state = await read(
+      selectionTable(
+        '\t\tnumgen random . mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }',
+      ),
+    )
+    expect(state.services.map((s) => s.endpoints.map((e) => [e.ip, e.share]))).toEqual([
+      [['10.180.0.1', 1]],
+    ])
     expect(codes(state)).toEqual(['warning NFT_INCONSISTENT'])
-    const inline = await read(selectionTable('\t\tdnat ip to numgen random mod x map { 0 : 10.180.0.1 . 80 }'))
+    const inline = await read(
+      selectionTable('\t\tdnat ip to numgen random mod x map { 0 : 10.180.0.1 . 80 }'),
+    )
     expect(inline.services[0]!.endpoints.map((e) => e.share)).toEqual([1])
   })
 
   it('a second rule that picks endpoints gets only what the first left over (shares never sum past 1)', async () => {
     // Was shares 1 and 1 (and 2 for an endpoint both rules pick): each rule counted as if it were alone.
-    const both = '\t\tnumgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }\n\t\tmeta l4proto tcp dnat to '
+    const both =
+      '\t\tnumgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }\n\t\tmeta l4proto tcp dnat to '
     const other = await read(selectionTable(`${both}10.180.0.2:80`))
-    expect(other.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 1], ['10.180.0.2', 0]])
-    expect(other.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['NFT_INCONSISTENT', 8]])
+    expect(other.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([
+      ['10.180.0.1', 1],
+      ['10.180.0.2', 0],
+    ])
+    expect(other.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['NFT_INCONSISTENT', 8],
+    ])
     const same = await read(selectionTable(`${both}10.180.0.1:80`))
     expect(same.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 1]])
     // A first rule that picks only half the time leaves the other half to the next one.
-    const half = await read(selectionTable('\t\tnumgen random mod 2 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }\n\t\tmeta l4proto tcp dnat to 10.180.0.2:80'))
-    expect(half.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 0.5], ['10.180.0.2', 0.5]])
+    const half = await read(
+      selectionTable(
+        '\t\tnumgen random mod 2 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }\n\t\tmeta l4proto tcp dnat to 10.180.0.2:80',
+      ),
+    )
+    expect(half.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([
+      ['10.180.0.1', 0.5],
+      ['10.180.0.2', 0.5],
+    ])
   })
 
   it('an iptables-save source read with nft input is a warning, not a TypeError', async () => {
     // Was `TypeError: chain.rules is not a function`: the iptables ruleset's tables passed for nft tables.
     const iptables = '*raw\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING -j ACCEPT\nCOMMIT\n'
-    const state = await readState({sources: [{path: 'a.rules', text: iptables}, {path: 'b.nft', text: 'table ip kube-proxy {\n}\n'}]})
-    expect(state.diagnostics.map((d) => [d.severity, d.code, d.source?.path, d.source?.line])).toEqual([['warning', 'NFT_WRONG_SOURCE', 'a.rules', 1]])
+    const state = await readState({
+      sources: [
+        {path: 'a.rules', text: iptables},
+        {path: 'b.nft', text: 'table ip kube-proxy {\n}\n'},
+      ],
+    })
+    expect(
+      state.diagnostics.map((d) => [d.severity, d.code, d.source?.path, d.source?.line]),
+    ).toEqual([['warning', 'NFT_WRONG_SOURCE', 'a.rules', 1]])
     expect(state.foreign).toEqual([])
   })
 })

@@ -8,10 +8,16 @@ import {describe, expect, it} from 'vitest'
 import {parseNftText} from '../../../src/readers/nft/parse.js'
 
 function chainOf(body: string[]) {
-  const text = ['table ip t {', '\tchain c {', ...body.map((l) => `\t\t${l}`), '\t}', '}', ''].join('\n')
+  const text = ['table ip t {', '\tchain c {', ...body.map((l) => `\t\t${l}`), '\t}', '}', ''].join(
+    '\n',
+  )
   const r = parseNftText(text, 'x')
   const chain = r.doc.tables.get('ip t')!.chains.get('c')!
-  return {chain, rules: chain.rules().map((rule) => [rule.tokens.join(' '), rule.comment, rule.line]), diagnostics: r.diagnostics}
+  return {
+    chain,
+    rules: chain.rules().map((rule) => [rule.tokens.join(' '), rule.comment, rule.line]),
+    diagnostics: r.diagnostics,
+  }
 }
 
 describe('rules read when used', () => {
@@ -43,7 +49,12 @@ describe('rules read when used', () => {
       '  10.0.0.2 } drop',
       'devices = { eth0 }',
     ])
-    expect(chain.hook).toMatchObject({type: 'nat', hook: 'output', priority: -100, policy: 'accept'})
+    expect(chain.hook).toMatchObject({
+      type: 'nat',
+      hook: 'output',
+      priority: -100,
+      policy: 'accept',
+    })
     expect(chain.comment).toBe('the chain')
     expect(rules).toEqual([
       ['type filter', null, 5],
@@ -56,7 +67,9 @@ describe('rules read when used', () => {
   it('reports an unterminated quote once, while the dump is read', () => {
     const {rules, diagnostics} = chainOf(['ip saddr 1.2.3.4 comment "open'])
     expect(rules).toEqual([['ip saddr 1.2.3.4', 'open', 3]])
-    expect(diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['NFT_UNTERMINATED_STRING', 3]])
+    expect(diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
+      ['NFT_UNTERMINATED_STRING', 3],
+    ])
   })
 })
 
@@ -66,7 +79,13 @@ describe('a file read in pieces of whole lines (textPieces), as kp reads files',
     const {doc, diagnostics} = parseNftText(text, 'x')
     const tables = [...doc.tables.entries()].map(([key, t]) => ({
       key,
-      chains: [...t.chains.values()].map((c) => ({name: c.name, line: c.line, hook: c.hook, comment: c.comment, rules: c.rules()})),
+      chains: [...t.chains.values()].map((c) => ({
+        name: c.name,
+        line: c.line,
+        hook: c.hook,
+        comment: c.comment,
+        rules: c.rules(),
+      })),
       sets: [...t.sets.values()],
     }))
     return {tables, diagnostics}
@@ -85,7 +104,10 @@ describe('a file read in pieces of whole lines (textPieces), as kp reads files',
     for (const file of files) {
       const text = readFileSync(file, 'utf8')
       const whole = readOf(text)
-      rules += whole.tables.reduce((n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0), 0)
+      rules += whole.tables.reduce(
+        (n, t) => n + t.chains.reduce((m, c) => m + c.rules.length, 0),
+        0,
+      )
       for (const size of [1, 97, 4096]) {
         const pieces = [...textPieces(memoryBytes(Buffer.from(text, 'utf8')), size)]
         if (size === 1) expect(pieces.length).toBeGreaterThan(1)
@@ -93,7 +115,10 @@ describe('a file read in pieces of whole lines (textPieces), as kp reads files',
       }
       // No newline at the end, and a byte order mark at the start (both as a whole text reads them).
       const cut = text.replace(/\n$/, '')
-      expect(readOf(textPieces(memoryBytes(Buffer.from(`\ufeff${cut}`, 'utf8')), 64)), file).toEqual(readOf(cut))
+      expect(
+        readOf(textPieces(memoryBytes(Buffer.from(`\ufeff${cut}`, 'utf8')), 64)),
+        file,
+      ).toEqual(readOf(cut))
     }
     expect(rules).toBeGreaterThan(100)
   })
@@ -106,7 +131,13 @@ describe('lines taken by their shape (compact rules, `chain NAME {`, a lone `}`)
       const {doc, diagnostics} = parseNftText(text, 'x', {wordByWord})
       const tables = [...doc.tables.entries()].map(([key, t]) => ({
         key,
-        chains: [...t.chains.values()].map((c) => ({name: c.name, line: c.line, hook: c.hook, comment: c.comment, rules: c.rules()})),
+        chains: [...t.chains.values()].map((c) => ({
+          name: c.name,
+          line: c.line,
+          hook: c.hook,
+          comment: c.comment,
+          rules: c.rules(),
+        })),
         sets: [...t.sets.values()],
       }))
       return {tables, diagnostics}
@@ -141,14 +172,31 @@ describe('lines taken by their shape (compact rules, `chain NAME {`, a lone `}`)
     expect(shortcut).toEqual(wordByWord)
     // `chain e, {` is no chain header (four words): what follows is skipped to its closing brace.
     expect(shortcut!.tables[0]!.chains.map((c) => c.name)).toEqual(['a', 'b', 'c', '"d"'])
-    expect(shortcut!.tables[0]!.chains[0]!.rules.map((r) => r.tokens.join(' '))).toEqual(['ip daddr 10.0.0.1 drop'])
+    expect(shortcut!.tables[0]!.chains[0]!.rules.map((r) => r.tokens.join(' '))).toEqual([
+      'ip daddr 10.0.0.1 drop',
+    ])
   })
 
   it('give every nft text fixture, and mutations of them, what word-by-word reading gives', async () => {
     const {readdirSync, readFileSync} = await import('node:fs')
     const {join} = await import('node:path')
     const {mutate, prng, COMMON_NOISE} = await import('../robustness.js')
-    const noise = [...COMMON_NOISE, '{', '}', '\n}\n', ';', 'chain x {', '\tchain y {\n', 'chain', '#', ' }', '} ', 'table ip t {', 'type nat hook output priority 0;', '"']
+    const noise = [
+      ...COMMON_NOISE,
+      '{',
+      '}',
+      '\n}\n',
+      ';',
+      'chain x {',
+      '\tchain y {\n',
+      'chain',
+      '#',
+      ' }',
+      '} ',
+      'table ip t {',
+      'type nat hook output priority 0;',
+      '"',
+    ]
     const files = readdirSync('fixtures/nft', {withFileTypes: true, recursive: true})
       .filter((d) => d.isFile() && /\.nft$/.test(d.name))
       .map((d) => join(d.parentPath, d.name))
@@ -156,7 +204,10 @@ describe('lines taken by their shape (compact rules, `chain NAME {`, a lone `}`)
     let chains = 0
     for (const file of files) {
       const text = readFileSync(file, 'utf8')
-      for (const [k, variant] of [text, ...Array.from({length: 20}, () => mutate(text, rnd, noise))].entries()) {
+      for (const [k, variant] of [
+        text,
+        ...Array.from({length: 20}, () => mutate(text, rnd, noise)),
+      ].entries()) {
         const [shortcut, wordByWord] = readBoth(variant)
         expect(shortcut, `${file} variant ${k}`).toEqual(wordByWord)
         chains += shortcut!.tables.reduce((n, t) => n + t.chains.length, 0)

@@ -6,7 +6,15 @@
 import {readdirSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
-import {fixturePath, fromCorpus, fromState, readFixture, readFixtureState, withoutPositions, type CorpusService} from './corpus-shape.js'
+import {
+  fixturePath,
+  fromCorpus,
+  fromState,
+  readFixture,
+  readFixtureState,
+  withoutPositions,
+  type CorpusService,
+} from './corpus-shape.js'
 
 const cases = readdirSync(fixturePath('nft')).filter((d) => d.startsWith('upstream-'))
 

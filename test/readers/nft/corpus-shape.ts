@@ -41,12 +41,17 @@ export interface Comparable {
   endpoints: {ip: string; port: number | null; local: boolean | null}[]
 }
 
-const byIpPort = (a: {ip: string; port: number | null}, b: {ip: string; port: number | null}): number => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : (a.port ?? 0) - (b.port ?? 0))
+const byIpPort = (
+  a: {ip: string; port: number | null},
+  b: {ip: string; port: number | null},
+): number => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : (a.port ?? 0) - (b.port ?? 0))
 
 export function fromCorpus(list: CorpusService[], named = true): Comparable[] {
   return list
     .map((s) => ({
-      key: named ? `${s.namespace}/${s.name}:${s.port_name}` : `${s.cluster_ip}:${s.port}/${s.protocol}`,
+      key: named
+        ? `${s.namespace}/${s.name}:${s.port_name}`
+        : `${s.cluster_ip}:${s.port}/${s.protocol}`,
       protocol: s.protocol,
       cluster_ip: s.cluster_ip,
       port: s.port,
@@ -65,16 +70,25 @@ export function fromState(state: ProxyState, named = true): Comparable[] {
     .map((s) => {
       const cip = s.frontends.find((f) => f.type === 'ClusterIP') ?? null
       return {
-        key: named ? `${s.namespace}/${s.name}:${s.portName}` : `${cip?.ip}:${cip?.port}/${s.protocol}`,
+        key: named
+          ? `${s.namespace}/${s.name}:${s.portName}`
+          : `${cip?.ip}:${cip?.port}/${s.protocol}`,
         protocol: s.protocol,
         cluster_ip: cip?.ip ?? null,
         port: cip?.port ?? null,
         node_port: s.frontends.find((f) => f.type === 'NodePort')?.port ?? null,
-        external: s.frontends.filter((f) => f.type === 'External' || f.type === 'LoadBalancer' || f.type === 'ExternalIP').map((f) => f.ip!).sort(),
+        external: s.frontends
+          .filter(
+            (f) => f.type === 'External' || f.type === 'LoadBalancer' || f.type === 'ExternalIP',
+          )
+          .map((f) => f.ip!)
+          .sort(),
         session_affinity_seconds: s.sessionAffinity?.timeoutSeconds ?? null,
         external_traffic_policy: s.externalTrafficPolicy ?? 'Cluster',
         internal_traffic_policy: s.internalTrafficPolicy ?? 'Cluster',
-        endpoints: s.endpoints.map((e) => ({ip: e.ip, port: e.port, local: e.local})).sort(byIpPort),
+        endpoints: s.endpoints
+          .map((e) => ({ip: e.ip, port: e.port, local: e.local}))
+          .sort(byIpPort),
       }
     })
     .sort((a, b) => (a.key < b.key ? -1 : 1))

@@ -26,7 +26,11 @@ describe('kube-proxy nftables details (overall)', () => {
     const state = await readFixtureState(['nft', 'upstream-overall', 'list.nft'])
     // svc2: ETP=Local without local endpoints -> drop elements on its external IPs and NodePort (§3.4).
     const svc2 = service(state, 'ns2/svc2')
-    expect(svc2.frontends.filter((f) => f.type !== 'ClusterIP').map((f) => [f.type, f.ip, f.port, f.action])).toEqual([
+    expect(
+      svc2.frontends
+        .filter((f) => f.type !== 'ClusterIP')
+        .map((f) => [f.type, f.ip, f.port, f.action]),
+    ).toEqual([
       ['External', '1.2.3.4', 80, 'drop'],
       ['External', '192.168.99.22', 80, 'drop'],
       ['NodePort', null, 3001, 'drop'],
@@ -34,10 +38,18 @@ describe('kube-proxy nftables details (overall)', () => {
     expect(svc2.frontends.find((f) => f.type === 'ClusterIP')!.action).toBe('forward')
     // svc5: the LB IP in firewall-ips is a LoadBalancer with the source range of firewall-B.
     const svc5 = service(state, 'ns5/svc5')
-    expect(svc5.frontends.find((f) => f.ip === '5.6.7.8')).toEqual({type: 'LoadBalancer', ip: '5.6.7.8', port: 80, sourceRanges: ['203.0.113.0/25'], action: 'forward'})
+    expect(svc5.frontends.find((f) => f.ip === '5.6.7.8')).toEqual({
+      type: 'LoadBalancer',
+      ip: '5.6.7.8',
+      port: 80,
+      sourceRanges: ['203.0.113.0/25'],
+      action: 'forward',
+    })
     expect(svc5.sessionAffinity).toEqual({type: 'ClientIP', timeoutSeconds: 10800})
     // svc6: no endpoints at all -> reject.
-    expect(service(state, 'ns6/svc6').frontends).toEqual([{type: 'ClusterIP', ip: '172.30.0.46', port: 80, sourceRanges: [], action: 'reject'}])
+    expect(service(state, 'ns6/svc6').frontends).toEqual([
+      {type: 'ClusterIP', ip: '172.30.0.46', port: 80, sourceRanges: [], action: 'reject'},
+    ])
     // svc4: numgen random mod 2 -> 1/2 each.
     expect(service(state, 'ns4/svc4').endpoints.map((e) => e.share)).toEqual([0.5, 0.5])
   })
@@ -59,8 +71,12 @@ describe('kube-proxy nftables details (overall)', () => {
     const text = readFixture('nft', 'upstream-overall', 'input.nft')
     const state = await readFixtureState(['nft', 'upstream-overall', 'input.nft'])
     const lines = service(state, 'ns1/svc1').rules.map((r) => r.line)
-    expect(lines).toContain(linesWith(text, 'add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80')[0])
-    expect(lines).toContain(linesWith(text, 'add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80')[0])
+    expect(lines).toContain(
+      linesWith(text, 'add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80')[0],
+    )
+    expect(lines).toContain(
+      linesWith(text, 'add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80')[0],
+    )
   })
 
   it('badips: the LB source range', async () => {
@@ -77,7 +93,11 @@ describe('stale chains (reference §3.5)', () => {
     expect(state.services.some((s) => s.name === 'svc2')).toBe(false)
     const stale = state.diagnostics.filter((d) => d.code === 'NFT_STALE_CHAIN')
     expect(stale.every((d) => d.severity === 'info')).toBe(true)
-    expect(stale.map((d) => d.source!.line).sort((a, b) => a - b)).toEqual(linesWith(text, 'add chain ip kube-proxy').filter((n) => text.split('\n')[n - 1]!.includes('ns2/svc2')))
+    expect(stale.map((d) => d.source!.line).sort((a, b) => a - b)).toEqual(
+      linesWith(text, 'add chain ip kube-proxy').filter((n) =>
+        text.split('\n')[n - 1]!.includes('ns2/svc2'),
+      ),
+    )
   })
 
   it('emptied: svc3 keeps its reject frontend; its 3 empty chains are leftovers', async () => {
@@ -85,7 +105,11 @@ describe('stale chains (reference §3.5)', () => {
     const svc3 = service(state, 'ns3/svc3')
     expect(svc3.endpoints).toEqual([])
     expect(svc3.frontends.map((f) => f.action)).toEqual(['reject'])
-    expect(state.diagnostics.filter((d) => d.code === 'NFT_STALE_CHAIN').map((d) => d.message.split(':')[0])).toEqual([
+    expect(
+      state.diagnostics
+        .filter((d) => d.code === 'NFT_STALE_CHAIN')
+        .map((d) => d.message.split(':')[0]),
+    ).toEqual([
       'empty chain service-4AT6LBPK-ns3/svc3/tcp/p80',
       'empty chain endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80',
       'empty chain endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80',
@@ -109,7 +133,10 @@ describe('chain-name hash (reference §3.6)', () => {
   })
 
   it('warns when a chain name does not carry kube-proxy hash, and still reads the service', async () => {
-    const text = readFixture('nft', 'upstream-overall', 'list.nft').replaceAll('ULMVA6XW', 'AAAAAAAA')
+    const text = readFixture('nft', 'upstream-overall', 'list.nft').replaceAll(
+      'ULMVA6XW',
+      'AAAAAAAA',
+    )
     const state = await readState({sources: [{path: 'tampered.nft', text}]})
     const bad = state.diagnostics.filter((d) => d.code === 'NFT_HASH_MISMATCH')
     expect(bad).toHaveLength(1)

@@ -12,8 +12,12 @@ import {readFixture, readFixtureState, withoutPositions} from './corpus-shape.js
 import {ROOT} from '../../helpers/run-cli.js'
 
 const ns = `kpnfttest${process.pid}`
-const run = (args: string[], input?: string) => spawnSync(args[0]!, args.slice(1), {input, encoding: 'utf8'})
-const canRun = process.getuid?.() === 0 && run(['nft', '--version']).status === 0 && run(['ip', 'netns', 'list']).status === 0
+const run = (args: string[], input?: string) =>
+  spawnSync(args[0]!, args.slice(1), {input, encoding: 'utf8'})
+const canRun =
+  process.getuid?.() === 0 &&
+  run(['nft', '--version']).status === 0 &&
+  run(['ip', 'netns', 'list']).status === 0
 
 /** The dump's lines grouped by object type, as fixtures/nft/PROVENANCE.md describes. */
 function regroup(dump: string): string {
@@ -26,33 +30,53 @@ function regroup(dump: string): string {
   return order.flatMap((k) => groups.get(k)!).join('\n') + '\n'
 }
 
-const CASES = readdirSync(`${ROOT}fixtures/nft`).filter((d) => d.startsWith('upstream-')).sort()
+const CASES = readdirSync(`${ROOT}fixtures/nft`)
+  .filter((d) => d.startsWith('upstream-'))
+  .sort()
 
 describe.skipIf(!canRun)('nft list from the kernel', () => {
   it('covers every upstream nftables case', () => {
     expect(CASES.length).toBe(8)
   })
 
-  it.each(CASES)('%s: the live listing (text and -j) reads like the stored fixture and the transaction form', async (name) => {
-    expect(run(['ip', 'netns', 'add', ns]).status).toBe(0)
-    try {
-      const load = run(['ip', 'netns', 'exec', ns, 'nft', '-f', '-'], regroup(readFixture('nft', name, 'input.nft')))
-      expect(load.stderr).toBe('')
-      const listed = run(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'ip', 'kube-proxy'])
-      const json = run(['ip', 'netns', 'exec', ns, 'nft', '-j', 'list', 'table', 'ip', 'kube-proxy'])
-      const live = await readState({sources: [{path: 'live.nft', text: listed.stdout}]})
-      const liveJson = await readState({sources: [{path: 'live.json', text: json.stdout}]})
-      const stored = withoutPositions(await readFixtureState(['nft', name, 'list.nft']))
-      expect(withoutPositions(live)).toEqual(stored)
-      expect(withoutPositions(liveJson)).toEqual(stored)
-      // The transaction form kube-proxy's tests expect describes the same service ports (its
-      // mark is spelled 0x4000 where nft prints 0x00004000, so only services are compared).
-      const transaction = await readFixtureState(['nft', name, 'input.nft'])
-      const services = (st: typeof live) => st.services.map((sp) => ({...sp, rules: []}))
-      expect(services(live)).toEqual(services(transaction))
-    } finally {
-      run(['ip', 'netns', 'del', ns])
-    }
-  })
+  it.each(CASES)(
+    '%s: the live listing (text and -j) reads like the stored fixture and the transaction form',
+    async (name) => {
+      expect(run(['ip', 'netns', 'add', ns]).status).toBe(0)
+      try {
+        const load = run(
+          ['ip', 'netns', 'exec', ns, 'nft', '-f', '-'],
+          regroup(readFixture('nft', name, 'input.nft')),
+        )
+        expect(load.stderr).toBe('')
+        const listed = run(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'ip', 'kube-proxy'])
+        const json = run([
+          'ip',
+          'netns',
+          'exec',
+          ns,
+          'nft',
+          '-j',
+          'list',
+          'table',
+          'ip',
+          'kube-proxy',
+        ])
+        const live = await readState({sources: [{path: 'live.nft', text: listed.stdout}]})
+        const liveJson = await readState({sources: [{path: 'live.json', text: json.stdout}]})
+        const stored = withoutPositions(await readFixtureState(['nft', name, 'list.nft']))
+        expect(withoutPositions(live)).toEqual(stored)
+        expect(withoutPositions(liveJson)).toEqual(stored)
+        // The transaction form kube-proxy's tests expect describes the same service ports (its
+        // mark is spelled 0x4000 where nft prints 0x00004000, so only services are compared).
+        const transaction = await readFixtureState(['nft', name, 'input.nft'])
+        const services = (st: typeof live) => st.services.map((sp) => ({...sp, rules: []}))
+        expect(services(live)).toEqual(services(transaction))
+      } finally {
+        run(['ip', 'netns', 'del', ns])
+      }
+    },
+  )
 })
-if (!canRun) process.stderr.write('test/readers/nft/kernel.test.ts: skipped (needs root, nft and ip netns)\n')
+if (!canRun)
+  process.stderr.write('test/readers/nft/kernel.test.ts: skipped (needs root, nft and ip netns)\n')

@@ -4,20 +4,37 @@
  * no mark-for-masquerade chain, hairpin-connections; affinity still with endpoint chains.
  */
 import {describe, expect, it} from 'vitest'
-import {fromCorpus, fromState, readFixture, readFixtureState, withoutPositions, type CorpusService} from './corpus-shape.js'
+import {
+  fromCorpus,
+  fromState,
+  readFixture,
+  readFixtureState,
+  withoutPositions,
+  type CorpusService,
+} from './corpus-shape.js'
 
 describe('newest nftables layout', () => {
   it('gives the hand-derived services from real nft list output', async () => {
     const state = await readFixtureState(['nft', 'newest-inline-dnat', 'input.nft'])
     expect(state.diagnostics.filter((d) => d.severity !== 'info')).toEqual([])
-    const expected = JSON.parse(readFixture('nft', 'newest-inline-dnat', 'expected.json')) as CorpusService[]
+    const expected = JSON.parse(
+      readFixture('nft', 'newest-inline-dnat', 'expected.json'),
+    ) as CorpusService[]
     expect(fromState(state)).toEqual(fromCorpus(expected))
   })
 
   it('shares come from numgen mod N, 1/N each', async () => {
     const state = await readFixtureState(['nft', 'newest-inline-dnat', 'input.nft'])
-    const shares = Object.fromEntries(state.services.map((s) => [s.name, s.endpoints.map((e) => e.share)]))
-    expect(shares).toEqual({empty: [], kubernetes: [1], metrics: [1], web: [0.5, 0.5], 'backend-api': [0.5, 0.5]})
+    const shares = Object.fromEntries(
+      state.services.map((s) => [s.name, s.endpoints.map((e) => e.share)]),
+    )
+    expect(shares).toEqual({
+      empty: [],
+      kubernetes: [1],
+      metrics: [1],
+      web: [0.5, 0.5],
+      'backend-api': [0.5, 0.5],
+    })
   })
 
   it('reads the mark and pod CIDR from the services chain, random-fully from masquerading', async () => {
@@ -33,7 +50,9 @@ describe('newest nftables layout', () => {
   })
 
   it('the hand-written source, nft list, nft -a list and nft -j give the same model', async () => {
-    const base = withoutPositions(await readFixtureState(['nft', 'newest-inline-dnat', 'input.nft']))
+    const base = withoutPositions(
+      await readFixtureState(['nft', 'newest-inline-dnat', 'input.nft']),
+    )
     for (const parts of [
       ['nft', 'newest-inline-dnat', 'source.nft'],
       ['nft', 'newest-inline-dnat', 'list-a.nft'],

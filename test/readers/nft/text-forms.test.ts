@@ -5,7 +5,11 @@
  * `delete chain`), other tables (`foreign`), and format sniffing.
  */
 import {describe, expect, it} from 'vitest'
-import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../../src/readers/nft/hash.js'
+import {
+  endpointBaseName,
+  hashAndTruncate,
+  servicePortBaseName,
+} from '../../../src/readers/nft/hash.js'
 import {sniffFormat} from '../../../src/readers/registry.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {readFixture, withoutPositions} from './corpus-shape.js'
@@ -15,7 +19,9 @@ const read = (text: string) => readState({sources: [{path: 'in.nft', text}]})
 describe('nft text forms', () => {
   it('indentation with spaces reads like tabs', async () => {
     const text = readFixture('nft', 'upstream-overall', 'list-a.nft')
-    expect(withoutPositions(await read(text.replaceAll('\t', '    ')))).toEqual(withoutPositions(await read(text)))
+    expect(withoutPositions(await read(text.replaceAll('\t', '    ')))).toEqual(
+      withoutPositions(await read(text)),
+    )
   })
 
   it('an ip6 kube-proxy table: IPv6 service with bracketed dnat and dotted endpoint chain names', async () => {
@@ -46,7 +52,9 @@ describe('nft text forms', () => {
       name: 'svc1',
       portName: 'p80',
       family: 'IPv6',
-      frontends: [{type: 'ClusterIP', ip: 'fd00:172:30::41', port: 80, sourceRanges: [], action: 'forward'}],
+      frontends: [
+        {type: 'ClusterIP', ip: 'fd00:172:30::41', port: 80, sourceRanges: [], action: 'forward'},
+      ],
       endpoints: [{ip: 'fd00:10:180::1', port: 80, share: 1}],
     })
     expect(state.node.podCIDRs).toEqual(['fd00:10::/64'])
@@ -57,14 +65,25 @@ describe('nft text forms', () => {
     const older = text
       .replace(/ip daddr (172\.30\.0\.4\d) ip saddr/g, 'ip daddr $1 tcp dport 80 ip saddr')
       .replaceAll('filter-prerouting-pre-dnat', 'filter-prerouting')
-      .replace('add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }', 'add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90 ; }')
-      .replaceAll('add rule ip kube-proxy filter-output-pre-dnat', 'add rule ip kube-proxy filter-output-post-dnat')
-    expect(older).toContain('ip daddr 172.30.0.45 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade')
+      .replace(
+        'add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }',
+        'add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90 ; }',
+      )
+      .replaceAll(
+        'add rule ip kube-proxy filter-output-pre-dnat',
+        'add rule ip kube-proxy filter-output-post-dnat',
+      )
+    expect(older).toContain(
+      'ip daddr 172.30.0.45 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade',
+    )
     expect(withoutPositions(await read(older))).toEqual(withoutPositions(await read(text)))
   })
 
   it('masquerade-all: the ClusterIP masquerade rule without a detector part', async () => {
-    const text = readFixture('nft', 'upstream-overall', 'input.nft').replace(/ip saddr != 10\.0\.0\.0\/8 jump/g, 'jump')
+    const text = readFixture('nft', 'upstream-overall', 'input.nft').replace(
+      /ip saddr != 10\.0\.0\.0\/8 jump/g,
+      'jump',
+    )
     const state = await read(text)
     expect(state.node.masqueradeAll).toBe(true)
     // svc2's ETP=Local short-circuit still shows the pod CIDR detector
@@ -81,13 +100,22 @@ delete chain ip kube-proxy external-LAUZTJTB-ns4/svc4/tcp/p80
 `
     const state = await read(text)
     expect(state.services.some((s) => s.name === 'svc1')).toBe(false)
-    expect(state.diagnostics.filter((d) => d.code === 'NFT_STALE_CHAIN').map((d) => d.message.split(':')[0])).toEqual([
+    expect(
+      state.diagnostics
+        .filter((d) => d.code === 'NFT_STALE_CHAIN')
+        .map((d) => d.message.split(':')[0]),
+    ).toEqual([
       'empty chain service-ULMVA6XW-ns1/svc1/tcp/p80',
       'empty chain endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
     ])
     // svc4's external IP still points at the deleted chain: reported, the frontend kept
-    expect(state.diagnostics.find((d) => d.code === 'NFT_MISSING_CHAIN')?.message).toContain('external-LAUZTJTB-ns4/svc4/tcp/p80')
-    expect(state.services.find((s) => s.name === 'svc4')!.frontends.map((f) => f.ip)).toEqual(['172.30.0.44', '192.168.99.33'])
+    expect(state.diagnostics.find((d) => d.code === 'NFT_MISSING_CHAIN')?.message).toContain(
+      'external-LAUZTJTB-ns4/svc4/tcp/p80',
+    )
+    expect(state.services.find((s) => s.name === 'svc4')!.frontends.map((f) => f.ip)).toEqual([
+      '172.30.0.44',
+      '192.168.99.33',
+    ])
   })
 
   it('other tables: mark users and iptables-mode leftovers are foreign, the rest counted', async () => {
@@ -113,13 +141,17 @@ ${readFixture('nft', 'iptables-nft-multipleservices-older', 'input.nft')}`
       ['leftover', 'table ip nat'],
       ['nft-table', 'table ip mangle'],
     ])
-    expect(state.diagnostics.find((d) => d.code === 'NFT_OTHER_TABLES')?.message).toMatch(/^1 other tables/)
+    expect(state.diagnostics.find((d) => d.code === 'NFT_OTHER_TABLES')?.message).toMatch(
+      /^1 other tables/,
+    )
   })
 
   it('sniffs every nft text form as nft and nft -j as nft-json', () => {
     expect(sniffFormat(readFixture('nft', 'upstream-overall', 'input.nft'))).toBe('nft')
     expect(sniffFormat(readFixture('nft', 'upstream-overall', 'list.nft'))).toBe('nft')
-    expect(sniffFormat(readFixture('nft', 'iptables-nft-multipleservices-older', 'input.nft'))).toBe('nft')
+    expect(
+      sniffFormat(readFixture('nft', 'iptables-nft-multipleservices-older', 'input.nft')),
+    ).toBe('nft')
     expect(sniffFormat('table bridge filter {\n}\n')).toBe('nft')
     expect(sniffFormat('# svc1\ninsert rule ip kube-proxy services jump x\n')).toBe('nft')
     expect(sniffFormat(readFixture('nft-json', 'upstream-overall', 'input.json'))).toBe('nft-json')
