@@ -648,7 +648,7 @@ function writeDoc(table) {
     '# Benchmarks',
     '',
     '`npm run bench` (scripts/bench.mjs) generates kube-proxy-shaped dumps into a temporary folder, runs the built',
-    'kp on them, and replaces the section below. Performance is measured here, never by timed tests (DESIGN §6).',
+    'kp on them, and replaces the section below. Performance is measured here, never by timed tests (docs/architecture.md, "Tests").',
     '',
     'The iptables-save inputs are what `iptables-save` (nf_tables backend) prints for N ClusterIP services with',
     "E endpoints each: kube-proxy's rules and chain hashes, the real layout (`-d IP/32 -p tcp -m comment ... -m tcp",

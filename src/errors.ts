@@ -1,5 +1,5 @@
 /**
- * The error family and the exit-code table (DESIGN.md §5). No oclif import: the core throws
+ * The error family and the exit-code table (src/errors.ts EXIT). No oclif import: the core throws
  * these, and src/cli/base-command.ts maps them to exit codes once, at the edge.
  */
 import type {Diagnostic} from './model/types.js'

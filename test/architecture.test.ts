@@ -1,5 +1,5 @@
 /**
- * The layer rules of DESIGN §1 and docs/architecture.md, checked on the source text:
+ * The layer rules of docs/architecture.md and docs/architecture.md, checked on the source text:
  * the model imports nothing, only src/live runs programs, only the kube reader knows yaml,
  * only the CLI layer knows oclif / chalk, and nothing in src writes to the console.
  */

@@ -1,6 +1,6 @@
 // Generates what `iptables-save` (nf_tables backend) prints on a node where kube-proxy in
 // iptables mode proxies N ClusterIP services × E endpoints: the real iptables-save layout
-// (reference/kube-proxy-iptables-nftables.md §2.8), kube-proxy's rules (§2.3, §2.4), its chain
+// (docs/kube-proxy-layouts.md §2.8), kube-proxy's rules (§2.3, §2.4), its chain
 // hashes (§2.6) and the kernel's rounding of the statistic probabilities.
 import {createHash} from 'node:crypto'
 import {createWriteStream} from 'node:fs'

@@ -1,5 +1,5 @@
 // Generates what `ipvsadm -Ln` prints on a node where kube-proxy in IPVS mode proxies the same
-// N ClusterIP services × E endpoints as gen-iptables.mjs (reference/ipvs-yaml-migration.md b.1,
+// N ClusterIP services × E endpoints as gen-iptables.mjs (docs/ipvs-layouts.md b.1,
 // fixtures/ipvs/generated/ipvsadm-Ln.txt): one virtual server per ClusterIP:port, rr, Masq
 // real servers of weight 1, sorted by address then port (all ClusterIPs lie within 2^31 of each
 // other, so libipvs's signed comparison keeps them ascending).

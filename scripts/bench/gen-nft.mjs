@@ -1,6 +1,6 @@
 // Generates the nftables rules kube-proxy (nftables mode) writes for the same N ClusterIP
 // services × E endpoints as gen-iptables.mjs, in its transaction form: one `add …` per line,
-// as in fixtures/nft/upstream-overall/input.nft (reference/kube-proxy-iptables-nftables.md
+// as in fixtures/nft/upstream-overall/input.nft (docs/kube-proxy-layouts.md
 // §3.2–§3.4, chain hashes §3.6). Loading it with `nft -f` and listing it gives the
 // `nft list table ip kube-proxy` and `nft -j` forms (scripts/bench.mjs does that in a namespace).
 import {createHash} from 'node:crypto'

@@ -49,7 +49,7 @@ export interface DiffResult {
   node: FieldDifference[]
 }
 
-/** kube-proxy's iptables cascade is rounded by the kernel (DESIGN §2): shares agree within this. */
+/** kube-proxy's iptables cascade is rounded by the kernel (docs/model.md): shares agree within this. */
 const SHARE_TOLERANCE = 1e-6
 
 // ---------------------------------------------------------------------------------------------
@@ -396,7 +396,7 @@ function presentFields(sp: ServicePort, side: 'a' | 'b'): FieldDifference[] {
 // ---------------------------------------------------------------------------------------------
 // Node-wide settings
 
-/** Masquerade marks are written `0x4000` by the tests and `0x00004000` by real kube-proxy (reference §1). */
+/** Masquerade marks are written `0x4000` by the tests and `0x00004000` by real kube-proxy (docs/kube-proxy-layouts.md §1). */
 function markValue(mark: string | null): string | null {
   if (mark === null) return null
   const n = Number.parseInt(mark, 16)
@@ -432,7 +432,7 @@ function compareNodes(x: NodeInfo, y: NodeInfo): FieldDifference[] {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Compares two states service port by service port (DESIGN §2 identity), then the node-wide settings. */
+/** Compares two states service port by service port (docs/model.md identity), then the node-wide settings. */
 export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
   const services: ServiceDiff[] = []
   for (const pair of matchServicePorts(a, b)) {

@@ -4,7 +4,7 @@
  * is an adapter and src/cli/views/explain.ts draws the result.
  *
  * The behaviour spelled out here is kube-proxy's, as restated in
- * ../shared/reference/kube-proxy-iptables-nftables.md §1 and §2.4: which endpoints a traffic
+ * docs/kube-proxy-layouts.md §1 and §2.4: which endpoints a traffic
  * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
  */
 import {clusterSet, displayName, sharesOnLocalPath} from '../core/state.js'
@@ -318,14 +318,14 @@ function reachable(
 }
 
 /**
- * The ETP=Local short-circuit is in the iptables (KUBE-EXT rules 1-3, reference §2.4) and
+ * The ETP=Local short-circuit is in the iptables (KUBE-EXT rules 1-3, docs/kube-proxy-layouts.md §2.4) and
  * nftables (external chain, §3.4) layouts; the IPVS layout and cluster objects do not show it.
  */
 function hasShortCircuit(mode: Mode): boolean {
   return mode === 'iptables' || mode === 'nftables'
 }
 
-/** Who the ETP=Local short-circuit applies to: pod traffic needs a local-traffic detector (reference §2.4, KUBE-EXT rule 1). */
+/** Who the ETP=Local short-circuit applies to: pod traffic needs a local-traffic detector (docs/kube-proxy-layouts.md §2.4, KUBE-EXT rule 1). */
 function shortCircuited(node: NodeInfo): string {
   return node.localDetector === 'none'
     ? 'from this node itself'
@@ -431,7 +431,7 @@ function explainFrontend(
 }
 
 /**
- * kube-proxy's masquerade decisions (reference §2.4): the ClusterIP chain marks traffic that
+ * kube-proxy's masquerade decisions (docs/kube-proxy-layouts.md §2.4): the ClusterIP chain marks traffic that
  * the local-traffic detector says is not from a pod; the external chain marks everything under
  * ETP=Cluster, and only node-originated traffic under ETP=Local; --masquerade-all marks all.
  */

@@ -1,6 +1,6 @@
 /**
  * A finding: something an operator should know about a state, a rendering or a migration
- * (DESIGN §1 "analyses"). Shared by the renderers (src/render/) and `kp migrate`. Pure data:
+ * (docs/architecture.md "analyses"). Shared by the renderers (src/render/) and `kp migrate`. Pure data:
  * the CLI layer decides how to show it; `--json` prints it as is.
  */
 import type {Severity, SourceRef} from '../model/types.js'

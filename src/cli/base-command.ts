@@ -1,6 +1,6 @@
 /**
  * The base of every kp command: the shared input flags, reading the state (files or live),
- * and the single place where errors become exit codes (DESIGN §5).
+ * and the single place where errors become exit codes (src/errors.ts EXIT).
  */
 import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
@@ -130,7 +130,7 @@ export abstract class KpCommand extends Command {
       timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
     })
     for (const w of live.warnings) this.warnLine(w)
-    // DESIGN §3: live reading says which commands it ran.
+    // README, "Input formats": live reading says which commands it ran.
     if (flags.verbose)
       for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
     const state = await readState({sources: live.sources, facts: live.facts}, opts)

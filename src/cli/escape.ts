@@ -1,6 +1,6 @@
 /**
  * Text that comes from a dump (comments, chain names) is shown with control characters
- * escaped, so a crafted dump cannot drive the operator's terminal (DESIGN §4). Line breaks are
+ * escaped, so a crafted dump cannot drive the operator's terminal (docs/architecture.md). Line breaks are
  * escaped too: everything this is given is one line (a diagnostic, a table cell), and a name
  * holding a newline (a JSON string can) would split it. Only the tab is left as it is.
  */

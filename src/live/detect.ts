@@ -1,6 +1,6 @@
 /**
  * Which proxy mode kube-proxy runs in on this node, decided from what the probe commands
- * printed (DESIGN §3). Pure functions over command output, so they are tested on text.
+ * printed (README, "Input formats"). Pure functions over command output, so they are tested on text.
  *
  * Evidence per mode:
  *  - nftables: `nft -j list table ip kube-proxy` or `... ip6 kube-proxy` lists a table (./snapshot.ts);
@@ -42,7 +42,7 @@ const SERVICE_CHAIN_PREFIXES = [
   'KUBE-FW-',
   'KUBE-XLB-',
 ]
-// reference/ipvs-yaml-migration.md §a.5: the chains IPVS mode adds to iptables.
+// docs/ipvs-layouts.md a.5: the chains IPVS mode adds to iptables.
 const IPVS_CHAINS = new Set([
   'KUBE-NODE-PORT',
   'KUBE-LOAD-BALANCER',

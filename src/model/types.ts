@@ -1,5 +1,5 @@
 /**
- * The common model (DESIGN.md §2, schemaVersion 1). Types only: this module imports nothing,
+ * The common model (docs/model.md, schemaVersion 1). Types only: this module imports nothing,
  * and every reader, renderer and analysis speaks in these shapes. `kp list --json` prints a
  * ProxyState; `-f state.json` reads one back.
  */
@@ -36,7 +36,7 @@ export interface NodeInfo {
   localDetector: LocalDetector | null
   /**
    * The bridge interface or interface prefix ("veth+" / "veth*" written as "veth") for the
-   * interface detectors; null otherwise. Added to DESIGN §2 because `localDetector` alone
+   * interface detectors; null otherwise. Added to docs/model.md because `localDetector` alone
    * cannot be rendered back into rules.
    */
   localInterface: string | null

@@ -109,7 +109,7 @@ export function stateFromUpstreamExpect(
   return sortState(state)
 }
 
-// Verbatim copies of ../shared/corpus/upstream (fixtures/render/upstream/PROVENANCE.md), so CI needs no shared/.
+// Verbatim copies of the upstream corpus (fixtures/render/upstream/PROVENANCE.md), kept in the repository.
 const CORPUS = `${ROOT}fixtures/render/upstream`
 const overallExtras: UpstreamExtras = {sourceRanges: {'ns5/svc5': ['203.0.113.0/25']}}
 

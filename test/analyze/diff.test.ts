@@ -78,7 +78,7 @@ describe('diffStates on the upstream overall scenario (fixtures/diff/upstream-ov
     expect(r.b.mode).toBe('nftables')
   })
 
-  it('the older iptables test differs only by ns5/svc5 session affinity (corpus README)', () => {
+  it('the older iptables test differs only by ns5/svc5 session affinity (fixtures/PROVENANCE.md)', () => {
     const r = diffStates(fixture('iptables.state.json'), fixture('iptables-older.state.json'))
     expect(r.equal).toBe(false)
     expect(r.services).toEqual([
@@ -345,7 +345,7 @@ describe('diffStates: compared fields', () => {
         ep('10.244.2.7', 8080, {share: 2 / 3}),
       ],
     })
-    // The kernel rounds kube-proxy's 0.3333333333 to 0.33333333349 (DESIGN §2): not a difference.
+    // The kernel rounds kube-proxy's 0.3333333333 to 0.33333333349 (docs/model.md): not a difference.
     const rounded = sp({
       endpoints: [
         ep('10.244.1.5', 8080, {share: 0.33333333349, local: null}),

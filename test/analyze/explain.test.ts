@@ -1,6 +1,6 @@
 /**
  * explainService on the model. States are built by hand here; the expectations follow
- * kube-proxy's behaviour as restated in ../shared/reference/kube-proxy-iptables-nftables.md
+ * kube-proxy's behaviour as restated in docs/kube-proxy-layouts.md
  * §1 (endpoint categorisation, traffic classes) and §2.4 (masquerade, REJECT, DROP, short-circuit).
  */
 import {readFileSync} from 'node:fs'

@@ -53,7 +53,7 @@ describe('kp diff on saved states', () => {
 })
 
 describe('kp diff on real dumps (through the readers)', () => {
-  it('the older upstream iptables test differs only by ns5/svc5 session affinity (corpus README), in one JSON document', () => {
+  it('the older upstream iptables test differs only by ns5/svc5 session affinity (fixtures/PROVENANCE.md), in one JSON document', () => {
     const r = runKp(['diff', IPT_OVERALL, IPT_OLDER, '--json'])
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
@@ -83,7 +83,7 @@ describe('kp diff on real dumps (through the readers)', () => {
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
     expect(doc.services).toEqual([])
-    // nftables always masquerades fully-random (reference §3.8), never serves localhost NodePorts,
+    // nftables always masquerades fully-random (docs/kube-proxy-layouts.md §3.8), never serves localhost NodePorts,
     // and this dump lists its NodePort addresses; the iptables test has localhost NodePorts on.
     expect(doc.node.map((d: {field: string}) => d.field).sort()).toEqual([
       'localhostNodePorts',

@@ -1,6 +1,6 @@
 /**
  * `kp list` as a real process: --json is the ProxyState and reads back unchanged, human output
- * is a table, exit codes follow DESIGN §5.
+ * is a table, exit codes follow src/errors.ts EXIT.
  */
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

@@ -1,5 +1,5 @@
 /**
- * sortState (src/core/state.ts): the deterministic order of DESIGN §2, whatever order a reader
+ * sortState (src/core/state.ts): the deterministic order of docs/model.md, whatever order a reader
  * gives the lists in; lists already in order are left as they are.
  */
 import {describe, expect, it} from 'vitest'

@@ -1,6 +1,6 @@
 /**
  * One entry of a corpus `*.expect.json`: the hand-derived expectation of a kube-proxy unit-test
- * scenario (field conventions in fixtures/render/upstream/PROVENANCE.md and the corpus README).
+ * scenario (field conventions in fixtures/render/upstream/PROVENANCE.md and fixtures/PROVENANCE.md).
  */
 export interface UpstreamExpectEntry {
   namespace: string

@@ -1,6 +1,6 @@
 /**
  * The nftables and IPVS benchmark generators (scripts/bench/gen-nft.mjs, gen-ipvsadm.mjs) must
- * write what kube-proxy and ipvsadm write: hashes are checked against the spec (§3.6), the
+ * write what kube-proxy and ipvsadm write: hashes are checked against docs/kube-proxy-layouts.md §3.6, the
  * fixed part of the nft transaction against kube-proxy's own expectation
  * (fixtures/nft/upstream-overall/input.nft), ipvsadm lines against a real listing
  * (fixtures/ipvs/generated/ipvsadm-Ln.txt), and the transaction is loaded into a network

@@ -2,7 +2,7 @@
  * The benchmark's input generator (scripts/bench/gen-iptables.mjs) must write what a real
  * iptables-save prints: its dumps are loaded into a network namespace with iptables-restore
  * and must come back from iptables-save unchanged (only the header dates and counters differ).
- * Hashes and probabilities are checked against the values in the spec (§2.6, §2.8).
+ * Hashes and probabilities are checked against the values in docs/kube-proxy-layouts.md (§2.6, §2.8).
  */
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -32,7 +32,7 @@ const comparable = (dump: string) =>
 
 describe('benchmark dump generator', () => {
   it('computes kube-proxy chain hashes and the kernel-rounded probabilities of the spec', () => {
-    // reference/kube-proxy-iptables-nftables.md §2.6 (checked there against kube-proxy's tests) and §2.8.
+    // docs/kube-proxy-layouts.md §2.6 (checked there against kube-proxy's tests) and §2.8.
     expect(chainHash('ns1/svc1:p80tcp')).toBe('XPGD46QRK7WJZT7O')
     expect(chainHash('ns1/svc1:p80tcp10.180.0.1:80')).toBe('SXIVWICOYRO3J4NJ')
     expect([2, 3, 4, 5].map(kernelProbability)).toEqual([

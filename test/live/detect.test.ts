@@ -1,7 +1,7 @@
 /**
  * Mode detection over command output. Dumps come from the corpus (kube-proxy's iptables-mode
  * restore input; a real iptables-save of IPVS mode) or are written here by hand from the spec
- * (reference/kube-proxy-iptables-nftables.md §2.1, §2.8; reference/ipvs-yaml-migration.md §a.5).
+ * (docs/kube-proxy-layouts.md §2.1, §2.8; docs/ipvs-layouts.md a.5).
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
@@ -15,7 +15,7 @@ import {
   summarizeIptablesSave,
 } from '../../src/live/detect.js'
 
-// Verbatim copies of ../shared/corpus files (see each fixture's PROVENANCE.md).
+// Verbatim copies of corpus files (see each fixture's PROVENANCE.md).
 const fixture = (p: string) => readFileSync(`${ROOT}fixtures/${p}`, 'utf8')
 const OVERALL = fixture('iptables/upstream-overall/input.rules')
 const IPVS_SAVE = fixture('ipvs/generated/iptables-save.ipvs-mode.nft-backend.txt')

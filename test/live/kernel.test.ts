@@ -27,7 +27,7 @@ const IPTABLES_OVERALL = join(ROOT, 'fixtures/iptables/upstream-overall/input.ru
 const NFTABLES_OVERALL = `${ROOT}fixtures/nft/upstream-overall/input.nft`
 
 // kube-proxy's IPv6 restore input for one ClusterIP service with two endpoints, written by hand
-// from reference/kube-proxy-iptables-nftables.md §2.3 (fixed rules; IPv6 nodeports rule with
+// from docs/kube-proxy-layouts.md §2.3 (fixed rules; IPv6 nodeports rule with
 // `! -d ::1/128`) and §2.4 (per-service rules, kube-proxy's match order); chain names are the §2.6
 // hashes, computed by the benchmark generator whose hashes test/live/bench-generator.test.ts checks.
 const SPN6 = 'ns7/svc7:p80'

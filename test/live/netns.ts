@@ -66,7 +66,7 @@ export function addKubeProxyNfacctCounters(ns: Netns): void {
  * knftables' Fake.Dump() (the corpus nftables dumps) lists objects by type and then name, so a
  * rule can name a chain that is added further down; `nft -f` needs every chain before the
  * rules that jump to it. Moving the table/chain/set/map lines first keeps every rule's relative
- * order, which is the only order that matters (corpus README).
+ * order, which is the only order that matters (fixtures/PROVENANCE.md).
  */
 export function objectsBeforeRules(transaction: string): string {
   const lines = transaction.split('\n')

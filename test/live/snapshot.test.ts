@@ -1,5 +1,5 @@
 /**
- * Live reading when IPVS is in the kernel. This machine's kernel has no IPVS (DESIGN §6), so
+ * Live reading when IPVS is in the kernel. This machine's kernel has no IPVS (docs/architecture.md, "Tests"), so
  * the /proc and /sys files kp looks at are written here in the kernel's layout and passed as
  * the lookup root; the commands themselves are real (and ipvsadm is not installed here).
  */

@@ -1,8 +1,8 @@
 /**
  * Shared by the per-format robustness tests (test/readers/<format>/robustness.test.ts): a
  * fixed-seed PRNG, mutations of real dumps, and the checks every mutated read must pass.
- * Readers never throw on bad input (DESIGN §1); an error is one line at a real `path:line`
- * (DESIGN §5, exit 3); shares stay probabilities and ports stay ports (DESIGN §2).
+ * Readers never throw on bad input (docs/architecture.md); an error is one line at a real `path:line`
+ * (src/errors.ts EXIT, exit 3); shares stay probabilities and ports stay ports (docs/model.md).
  * Modelled on test/readers/iptables/robustness.test.ts.
  */
 import {readFileSync} from 'node:fs'

@@ -1,7 +1,7 @@
 /**
  * ProxyStates built by hand from the corpus `*.expect.json` files (hand-derived, machine-checked
  * expectations of kube-proxy's own test scenarios; fixtures/render/upstream/PROVENANCE.md), plus
- * what the corpus README lists outside the JSON (loadBalancerSourceRanges, healthCheckNodePort)
+ * what fixtures/PROVENANCE.md lists outside the JSON (loadBalancerSourceRanges, healthCheckNodePort)
  * and the test harness's node settings (pod CIDR 10.0.0.0/8, mark 0x4000, node IP 192.168.0.2).
  * These are the renderers' inputs for the fidelity tests, independent of the readers.
  */
@@ -32,9 +32,9 @@ export function readDump(caseName: string): string {
 }
 
 export interface CorpusExtras {
-  /** loadBalancerSourceRanges by `ns/name`, from the corpus README. */
+  /** loadBalancerSourceRanges by `ns/name`, from fixtures/PROVENANCE.md. */
   sourceRanges?: Record<string, string[]>
-  /** healthCheckNodePort by `ns/name`, from the corpus README. */
+  /** healthCheckNodePort by `ns/name`, from fixtures/PROVENANCE.md. */
   healthCheckNodePorts?: Record<string, number>
   node?: Partial<NodeInfo>
 }

@@ -22,7 +22,7 @@ interface Case {
   opts: RenderOptions
 }
 
-// Source ranges and the health check NodePort are listed in the corpus README (outside the JSON).
+// Source ranges and the health check NodePort are listed in fixtures/PROVENANCE.md (outside the JSON).
 const cases: Case[] = [
   {
     name: 'iptables-overall',
@@ -72,7 +72,7 @@ describe('renderIptables reproduces kube-proxy’s expected restore input', () =
     const {droppedChains} = sortIptablesRules(readDump('iptables-syncrepeated-fullresync'), {
       dropDeletedChains: true,
     })
-    // ns4/svc4 was deleted before the resync (corpus README); its chains are the -X lines.
+    // ns4/svc4 was deleted before the resync (fixtures/PROVENANCE.md); its chains are the -X lines.
     expect(droppedChains).toEqual([
       'nat/KUBE-SEP-AYCN5HPXMIRJNJXU',
       'nat/KUBE-SVC-4SW47YFZTEDKD3PK',
@@ -112,7 +112,7 @@ describe('iptables dump -> iptables reader -> renderIptables gives the dump back
 })
 
 describe('nftables-overall, read by the nftables reader, rendered into iptables', () => {
-  it('is iptables-overall except where nftables cannot tell (corpus README "nftables caveat"), each said', async () => {
+  it('is iptables-overall except where nftables cannot tell (fixtures/PROVENANCE.md "nftables caveat"), each said', async () => {
     const path = join(UPSTREAM, 'nftables-overall.dump')
     const state = await readState({sources: [{path, text: readDump('nftables-overall')}]})
     // The iptables harness's node settings, which an nftables dump does not show.
@@ -194,7 +194,7 @@ const ep = (ip: string, port = 80, local: boolean | null = null) => ({
   state: 'ready' as const,
 })
 
-describe('renderIptables, shapes the corpus has no dump for (reference §2.4)', () => {
+describe('renderIptables, shapes the corpus has no dump for (docs/kube-proxy-layouts.md §2.4)', () => {
   it('prints the cascade probabilities with %0.10f: 1/3, 1/2, then unconditional', () => {
     expect([4, 3, 2].map(cascadeProbability)).toEqual([
       '0.2500000000',
@@ -376,7 +376,7 @@ describe('renderIptables, shapes the corpus has no dump for (reference §2.4)', 
     expect(r.text).not.toContain('10.180.0.2')
   })
 
-  it('ClientIP affinity with two endpoints: every --rcheck rule first, then the cascade (reference §2.4)', () => {
+  it('ClientIP affinity with two endpoints: every --rcheck rule first, then the cascade (docs/kube-proxy-layouts.md §2.4)', () => {
     const text = renderIptables(
       stateWith([
         svc({

@@ -4,7 +4,7 @@
  * the virtual servers, ipsets and companion iptables rules must be the scenario's.
  *
  * Fixtures, not the kernel: the test machines' kernel has no IPVS, so no virtual server can be
- * created and listed here (DESIGN §6); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
+ * created and listed here (docs/architecture.md, "Tests"); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'

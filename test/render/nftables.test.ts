@@ -27,7 +27,7 @@ const NFT_NODE = {nodePortAddresses: ['192.168.0.2']}
 const NFT_OPTS: RenderOptions = {serviceCIDRs: ['172.30.0.0/16']}
 
 const cases: {name: string; extras: CorpusExtras}[] = [
-  // Source ranges from the corpus README (outside the JSON).
+  // Source ranges from fixtures/PROVENANCE.md (outside the JSON).
   {
     name: 'nftables-overall',
     extras: {sourceRanges: {'ns5/svc5': ['203.0.113.0/25']}, node: NFT_NODE},
@@ -63,7 +63,7 @@ describe('renderNftables reproduces kube-proxy’s expected transaction', () => 
         ),
       ).toEqual([])
       // The only chains left out of the comparison are flushed leftovers of services that are
-      // gone or have no endpoints any more in this step (reference §3.5).
+      // gone or have no endpoints any more in this step (docs/kube-proxy-layouts.md §3.5).
       const withEndpoints = new Set(
         readExpect(c.name)
           .filter((e) => e.endpoints.length > 0)
@@ -110,7 +110,7 @@ describe('renderNftables reproduces kube-proxy’s expected transaction', () => 
     )
     // What nftables cannot carry over from this iptables state is said, not dropped.
     expect(result.findings.map((f) => f.id)).toContain('RENDER_HEALTH_CHECK_NODEPORT_NO_RULE')
-    // Was "iptables mode accepts ...": IPVS mode accepts it too (KUBE-HEALTH-CHECK-NODE-PORT, reference/ipvs-yaml-migration.md), and migrations from IPVS show this finding.
+    // Was "iptables mode accepts ...": IPVS mode accepts it too (KUBE-HEALTH-CHECK-NODE-PORT, docs/ipvs-layouts.md), and migrations from IPVS show this finding.
     expect(
       result.findings.find((f) => f.id === 'RENDER_HEALTH_CHECK_NODEPORT_NO_RULE')!.message,
     ).toMatch(/^iptables and IPVS modes accept the healthCheckNodePort/)
@@ -198,7 +198,7 @@ const ep = (ip: string, port = 80, local: boolean | null = null) => ({
   state: 'ready' as const,
 })
 
-describe('renderNftables, shapes the corpus has no dump for (reference §3)', () => {
+describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-layouts.md §3)', () => {
   const node = {
     podCIDRs: ['10.0.0.0/8', 'fd00:10::/64'],
     localDetector: 'cidr' as const,

@@ -1,6 +1,6 @@
 /**
  * The ordering normalisation kube-proxy's own unit tests apply before comparing rule dumps
- * (corpus README "The tests compare order-insensitively"), written from its description and from
+ * (fixtures/PROVENANCE.md "The tests compare order-insensitively"), written from its description and from
  * the test helpers' behaviour (pkg/proxy/iptables/proxier_test.go sortIPTablesRules,
  * pkg/proxy/nftables/helpers_test.go sortNFTablesTransaction):
  *
@@ -144,7 +144,7 @@ export interface NftablesNormaliseOptions {
   /**
    * Leave out per-service chains (names with `/`) that are declared but have no rules. kube-proxy
    * flushes chains of deleted services and keeps them empty until a later sync deletes them
-   * (reference §3.5; corpus nftables-syncrepeated-{stalechains,emptied}.dump); they are history,
+   * (docs/kube-proxy-layouts.md §3.5; corpus nftables-syncrepeated-{stalechains,emptied}.dump); they are history,
    * not state. Returns their names.
    */
   dropEmptyServiceChains?: boolean

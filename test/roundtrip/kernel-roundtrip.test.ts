@@ -64,7 +64,7 @@ const TARGETS: Target[] = ['iptables', 'nftables']
 
 /**
  * kube-proxy adds these jump rules to the built-in chains itself, with `-I`, outside the restore
- * input (reference/kube-proxy-iptables-nftables.md §2.2; proxier.go iptablesJumpChains). The
+ * input (docs/kube-proxy-layouts.md §2.2; proxier.go iptablesJumpChains). The
  * renderer leaves them out of its file and says so in a finding. Live reading finds the KUBE-*
  * chains without them (tried by hand), but no node kube-proxy runs on lacks them, so the test adds
  * them the way kube-proxy does: the read-back is then of what a real node holds, jumps included.
@@ -286,7 +286,7 @@ function render(state: ProxyState, target: Target): RenderResult {
 
 /**
  * Node settings nftables mode does not let kube-proxy choose: its `masquerading` chain always ends
- * in `masquerade fully-random` (reference/kube-proxy-iptables-nftables.md §3, "chain masquerading"),
+ * in `masquerade fully-random` (docs/kube-proxy-layouts.md §3, "chain masquerading"),
  * and it never accepts NodePorts on localhost (same reference, and peers-and-user-pains.md: "NodePorts
  * on loopback stopped working" in nftables mode). iptables mode can express either value of both.
  */
@@ -384,7 +384,7 @@ describe.skipIf(skipReason !== null)(
   },
 )
 
-// DESIGN: nothing dropped silently. What `kp migrate --to nftables` shows (the renderer's findings
+// Nothing is dropped silently (docs/architecture.md). What `kp migrate --to nftables` shows (the renderer's findings
 // and the migration analysis) must name each node setting the round trip above loses.
 async function unannounced(c: CorpusCase): Promise<{state: ProxyState; fields: string[]}> {
   const state = await readFixture(c.input)

@@ -103,7 +103,7 @@ export const conntrackInvalidDrop: Check = (ctx) => {
 }
 
 /**
- * nftables mode always masquerades with `masquerade fully-random` (reference §3, chain
+ * nftables mode always masquerades with `masquerade fully-random` (docs/kube-proxy-layouts.md §3, chain
  * masquerading); iptables and IPVS modes add --random-fully only where iptables supports it.
  * Rules without it today (every upstream iptables dump: fixtures/iptables/upstream-*) change
  * how SNAT source ports are picked: nothing breaks, but it is a change the operator should see.

@@ -23,7 +23,7 @@ function markPattern(ctx: MigrationContext): RegExp | null {
   if (ctx.to !== 'nftables') return null
   const mark = Number.parseInt(ctx.state.node.masqueradeMark ?? '0x4000', 16)
   if (Number.isNaN(mark)) return null
-  // Written 0x4000 or 0x00004000 (reference §1); 0x8000 was KUBE-MARK-DROP's mark in older releases.
+  // Written 0x4000 or 0x00004000 (docs/kube-proxy-layouts.md §1); 0x8000 was KUBE-MARK-DROP's mark in older releases.
   return new RegExp(`\\b0x0*(${mark.toString(16)}|8000)\\b`, 'i')
 }
 

@@ -1,5 +1,5 @@
 /**
- * Colour for human output: only on a terminal, never with NO_COLOR or --no-color (DESIGN §4).
+ * Colour for human output: only on a terminal, never with NO_COLOR or --no-color (docs/architecture.md).
  * Views never use colour as the only signal: every coloured word is also written out.
  */
 import {Chalk, type ChalkInstance, type ColorSupportLevel, supportsColor} from 'chalk'

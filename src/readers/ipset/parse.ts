@@ -1,6 +1,6 @@
 /**
  * Reads `ipset save` (`create` / `add` lines; `ipset restore` input also has `flush`) and `ipset list` (Name/Type/Header/.../Members
- * blocks), ipset(8) 6.x–7.x, as in reference/ipvs-yaml-migration.md b.4. Every set is kept; the
+ * blocks), ipset(8) 6.x–7.x, as in docs/ipvs-layouts.md b.4. Every set is kept; the
  * members of the types kube-proxy uses are split into address, protocol and port:
  *
  *   hash:ip            10.96.0.1

@@ -5,7 +5,7 @@
  *   `--thresholds`, and single-service listings (`-Ln -t VIP:PORT`, no version line);
  * * the rule format, `ipvsadm -Sn` / `ipvsadm-save -n` (`-A` service and `-a` destination lines).
  *
- * Layouts follow reference/ipvs-yaml-migration.md b.1–b.3. Lines are split on whitespace, never
+ * Layouts follow docs/ipvs-layouts.md b.1–b.3. Lines are split on whitespace, never
  * on column offsets: IPv6 names longer than the 28-character column shift every column after them
  * (kube-vip issue 784; fixtures/ipvsadm/variants), and pasted copies lose the trailing padding.
  * Output without `-n` (resolved names, cut ports; fixtures/ipvsadm/non-numeric) is refused with

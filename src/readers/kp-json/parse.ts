@@ -1,6 +1,6 @@
 /**
  * A ProxyState saved by `kp ... --json`, read back so output can be piped into kp again
- * (DESIGN §2). Checked field by field against src/model/types.ts, never trusted: a missing
+ * (docs/model.md). Checked field by field against src/model/types.ts, never trusted: a missing
  * field, a wrong type or an unknown enum value is an error at its line; nothing is filled in.
  * Members the model does not have are reported as warnings and left out. A valid state costs
  * one JSON.parse and one walk; lines are worked out (../json-lines.ts) only when there is a

@@ -1,7 +1,7 @@
 /**
  * Stage 1 of the cluster-objects reader: Kubernetes YAML or JSON (a `List` or `*List` with
  * `items`, a multi-document YAML stream, or single objects) -> the Service, EndpointSlice and
- * legacy Endpoints fields kube-proxy reads (reference/ipvs-yaml-migration.md c.1-c.4), each
+ * legacy Endpoints fields kube-proxy reads (docs/ipvs-layouts.md c.1-c.4), each
  * with the line of the object it came from. JSON goes through JSON.parse plus a one-pass scan
  * for the items' lines; JSON that JSON.parse refuses falls through to the YAML parser (JSON is
  * YAML 1.2), which positions the error. Never throws: what it cannot read is a KUBE_* diagnostic.

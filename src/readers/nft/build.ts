@@ -104,7 +104,7 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
   if (mode === 'nftables') {
     for (const {table, path} of kubeProxy)
       pushAll(state.services, new KubeProxyTableReader(table, path, facts, reporter).read())
-    // nft mode never accepts NodePorts on localhost (reference §3, DESIGN: localhostNodePorts).
+    // nft mode never accepts NodePorts on localhost (docs/kube-proxy-layouts.md §3; docs/model.md, localhostNodePorts).
     if (kubeProxy.length > 0) facts.applyTo(state.node)
     if (kubeProxy.length > 0) state.node.localhostNodePorts = false
   } else {

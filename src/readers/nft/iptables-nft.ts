@@ -4,12 +4,12 @@
  * (fixtures/nft/iptables-nft-multipleservices-older). What changes against iptables-save:
  * * comments are usually gone (iptables-nft keeps them in rule userdata that nft does not
  *   print), so services are recovered by address and port: namespace/name are null and a
- *   service is identified by its ClusterIP:port/proto (DESIGN §2);
+ *   service is identified by its ClusterIP:port/proto (docs/model.md);
  * * `-m statistic --probability P` is `meta random & 2147483647 < N`, with P = N / 2^31;
  * * `counter packets 0 bytes 0` on every rule, `xt match "..."` for untranslated matches.
  *
  * Grouping: KUBE-SVC-H, KUBE-SVL-H, KUBE-EXT-H and KUBE-FW-H of one service port share the
- * hash H (reference §2.6), so frontends are grouped by H; filter-table REJECT/DROP rules join
+ * hash H (docs/kube-proxy-layouts.md §2.6), so frontends are grouped by H; filter-table REJECT/DROP rules join
  * the group that has the same address and port, or form their own.
  */
 import type {

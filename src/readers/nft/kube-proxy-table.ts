@@ -1,6 +1,6 @@
 /**
  * Reads one `ip kube-proxy` / `ip6 kube-proxy` table into service ports
- * (reference/kube-proxy-iptables-nftables.md §3 and §5).
+ * (docs/kube-proxy-layouts.md §3 and §5).
  *
  * Services come from the map and set elements, never from chains alone: `service-ips`,
  * `service-nodeports`, `no-endpoint-services`, `no-endpoint-nodeports` and `firewall-ips`
@@ -566,7 +566,7 @@ export class KubeProxyTableReader {
 
     const cluster = a.clusterChain ? this.readSelectionChain(a, a.clusterChain) : null
     const local = a.localChain ? this.readSelectionChain(a, a.localChain) : null
-    // Shares are those of the cluster path (DESIGN §2): the chain the ClusterIP goes to (local-B
+    // Shares are those of the cluster path (docs/model.md): the chain the ClusterIP goes to (local-B
     // under ITP=Local), else service-B. An endpoint only the other chain reaches gets share 0.
     // Locality is known only under a Local policy: local-B members are local, the rest are not.
     const primary = a.internalChain === a.localChain && local ? local : (cluster ?? local)

@@ -10,7 +10,7 @@
  *
  * Truncated input (a block or statement still open at the end) keeps everything that was
  * complete and reports NFT_TRUNCATED as an error: the services in the missing part are
- * unknown, so the answer cannot be trusted (DESIGN §5, exit 3).
+ * unknown, so the answer cannot be trusted (src/errors.ts EXIT, exit 3).
  */
 import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'

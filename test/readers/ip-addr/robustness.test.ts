@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated `ip addr`, `ip -o
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated `ip addr`, `ip -o
  * addr` and `ip -j [-p] addr` dumps through readState, sniffed and forced; the JSON ones also
  * with members deleted, repeated or of a wrong type. Each round must give a sane state
  * (../robustness.ts).

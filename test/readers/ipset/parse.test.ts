@@ -1,7 +1,7 @@
 /**
  * The ipset reader on the real ipset 7.17 output of the corpus (fixtures/ipvs/generated:
  * `ipset save` and `ipset list` of the same sets) and on bad input. Entry grammar from
- * reference/ipvs-yaml-migration.md b.4.
+ * docs/ipvs-layouts.md b.4.
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated `ipset save` and
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated `ipset save` and
  * `ipset list` dumps through readState, sniffed and forced. Each round must give a sane state
  * (../robustness.ts).
  */

@@ -1,6 +1,6 @@
 /**
- * Stage 2, rule shape by rule shape, on small dumps written here by hand from the spec's rule
- * tables (§2.2-§2.7). Chain names are made with the §2.6 hashes (checked against the spec's
+ * Stage 2, rule shape by rule shape, on small dumps written here by hand from the rule
+ * tables of docs/kube-proxy-layouts.md (§2.2-§2.7). Chain names are made with the §2.6 hashes (checked against that page's
  * vectors in hash-shares.test.ts), except where a test breaks them on purpose.
  */
 import {readdirSync} from 'node:fs'
@@ -400,7 +400,7 @@ describe('foreign rules and other dumps', () => {
         ['MY-HOOK', 'KUBE-LOOP-BACK'],
       ),
     )
-    // kube-proxy's own jumps from built-in chains carry its comment (spec §2.2); these do not.
+    // kube-proxy's own jumps from built-in chains carry its comment (docs/kube-proxy-layouts.md §2.2); these do not.
     expect(state.foreign.map((f) => [f.kind, f.name])).toEqual([
       ['iptables-rule', 'filter/FORWARD -j KUBE-SERVICES'],
       ['iptables-rule', 'filter/INPUT -j KUBE-SERVICES'],

@@ -1,7 +1,7 @@
 /**
  * Conformance with kube-proxy's own test expectations: each fixtures/iptables/<case>/input.rules
  * is read through the real front door (sniff -> parse -> build), mapped onto the corpus
- * `expect.json` schema (/work/shared/corpus/upstream/README.md), and compared with the copy of
+ * `expect.json` schema (fixtures/PROVENANCE.md), and compared with the copy of
  * that file in the fixture. The realsave-* cases are the same dumps after a trip through a
  * kernel and `iptables-save`; they must give the same model as the restore-input form.
  */
@@ -122,7 +122,7 @@ describe('iptables reader conformance with the kube-proxy corpus', () => {
         expect(state.services.map(toExpectSchema)).toEqual(expected)
       })
 
-      it('recovers the loadBalancerSourceRanges the corpus README lists', async () => {
+      it('recovers the loadBalancerSourceRanges fixtures/PROVENANCE.md lists', async () => {
         const state = await readFixture(dir)
         const ranges = JSON.parse(
           readFileSync(join(FIXTURES, dir, 'source-ranges.json'), 'utf8'),

@@ -2,7 +2,7 @@
  * The hand-made and real-world fixtures that cover what the upstream corpus does not (IPv6,
  * 3+ endpoints, affinity over several endpoints, ITP=Local, the older generations, large-cluster
  * mode, a node with Docker and a CNI, a grep fragment). Every expectation here is written by hand
- * from the spec (/work/shared/reference/kube-proxy-iptables-nftables.md) and the fixture's
+ * from docs/kube-proxy-layouts.md and the fixture's
  * PROVENANCE.md, not copied from the reader's output.
  */
 import {describe, expect, it} from 'vitest'

@@ -1,4 +1,4 @@
-/** The chain-name hashes (spec §2.6) and the share arithmetic of the probability cascade (§2.4, DESIGN §2). */
+/** The chain-name hashes (docs/kube-proxy-layouts.md §2.6) and the share arithmetic of the probability cascade (§2.4, docs/model.md). */
 import {describe, expect, it} from 'vitest'
 import {
   base32,

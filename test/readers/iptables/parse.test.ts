@@ -1,7 +1,7 @@
 /**
  * Stage 1: the tokenizer and parseIptablesText. Expectations are written by hand from the
  * iptables-restore tokenising rules (xshared.c add_param_to_argv, see tokenize.ts) and the
- * spec's §2.8 / §4 (text forms).
+ * docs/kube-proxy-layouts.md §2.8 / §4 (text forms).
  */
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
@@ -408,7 +408,7 @@ describe('bad input never throws', () => {
     )
     expect(diagnostics.map((d) => d.code)).toEqual(['IPT_SYNTAX'])
   })
-  // No timing assertion (DESIGN §6: performance is the benchmark's job); a quadratic scan of these
+  // No timing assertion (docs/architecture.md, "Tests": performance is the benchmark's job); a quadratic scan of these
   // lines would take minutes and hit the test timeout.
   it('1 MB lines, well-formed or garbage, are read without hanging', () => {
     const comment = 'x'.repeat(1024 * 1024)

@@ -1,5 +1,5 @@
 /**
- * The IPVS builder on the corpus scenario (fixtures/ipvs/generated; corpus/ipvs/README.md §3)
+ * The IPVS builder on the corpus scenario (fixtures/ipvs/generated; fixtures/PROVENANCE.md (IPVS corpus, generated/))
  * through readState, the way `-f` files of one node reach it: every file alone, then combined.
  * The expected service ports are written by hand from that README and the cluster YAML:
  * default/web has an externalIP and NodePort 30080 and a terminating endpoint on node-b
@@ -7,7 +7,7 @@
  * NodePort 31443; default/sctp has NodePort 30999; sticky has ClientIP affinity 10800 s.
  *
  * Fixtures, not the kernel: the test machines' kernel has no IPVS, so no virtual server can be
- * created and listed here (DESIGN §6); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
+ * created and listed here (docs/architecture.md, "Tests"); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
@@ -50,7 +50,7 @@ function summary(sp: ServicePort): string {
   return `${sp.protocol} ${sp.family} | ${fe} | etp ${sp.externalTrafficPolicy}${aff} | ${sp.scheduler} | ${eps}`
 }
 
-// Written by hand from corpus/ipvs/README.md §3 and the cluster YAML; local = on node-a (10.244.1.x, fd00:10:244:1::x).
+// Written by hand from fixtures/PROVENANCE.md (IPVS corpus, generated/) and the cluster YAML; local = on node-a (10.244.1.x, fd00:10:244:1::x).
 const SCENARIO = [
   'SCTP IPv4 | ClusterIP 10.96.50.5:9999 forward + NodePort *:30999 forward | etp Cluster | rr | 10.244.1.9:9999 w1 ready local',
   'TCP IPv4 | ClusterIP 10.96.0.10:53 forward | etp null | rr | 10.244.1.3:53 w1 ready local, 10.244.2.4:53 w1 ready remote',
@@ -162,7 +162,7 @@ describe('IPVS builder: the files of node-a combined', () => {
       masqueradeMark: '0x4000',
       randomFully: true,
     })
-    // Without names a service port is known by its ClusterIP (DESIGN §2).
+    // Without names a service port is known by its ClusterIP (docs/model.md).
     expect(s.services.map(displayName)).toContain('10.96.100.20:80/TCP')
   })
 

@@ -1,6 +1,6 @@
 /**
  * The IPVS readers through the real CLI: several `-f` files of one node, and the refusal of
- * `ipvsadm -L` without `-n` (exit 3 with `path:line: message`, DESIGN §5).
+ * `ipvsadm -L` without `-n` (exit 3 with `path:line: message`, src/errors.ts EXIT).
  */
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
@@ -25,7 +25,7 @@ describe('kp list on IPVS dumps', () => {
     const state = JSON.parse(r.stdout) as ProxyState
     expect(state.mode).toBe('ipvs')
     expect(state.sources.map((s) => s.format)).toEqual(['ipvsadm', 'ipset', 'iptables-save'])
-    // corpus/ipvs/README.md §3: kubernetes, 3 kube-dns ports × 2 families, sticky, web, lb, sctp.
+    // fixtures/PROVENANCE.md (IPVS corpus, generated/): kubernetes, 3 kube-dns ports × 2 families, sticky, web, lb, sctp.
     expect(state.services).toHaveLength(11)
   })
 

@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1), also when several sources describe one node:
+ * Readers never throw on bad input (docs/architecture.md), also when several sources describe one node:
  * a fixed-seed run of the corpus scenario's ipvsadm + ipset + ip addr + iptables-save bundle
  * (with the cluster objects as --cluster), and of a migrate case's `ipvsadm -Sn` + saved state,
  * with one source mutated per round. Each round must give a sane state (../robustness.ts).

@@ -1,10 +1,10 @@
 /**
  * The ipvsadm reader on the corpus listings (fixtures/ipvs/generated, one scenario in five
- * layouts), on hand-made listings of the shapes reference/ipvs-yaml-migration.md b.1–b.3
+ * layouts), on hand-made listings of the shapes docs/ipvs-layouts.md b.1–b.3
  * describes (fixtures/ipvsadm), and on bad input.
  *
  * Fixtures, not the kernel: the test machines' kernel has no IPVS, so no virtual server can be
- * created and listed here (DESIGN §6); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
+ * created and listed here (docs/architecture.md, "Tests"); the listings are ipvsadm 1.31's formats (see PROVENANCE.md).
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
@@ -26,7 +26,7 @@ function shape(listing: IpvsadmListing): string[] {
     .sort()
 }
 
-// Written by hand from fixtures/ipvs/generated/ipvsadm-Sn.txt (the scenario of corpus/ipvs/README.md §3).
+// Written by hand from fixtures/ipvs/generated/ipvsadm-Sn.txt (the scenario of fixtures/PROVENANCE.md (IPVS corpus, generated/)).
 const SCENARIO_VIRTUAL_SERVERS = [
   'TCP 10.0.0.10:30080',
   'TCP 10.0.0.10:31443',

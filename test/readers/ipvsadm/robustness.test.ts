@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated `ipvsadm -Ln`
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated `ipvsadm -Ln`
  * (plain, --stats, --rate, --persistent-conn, one service, names) and `-Sn` listings through
  * readState, sniffed and forced, with ipvsadm's own odd tokens: bracketed IPv6, ports past
  * 65535, negative and huge weights, tabs. Each round must give a sane state (../robustness.ts).

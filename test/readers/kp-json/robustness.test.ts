@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated saved ProxyStates
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated saved ProxyStates
  * through readState, sniffed and forced: text cuts and noise, and members deleted, repeated or
  * of a wrong type (null, huge numbers, nesting past the stack). Each round must give a sane
  * state (../robustness.ts): a saved state with a share of 2 is refused, not passed on.

@@ -1,6 +1,6 @@
 /**
  * kube-proxy's endpoint selection and frontend actions, case by case, from hand-written objects.
- * Each expectation cites the rule it comes from: reference/ipvs-yaml-migration.md a.3, c.2-c.4 and
+ * Each expectation cites the rule it comes from: docs/ipvs-layouts.md a.3, c.2-c.4 and
  * kube-proxy-iptables-nftables.md §1, §2.4, §3.4 (CategorizeEndpoints, endpointslicecache.go).
  */
 import {hostname} from 'node:os'

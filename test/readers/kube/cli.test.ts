@@ -1,6 +1,6 @@
 /**
  * The cluster-objects reader through the real CLI: `kp list --json` on the generated scenario,
- * and exit code 3 with `path:line` for malformed YAML (DESIGN §5).
+ * and exit code 3 with `path:line` for malformed YAML (src/errors.ts EXIT).
  */
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'

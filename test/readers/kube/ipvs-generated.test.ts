@@ -1,7 +1,7 @@
 /**
  * The generated IPVS scenario (fixtures/kube/ipvs-generated, node-a). Every expectation is read
- * by hand from the YAML and the scenario in ../shared/corpus/ipvs/README.md §3, with the rules of
- * reference/ipvs-yaml-migration.md a.3 and c.2-c.5; the weight-1 real servers of the corpus's
+ * by hand from the YAML and the scenario in fixtures/PROVENANCE.md (IPVS corpus, generated/), with the rules of
+ * docs/ipvs-layouts.md a.3 and c.2-c.5; the weight-1 real servers of the corpus's
  * ipvsadm-Ln.txt show the same sets.
  */
 import {beforeAll, describe, expect, it} from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * The kube parser on the shapes of reference/ipvs-yaml-migration.md c.1 (List, *List, multi-document
+ * The kube parser on the shapes of docs/ipvs-layouts.md c.1 (List, *List, multi-document
  * YAML, single objects, JSON) and on bad input: it never throws, and every problem is a coded
  * diagnostic at the line of the object (or of the YAML error).
  */

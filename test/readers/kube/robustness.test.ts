@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated cluster objects
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated cluster objects
  * (kubectl YAML) through readState, sniffed and forced, with YAML's own odd tokens (anchors,
  * aliases, tags, flow collections, document markers) and wrong-typed fields. Each round must
  * give a sane state (../robustness.ts).

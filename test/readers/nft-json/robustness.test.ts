@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated real `nft -j`
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated real `nft -j`
  * dumps through readState, sniffed and forced: text cuts and noise, and JSON members deleted,
  * repeated or given a wrong type (null, huge numbers, nesting past the stack, `{"toString": 1}`).
  * Each round must give a sane state (../robustness.ts).

@@ -18,7 +18,7 @@ import {
 
 const cases = readdirSync(fixturePath('nft')).filter((d) => d.startsWith('upstream-'))
 
-/** As written in the rules (DESIGN §2): the test dumps say 0x4000, real nft prints 0x00004000. */
+/** As written in the rules (docs/model.md): the test dumps say 0x4000, real nft prints 0x00004000. */
 function sameButMark(state: ProxyState): unknown {
   return withoutPositions({...state, node: {...state.node, masqueradeMark: null}})
 }

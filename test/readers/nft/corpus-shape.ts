@@ -1,8 +1,8 @@
 /**
- * Turns a ProxyState into the corpus `*.expect.json` shape (corpus/upstream/README.md), so
+ * Turns a ProxyState into the corpus `*.expect.json` shape (fixtures/PROVENANCE.md), so
  * conformance tests compare kp's model with kube-proxy's hand-derived expectations.
  * nftables cannot tell externalIPs from LoadBalancer IPs, so both sides are compared as their
- * union (`external`), as the corpus README prescribes; "Cluster" in the corpus means
+ * union (`external`), as fixtures/PROVENANCE.md prescribes; "Cluster" in the corpus means
  * "default or not observable", which the model writes as null.
  */
 import {readFileSync} from 'node:fs'

@@ -1,6 +1,6 @@
 /**
  * What the corpus expect.json files do not carry, checked against the reference spec
- * (reference/kube-proxy-iptables-nftables.md §3) and the corpus README: actions, source ranges,
+ * (docs/kube-proxy-layouts.md §3) and fixtures/PROVENANCE.md: actions, source ranges,
  * node facts, leftovers, the chain-name hash, positions.
  */
 import {describe, expect, it} from 'vitest'
@@ -86,7 +86,7 @@ describe('kube-proxy nftables details (overall)', () => {
   })
 })
 
-describe('stale chains (reference §3.5)', () => {
+describe('stale chains (docs/kube-proxy-layouts.md §3.5)', () => {
   it('reports the flushed chains of the deleted ns2/svc2 as info, not as a service', async () => {
     const text = readFixture('nft', 'upstream-syncrepeated-stalechains', 'input.nft')
     const state = await readFixtureState(['nft', 'upstream-syncrepeated-stalechains', 'input.nft'])
@@ -117,7 +117,7 @@ describe('stale chains (reference §3.5)', () => {
   })
 })
 
-describe('chain-name hash (reference §3.6)', () => {
+describe('chain-name hash (docs/kube-proxy-layouts.md §3.6)', () => {
   it('reproduces the hashes of the reference and the fixtures', () => {
     expect(nftNameHash('ns1/svc1/tcp/p80')).toBe('ULMVA6XW')
     expect(nftNameHash('ns1/svc1/tcp/p80__10.180.0.1/80')).toBe('5OJB2KTY')

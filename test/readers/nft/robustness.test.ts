@@ -1,5 +1,5 @@
 /**
- * Readers never throw on bad input (DESIGN §1): a fixed-seed run of mutated real `nft list`
+ * Readers never throw on bad input (docs/architecture.md): a fixed-seed run of mutated real `nft list`
  * dumps (plain, with handles, the `add ...` transaction form, iptables-nft) through readState,
  * sniffed and forced. Each round must give a sane state (../robustness.ts: no throw, errors one
  * line at a real line, shares in 0..1, ports in 0..65535). Also a node's nft dump read together

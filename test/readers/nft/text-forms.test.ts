@@ -1,6 +1,6 @@
 /**
  * Text forms and transaction commands beyond the corpus: spaces for tabs, an `ip6` table
- * (hand-written from reference §3.1/§3.4/§3.6: ip6 matches, `dnat to [IP]:PORT`, `:` -> `.` in
+ * (hand-written from docs/kube-proxy-layouts.md §3.1/§3.4/§3.6: ip6 matches, `dnat to [IP]:PORT`, `:` -> `.` in
  * endpoint names), the lifecycle commands kube-proxy sends (`flush chain`, `delete element`,
  * `delete chain`), other tables (`foreign`), and format sniffing.
  */
@@ -60,7 +60,7 @@ describe('nft text forms', () => {
     expect(state.node.podCIDRs).toEqual(['fd00:10::/64'])
   })
 
-  it('older revision (reference §3.2, §3.4): `P dport PORT` in the masquerade rule, base chains at dstnat-10', async () => {
+  it('older revision (docs/kube-proxy-layouts.md §3.2, §3.4): `P dport PORT` in the masquerade rule, base chains at dstnat-10', async () => {
     const text = readFixture('nft', 'upstream-overall', 'input.nft')
     const older = text
       .replace(/ip daddr (172\.30\.0\.4\d) ip saddr/g, 'ip daddr $1 tcp dport 80 ip saddr')
