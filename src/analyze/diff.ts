@@ -278,7 +278,7 @@ function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]
 
 /**
  * Endpoints as a set of ip:port. A draining IPVS real server (weight 0) takes no new
- * connections: it is left out of the set, as ipvs-yaml-migration.md a.6 says to do.
+ * connections: it is left out of the set, as docs/ipvs-layouts.md a.6 says to do.
  */
 function endpointIndex(eps: Endpoint[]): Map<string, Endpoint> {
   const m = new Map<string, Endpoint>()

@@ -1,6 +1,6 @@
 /**
  * `kp migrate` findings: what will behave differently, or break, when this node's kube-proxy
- * switches mode. Pure function over the model. The catalogue is ipvs-yaml-migration.md §d; each
+ * switches mode. Pure function over the model. The catalogue is docs/ipvs-layouts.md (d); each
  * caveat is a check in src/analyze/migrate/, grouped by subject. A check that needs information
  * the input lacks says so as a "cannot verify" finding (id ending in _UNVERIFIED or _UNKNOWN)
  * naming what to collect; none is skipped silently.

@@ -61,7 +61,7 @@ export interface SnapshotOptions extends RunOptions {
 
 // Sysctls that change how the rules behave (read from /proc/sys, so no program is needed):
 // route_localnet makes localhost NodePorts work; tcp_be_liberal decides whether kube-proxy
-// writes its ctstate INVALID drop rule; the IPVS ones are what IPVS mode sets (ipvs-yaml-migration.md §a.1).
+// writes its ctstate INVALID drop rule; the IPVS ones are what IPVS mode sets (docs/ipvs-layouts.md a.1).
 export const SYSCTLS = [
   'net.ipv4.conf.all.route_localnet',
   'net.netfilter.nf_conntrack_tcp_be_liberal',

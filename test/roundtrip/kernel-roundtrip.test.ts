@@ -287,8 +287,8 @@ function render(state: ProxyState, target: Target): RenderResult {
 /**
  * Node settings nftables mode does not let kube-proxy choose: its `masquerading` chain always ends
  * in `masquerade fully-random` (docs/kube-proxy-layouts.md §3, "chain masquerading"),
- * and it never accepts NodePorts on localhost (same reference, and peers-and-user-pains.md: "NodePorts
- * on loopback stopped working" in nftables mode). iptables mode can express either value of both.
+ * and it never accepts NodePorts on localhost (docs/ipvs-layouts.md (d), caveat 3: localhost
+ * NodePort clients break after a move to nftables). iptables mode can express either value of both.
  */
 const FIXED_BY_TARGET: Record<
   Target,

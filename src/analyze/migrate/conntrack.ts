@@ -1,5 +1,5 @@
 /**
- * Caveat 5 (ipvs-yaml-migration.md §d): iptables mode drops ctstate INVALID packets in
+ * Caveat 5 (docs/ipvs-layouts.md (d)): iptables mode drops ctstate INVALID packets in
  * KUBE-FORWARD to work around a conntrack bug of kernels before 6.1 that resets long-lived
  * connections; nftables and ipvs modes install nothing.
  */

@@ -28,7 +28,7 @@ export interface MigrationContext {
 
 export type Check = (ctx: MigrationContext) => Finding[]
 
-/** Upstream pages the findings point to (ipvs-yaml-migration.md, "Source" of each caveat). */
+/** Upstream pages the findings point to (docs/ipvs-layouts.md, "Source" of each caveat). */
 export const DOCS = {
   virtualIps: 'https://kubernetes.io/docs/reference/networking/virtual-ips/',
   migrateToNftables:

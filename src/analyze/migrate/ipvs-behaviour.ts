@@ -1,5 +1,5 @@
 /**
- * How IPVS mode behaves differently from iptables and nftables modes (ipvs-yaml-migration.md
+ * How IPVS mode behaves differently from iptables and nftables modes (docs/ipvs-layouts.md
  * §d caveats 7-10, 12-14, 16, and a.2/a.3), checked in both directions: leaving IPVS for
  * nftables or iptables, and moving to IPVS from either.
  */

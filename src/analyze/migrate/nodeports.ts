@@ -1,5 +1,5 @@
 /**
- * NodePort caveats (ipvs-yaml-migration.md §d caveats 2, 3 and 4): which node addresses accept
+ * NodePort caveats (docs/ipvs-layouts.md (d) caveats 2, 3 and 4): which node addresses accept
  * NodePorts, NodePorts on 127.0.0.1, and the host firewall that iptables mode used to open.
  */
 import type {Finding} from '../findings.js'

@@ -1,6 +1,6 @@
 /**
  * Caveats about the node rather than the services: kernel and tool versions for nftables
- * (ipvs-yaml-migration.md §d caveat 1), the IPVS deprecation and prerequisites when moving to
+ * (docs/ipvs-layouts.md (d) caveat 1), the IPVS deprecation and prerequisites when moving to
  * IPVS, and what kube-proxy cleans up, or does not, when it starts in the new mode (caveat 11;
  * `platformCleanup` in cmd/kube-proxy/app/server_linux.go).
  */
@@ -115,7 +115,7 @@ export const ipvsDeprecated: Check = (ctx) => {
   ]
 }
 
-/** What IPVS mode checks at start-up and kp cannot see in a dump (ipvs-yaml-migration.md a.1). */
+/** What IPVS mode checks at start-up and kp cannot see in a dump (docs/ipvs-layouts.md a.1). */
 export const ipvsPrerequisites: Check = (ctx) => {
   if (ctx.to !== 'ipvs' || from(ctx, 'ipvs')) return []
   return [

@@ -1,5 +1,5 @@
 /**
- * Caveat 6 (ipvs-yaml-migration.md §d): components that are not kube-proxy but depend on the
+ * Caveat 6 (docs/ipvs-layouts.md (d)): components that are not kube-proxy but depend on the
  * objects the old mode creates (KUBE-* chains and ipsets, the masquerade mark, kube-ipvs0).
  * kp sees them as the state's foreign objects: rules that jump to or match kube-proxy objects.
  */

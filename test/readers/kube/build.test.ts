@@ -1,7 +1,7 @@
 /**
  * kube-proxy's endpoint selection and frontend actions, case by case, from hand-written objects.
  * Each expectation cites the rule it comes from: docs/ipvs-layouts.md a.3, c.2-c.4 and
- * kube-proxy-iptables-nftables.md §1, §2.4, §3.4 (CategorizeEndpoints, endpointslicecache.go).
+ * docs/kube-proxy-layouts.md §1, §2.4, §3.4 (CategorizeEndpoints, endpointslicecache.go).
  */
 import {hostname} from 'node:os'
 import {describe, expect, it} from 'vitest'
