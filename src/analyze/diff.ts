@@ -471,7 +471,7 @@ export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
  * diffStates(a, B) for a B whose ports are still encoded, with the same result. A port of A whose
  * codes are those of the B port with its identity (serviceKey) cannot differ from it: both are
  * left out, unmade, and only the rest of B is decoded and compared as diffStates does. For a node
- * against itself read another way, that is every port (docs/benchmarks.md).
+ * against itself read another way, that is every port.
  *
  * Only when every identity is unique on both sides: matchServicePorts pairs a port with the first
  * unused one of its identity, and with repeats, leaving a pair out could change which port the

@@ -140,9 +140,7 @@ export abstract class KpCommand extends Command {
   /**
    * Reads two states, each as loadState reads one: an input is a path, `-`, or `live`. Large
    * files and folders are read at the same time, the second in a worker thread
-   * (src/readers/read-in-worker.ts): `kp diff` of a 10,000-service iptables-save dump (33 MB)
-   * and its nftables text (46 MB) took 4.3 s instead of 5.7 s when this was added; with today's
-   * readers, and the `nft list` text (27 MB), 2.5–2.6 s instead of ~3.0 s. The second then comes
+   * (src/readers/read-in-worker.ts), so `kp diff` uses both cores. The second then comes
    * with its service ports still encoded (an EncodedState, for diffEncoded). What is printed,
    * and which error wins, is the same as reading them in turn: the first input's diagnostics are
    * reported, and its input error thrown, before anything of the second's.
@@ -196,18 +194,17 @@ export abstract class KpCommand extends Command {
 
   /**
    * Plain JSON for --json. oclif's own logJson runs the document through a regex tokenizer to
-   * colour it (ux/colorize-json.js), even when stdout is a pipe: on a 10,000-service dump that
-   * took longer than reading the dump (docs/benchmarks.md).
+   * colour it (ux/colorize-json.js), even when stdout is a pipe, which on a large state costs more
+   * than reading the dump.
    */
   override logJson(json: unknown): void {
     // Indented for a person at a terminal; compact into a pipe or file, where jq or a program
-    // reads it: a 10,000-service state is 24 MB instead of 48 MB, and written in pieces, never
-    // held whole (src/cli/json-out.ts).
+    // reads it: half the size, and written in pieces, never held whole (src/cli/json-out.ts).
     if (!process.stdout.isTTY) {
       blockWhenPipe(process.stdout)
       writeCompactJson(json, bufferedStreamOut(process.stdout))
     } else {
-      // In 1 MiB pieces: one write would encode the whole document into one buffer at once.
+      // In pieces: one write would encode the whole document into one buffer at once.
       const text = JSON.stringify(json, null, 2)
       for (let at = 0; at < text.length; at += JSON_PIECE)
         process.stdout.write(text.slice(at, at + JSON_PIECE))

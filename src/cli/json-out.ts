@@ -1,7 +1,7 @@
 /**
  * Compact JSON written in pieces: the same text as JSON.stringify(value), without ever holding
- * the whole document. A 10,000-service state is a 24 MB string otherwise; making and then
- * writing it costs more than the pieces do (fresh memory is slow on small VMs: docs/benchmarks.md).
+ * the whole document: on small VMs fresh memory is slow, so one large string costs more than the
+ * pieces (docs/performance.md).
  */
 
 /** About how much text one write takes. */
@@ -66,8 +66,7 @@ function emit(value: unknown, out: (text: string) => void, depth: number): void 
 /**
  * A JsonOut that encodes each text straight into one reused buffer and writes the buffer to the
  * stream once about PIECE_CHARS bytes are in it. Joining the texts into a string first made a
- * fresh 1 MiB string per piece, then a fresh buffer to encode it into: each a round of page
- * faults (about 70 ms of a 10,000-service `list --json`, docs/benchmarks.md).
+ * fresh string per piece, then a fresh buffer to encode it into: each a round of page faults.
  * The buffer is reused only when the stream took the last write at once: for process.stdout
  * (a file, or a pipe on Linux) an empty write queue means the bytes are out. A stream that keeps
  * written chunks after its write is done (a PassThrough still unread) must not be given this.
@@ -100,8 +99,8 @@ export function bufferedStreamOut(
 /**
  * Makes `stream` block when it is a pipe (`kp list --json | jq`). libuv opens a pipe non-blocking,
  * so the part of a write the reader has not taken yet was queued in memory: bufferedStreamOut then
- * could not reuse its buffer, and a 10,000-service `--json` into a pipe held all 27 MB in fresh
- * buffers and took 0.3–0.7 s longer than into a file (docs/benchmarks.md). Blocking, a write returns
+ * could not reuse its buffer, and a large `--json` into a pipe held the whole document in fresh
+ * buffers. Blocking, a write returns
  * once the pipe has taken it, so the reader sets the pace, as with a file. Files and terminals are
  * left as they are.
  */

@@ -1,7 +1,7 @@
 /**
  * Writes a text that is produced piece by piece (a renderer's TextSink) straight to a file
- * through one reused buffer: a large rendering (`kp migrate --out`, ~45 MB for 10,000 services)
- * is never held, joined or encoded whole.
+ * through one reused buffer: a large rendering (`kp migrate --out`) is never held, joined or
+ * encoded whole.
  */
 import {closeSync, openSync, writeSync} from 'node:fs'
 import type {TextSink} from '../render/types.js'

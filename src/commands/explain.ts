@@ -41,7 +41,7 @@ export default class Explain extends KpCommand {
         'write it as ns/name, ns/name:port, name -n ns, IP:PORT/PROTO, [v6]:PORT or :NODEPORT',
       ])
     }
-    // A name is found in the rules' comments: read only that service's rules (docs/benchmarks.md).
+    // A name is found in the rules' comments: read only that service's rules (docs/performance.md).
     const needles = focusNeedles(query)
     const {explainService} = await import('../analyze/explain.js')
     let result = explainService(

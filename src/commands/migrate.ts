@@ -44,8 +44,7 @@ interface TargetRenderer {
   render: (state: ProxyState, opts: RenderOptions) => RenderResult
   /**
    * For a target whose output is one file: renders it piece by piece into `sink` and returns
-   * the findings, so that --out is written while it is rendered and the text (~45 MB for
-   * 10,000 services in nftables) is never held whole.
+   * the findings, so that --out is written while it is rendered and the text is never held whole.
    */
   stream?: (state: ProxyState, opts: RenderOptions, sink: TextSink) => Finding[]
 }
@@ -285,7 +284,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
 /**
  * Writes the target rules to stdout while they are rendered, then the newline `this.log` ends the
- * text with. Held whole, a 10,000-service nft script took 0.6 s and 140 MB more than streaming it.
+ * text with, so a large script is never held whole.
  */
 function streamToStdout(render: (sink: TextSink) => Finding[]): Finding[] {
   blockWhenPipe(process.stdout)

@@ -37,7 +37,7 @@ export interface RunOptions {
 
 const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000
 
-// A 10,000-service node's iptables-save is about 50 MB; leave room for much larger ones.
+// A large node's iptables-save is tens of megabytes; leave room for much larger ones.
 const MAX_OUTPUT_BYTES = 1024 * 1024 * 1024
 
 // The dump programs live in sbin, which is missing from many users' PATH (sudo keeps it, `su`
@@ -124,8 +124,8 @@ export async function runCommand(
       message: `${commandLine} needs root: ${firstLine(stderr)}`,
     }
   } else if (r.signal === 'SIGSEGV' && file.endsWith('-save')) {
-    // iptables-nft-save 1.8.9 with the default 8 MB stack crashed on a 10,000-service node
-    // (110,000 chains; the fault address was in the stack) and finished with an unlimited one.
+    // iptables-nft-save 1.8.9 runs out of the default stack on a node with ~100,000 chains, and
+    // finishes with an unlimited one.
     result.failure = {
       code: 'LIVE_COMMAND_FAILED',
       message: `${commandLine} crashed (SIGSEGV)`,

@@ -93,10 +93,9 @@ function capture(
 
 /**
  * The families kube-proxy's nftables mode may have a table in. Each is asked for by name
- * (`nft -j list table ip kube-proxy`), not found in `nft list tables`: nft 1.0.6 fills its
- * whole cache for `list tables`, and on an iptables-nft node with 110,000 chains that took
- * 87 s (the whole nat table lists in 41 s), while asking for a table that is not there
- * answers in 0.4 s. When the table is there, its listing is what nftables mode reads anyway.
+ * (`nft -j list table ip kube-proxy`), not found in `nft list tables`: nft 1.0.6 fills its whole
+ * cache (every chain of an iptables-nft node) for `list tables`, while asking for a table that is
+ * not there answers at once. When the table is there, its listing is what nftables mode reads anyway.
  */
 const NFT_FAMILIES: readonly IpFamily[] = ['ip', 'ip6']
 

@@ -30,7 +30,7 @@ export interface LoadedInputs {
 /**
  * A file (or stdin): its bytes are decoded to text only when something asks for the text.
  * `kp explain NAME` picks its few lines from the bytes in pieces (./iptables/focus.ts), so a
- * 33 MB dump is then never read into memory whole, let alone decoded.
+ * large dump is then never read into memory whole, let alone decoded.
  */
 class ReadSource implements SourceText {
   private decoded: string | null = null
@@ -58,7 +58,7 @@ function fileSource(path: string, format?: FormatId, tool?: string | null): Read
     const bytes = readSpecialFile(path)
     return new ReadSource(path, memoryBytes(bytes), () => bytes, format, tool)
   }
-  // One synchronous read for the text: the promise API reads in 512 KiB round trips through the thread pool.
+  // One synchronous read for the text: the promise API reads in small round trips through the thread pool.
   return new ReadSource(
     path,
     fileBytes(path),

@@ -54,7 +54,7 @@ export const FORMATS: readonly FormatEntry[] = [
       'Services, EndpointSlices, Endpoints as YAML or JSON (`kubectl get svc,endpointslices -A -o yaml`)',
     // A key of a Kubernetes object at the start of a line, also right after the `{` of one-line JSON.
     // Blanks before it on its own line only (`[^\S\n]`, not `\s`): with /m, `^\s*` tried from every
-    // line start over all the blank lines after it, and 64 KiB of them took seconds.
+    // line start over all the blank lines after it: quadratic in a head of blank lines.
     sniff: (h) =>
       /^[^\S\n]*(\{\s*)?"?(apiVersion|kind|items)"?\s*:/m.test(h) && !/^\*(nat|filter)/m.test(h),
     load: () => import('./kube/parse.js'),

@@ -53,14 +53,14 @@ export interface ReadOptions {
   /**
    * Only the service ports and node settings are wanted (kp diff compares nothing else): a
    * reader may then leave each ServicePort's `rules` and the state's `foreign` empty instead of
-   * making them (the iptables reader does: 320,000 rule references and a pass over every chain
-   * of a 10,000-service dump). Every diagnostic is still made.
+   * making them (the iptables reader does: a rule reference per rule and a pass over every chain).
+   * Every diagnostic is still made.
    */
   servicesOnly?: boolean
   /**
    * Each ServicePort keeps at most this many rule references, its first in line order: kp
    * migrate cites no more as a finding's evidence (EVIDENCE_REFS_PER_PORT). readState cuts every
-   * reader's lists; the iptables reader does not make the rest (300,000 of a 10,000-service dump).
+   * reader's lists; the iptables reader does not make the rest.
    */
   refsPerPort?: number
 }

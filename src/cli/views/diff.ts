@@ -30,7 +30,7 @@ const changeWords = {added: 'only in b', removed: 'only in a', changed: 'changed
 
 export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
   const c = new Chalk({level: opts.color ? 1 : 0})
-  // Without colour chalk returns its argument unchanged; skip the calls (a diff can have 100,000s of lines).
+  // Without colour chalk returns its argument unchanged; skip the calls (a diff can be very long).
   const plain = (text: string): string => text
   const red = opts.color ? c.red : plain
   const green = opts.color ? c.green : plain

@@ -3,9 +3,8 @@
  * Borderless, like kubectl: columns separated by two spaces, multi-line cells allowed, no blanks
  * at the end of a line (they only get in the way of grep and diff).
  *
- * Laid out here, not by cli-table3: that measured each line of each cell several times with
- * regular expressions it made anew per call (string-width, strip-ansi), and `kp list -o wide` of
- * 10,000 service ports took over two minutes (docs/benchmarks.md). Here each line is measured once.
+ * Laid out here, not by cli-table3, which measured each line of each cell several times with
+ * regular expressions it made anew per call: unusable on large nodes. Here each line is measured once.
  */
 import type {Style} from './style.js'
 

@@ -587,13 +587,13 @@ export function emptyKubeObjects(): KubeObjects {
 
 const MAX_YAML_ERRORS = 5
 
-/** Beyond this the YAML parser takes seconds (1-2 MB/s); JSON goes through JSON.parse. */
+/** Beyond this the YAML parser is slow enough to mention `-o json`, which goes through JSON.parse. */
 const LARGE_YAML_CHARS = 4_000_000
 
 /**
  * kubectl's `get ... -o yaml`: one `kind: List` document whose items each start with `- ` in the
  * first column. Each item is parsed on its own, its ref the line of its `- ` (the line walkNode
- * gives it): a 10,000-service cluster took 20 s and 1.6 GB as one document, 9 s and 280 MB so.
+ * gives it), so the parser's memory is one item's, not the whole List's.
  * Returns false, having changed nothing, for any other shape (several documents, directives,
  * items indented, nested Lists) and whenever the YAML parser has anything to say about a part:
  * the whole text is then parsed as one document, which reports it.

@@ -660,9 +660,9 @@ function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
 }
 
 /**
- * The document entry by entry: JSON.parse of each entry alone. Parsing the whole 90 MB `nft -j`
- * of a large node at once built a tree of several hundred MB that the garbage collector copied
- * about while it grew; entry by entry, each tree is dropped as soon as it is read. Null when the
+ * The document entry by entry: JSON.parse of each entry alone. Parsing a large node's `nft -j`
+ * at once builds one huge tree that the garbage collector copies about while it grows; entry by
+ * entry, each tree is dropped as soon as it is read. Null when the
  * text is not exactly `{"nftables": [...]}` or an entry is not valid JSON: the caller then reads
  * it whole, which also gives JSON.parse's own message for bad input.
  */

@@ -52,8 +52,8 @@ export class NftChain {
   comment: string | null = null
   /**
    * Set by the kube-proxy table reader (../nft/kube-proxy-table.ts) when a map element or rule of
-   * the table points at this chain; what stays false is a leftover. A mark, not a set of 110,000
-   * names: the reader of a 10,000-service table spent ~40 ms growing and filling that set.
+   * the table points at this chain; what stays false is a leftover. A mark, not a set of names: a
+   * large table has one chain per service port and endpoint.
    */
   pointedAt = false
   /** The rules in order: an NftRule, or a compact rule as two entries, its ref and its line. */

@@ -86,7 +86,7 @@ class TextReader implements CompactRules {
   private unknownCount = 0
   private readonly words = new WordCache()
   /**
-   * The text, as the pieces of whole lines it was read in (a file is decoded 1 MiB at a time,
+   * The text, as the pieces of whole lines it was read in (a file is decoded a piece at a time,
    * never into one buffer and one string: src/readers/bytes.ts textPieces), and where each
    * starts in the whole: a compact rule is kept as its line's offset in the whole.
    */
@@ -902,7 +902,7 @@ export function parseNftText(
 }
 
 export function parse(src: SourceText): ParsedSource<NftDocument> {
-  // A file is read in pieces, never into one buffer and one string (26 MB for 10,000 services).
+  // A file is read in pieces, never into one buffer and one string (docs/performance.md).
   const {doc, diagnostics} = parseNftText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
   return {
     format: 'nft',

@@ -1,6 +1,6 @@
 /**
- * Diagnostics for stage 2, with a cap per code: a dump with one systematic oddity in 10,000
- * services gives the first few positions and a count, not 10,000 lines on stderr.
+ * Diagnostics for stage 2, with a cap per code: a dump with one systematic oddity in every
+ * service gives the first few positions and a count, not a line per service on stderr.
  */
 import type {Diagnostic, Severity, SourceRef} from '../../model/types.js'
 
