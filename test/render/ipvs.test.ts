@@ -60,7 +60,7 @@ describe('renderIpvs reproduces the generated IPVS scenario of node-a', () => {
       {sources: [{path: YAML, text: readFileSync(YAML, 'utf8')}]},
       {node: 'node-a'},
     )
-    // Node settings of the scenario (corpus ipvs README §3): node IP 10.0.0.10, cluster CIDR
+    // Node settings of the scenario (fixtures/PROVENANCE.md, IPVS corpus): node IP 10.0.0.10, cluster CIDR
     // 10.244.0.0/16, mark written %#08x, MASQUERADE --random-fully.
     result = renderIpvs(state, {
       nodeIPs: ['10.0.0.10'],

@@ -3,7 +3,7 @@
  * multi-line text, the one-line `ip -o addr`, and JSON (`ip -j addr`, also pretty-printed with
  * `-p`); and the commands that bind the addresses (`ip link add kube-ipvs0 type dummy`, `ip addr
  * add IP/32 dev kube-ipvs0`), as `kp migrate --to ipvs` writes them in kube-ipvs0.sh. What IPVS mode needs from it: the addresses bound to kube-ipvs0 (every ClusterIP, and
- * the externalIPs / LB IPs that are not node addresses, reference a.2), and, when the whole
+ * the externalIPs / LB IPs that are not node addresses, docs/ipvs-layouts.md a.2), and, when the whole
  * `ip addr` is given, the node's own addresses (where NodePort virtual servers listen).
  */
 import {diag} from '../../core/state.js'

@@ -5,7 +5,7 @@
  * cluster objects of `--cluster`, which are the only source of names.
  *
  * IPVS has one virtual server per (address, port, protocol) and no notion of a Service
- * (reference a.3). The builder therefore:
+ * (docs/ipvs-layouts.md a.3). The builder therefore:
  *
  * 1. merges the virtual servers of every listing (-Ln, -Sn, --stats... of one node);
  * 2. sets aside what kube-proxy never makes (fwmark services, the 198.51.100.0:20000 scheduler
@@ -684,7 +684,7 @@ function groupVirtualServers(classified: Classified[], diagnostics: Diagnostic[]
 function actionOf(vs: VirtualServerSeen): Frontend['action'] {
   const weights = [...vs.realServers.values()].map((rs) => rs.weight)
   if (weights.length > 0 && weights.some((w) => w === null || w > 0)) return 'forward'
-  // No real server, or all draining: the kernel answers with ICMP port unreachable (ip_vs_leave, reference d.15).
+  // No real server, or all draining: the kernel answers with ICMP port unreachable (ip_vs_leave, docs/ipvs-layouts.md (d), caveat 15).
   return 'reject'
 }
 

@@ -1,5 +1,5 @@
 /**
- * What an IPVS-mode `iptables-save` tells about the node (reference a.5). In IPVS mode the
+ * What an IPVS-mode `iptables-save` tells about the node (docs/ipvs-layouts.md a.5). In IPVS mode the
  * iptables rules hold no services, only ipset matches; they still show kube-proxy's settings:
  * the masquerade mark, `--random-fully`, and how pod traffic is told apart (the `! -s CIDR` /
  * `! -i IFACE` / `src,dst` form of the KUBE-CLUSTER-IP masquerade rule, or its absence with

@@ -440,7 +440,7 @@ function readObject(
     )
 }
 
-/** kind: List, ServiceList, EndpointSliceList, ... or no kind at all, with an items list (reference c.1). */
+/** kind: List, ServiceList, EndpointSliceList, ... or no kind at all, with an items list (docs/ipvs-layouts.md c.1). */
 const isListKind = (kind: Json) =>
   kind === undefined || kind === null || (typeof kind === 'string' && kind.endsWith('List'))
 

@@ -1,6 +1,6 @@
 /**
- * What the corpus expect.json files do not carry, checked against the reference spec
- * (docs/kube-proxy-layouts.md §3) and fixtures/PROVENANCE.md: actions, source ranges,
+ * What the corpus expect.json files do not carry, checked against
+ * docs/kube-proxy-layouts.md §3 and fixtures/PROVENANCE.md: actions, source ranges,
  * node facts, leftovers, the chain-name hash, positions.
  */
 import {describe, expect, it} from 'vitest'
