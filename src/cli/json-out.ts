@@ -100,9 +100,8 @@ export function bufferedStreamOut(
  * Makes `stream` block when it is a pipe (`kp list --json | jq`). libuv opens a pipe non-blocking,
  * so the part of a write the reader has not taken yet was queued in memory: bufferedStreamOut then
  * could not reuse its buffer, and a large `--json` into a pipe held the whole document in fresh
- * buffers. Blocking, a write returns
- * once the pipe has taken it, so the reader sets the pace, as with a file. Files and terminals are
- * left as they are.
+ * buffers. Blocking, a write returns once the pipe has taken it, so the reader sets the pace, as
+ * with a file. Files and terminals are left as they are.
  */
 export function blockWhenPipe(stream: NodeJS.WriteStream): void {
   const handle = (stream as {_handle?: {setBlocking?: (blocking: boolean) => number}})._handle

@@ -1,7 +1,7 @@
 /**
  * Mode detection over command output. Dumps come from the corpus (kube-proxy's iptables-mode
  * restore input; a real iptables-save of IPVS mode) or are written here by hand from
- * (docs/kube-proxy-layouts.md §2.1, §2.8; docs/ipvs-layouts.md a.5).
+ * docs/kube-proxy-layouts.md §2.1, §2.8 and docs/ipvs-layouts.md a.5.
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'

@@ -620,7 +620,7 @@ function endOfContainer(text: string, open: number): number {
 /**
  * Where each entry of `{"nftables": [{...}, {...}, ...]}` starts and ends in the text; null
  * when the text is not exactly that (any other key, an entry that is not an object, anything
- * after it): then it is read whole, as before. An entry found here may still be bad JSON:
+ * after it): then it is read whole. An entry found here may still be bad JSON:
  * JSON.parse says so.
  */
 function entryRanges(text: string): {starts: number[]; ends: number[]} | null {

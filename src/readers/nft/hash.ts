@@ -8,10 +8,10 @@ import * as crypto from 'node:crypto'
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 
-// crypto.hash (Node >= 20.12) is one call without a Hash object, which matters for dumps with
-// 100,000+ names; package.json allows any Node 20, so fall back to createHash. The digest comes
-// as a latin1 ('binary') string, one character per byte: 3-4 times cheaper than a Buffer, whose memory
-// is allocated outside the heap one digest at a time.
+// crypto.hash (Node >= 20.12) is one call without a Hash object, which matters when every chain
+// name of a large table is checked; package.json allows any Node 20, so fall back to createHash.
+// The digest comes as a latin1 string, one character per byte: cheaper than a Buffer, whose
+// memory is allocated outside the heap one digest at a time.
 const sha256: (name: string) => string =
   typeof crypto.hash === 'function'
     ? (name) => crypto.hash('sha256', name, 'binary')
