@@ -176,8 +176,8 @@ export abstract class KpCommand extends Command {
       case 'input-error':
         throw outcome.error
       case 'failed':
-        // The worker crashed (a bug) or could not start: read the input here, where it fails,
-        // if it does, as it always has.
+        // The worker crashed (a bug) or could not start: read the input here, so a bad input
+        // fails with its own diagnostics, as a read in turn would.
         return [a, await load(second)]
     }
   }

@@ -65,8 +65,8 @@ function emit(value: unknown, out: (text: string) => void, depth: number): void 
 
 /**
  * A JsonOut that encodes each text straight into one reused buffer and writes the buffer to the
- * stream once about PIECE_CHARS bytes are in it. Joining the texts into a string first made a
- * fresh string per piece, then a fresh buffer to encode it into: each a round of page faults.
+ * stream once about PIECE_CHARS bytes are in it: joining the texts into a string first would make
+ * a fresh string per piece and a fresh buffer to encode it into, each a round of page faults.
  * The buffer is reused only when the stream took the last write at once: for process.stdout
  * (a file, or a pipe on Linux) an empty write queue means the bytes are out. A stream that keeps
  * written chunks after its write is done (a PassThrough still unread) must not be given this.
@@ -98,8 +98,8 @@ export function bufferedStreamOut(
 
 /**
  * Makes `stream` block when it is a pipe (`kp list --json | jq`). libuv opens a pipe non-blocking,
- * so the part of a write the reader has not taken yet was queued in memory: bufferedStreamOut then
- * could not reuse its buffer, and a large `--json` into a pipe held the whole document in fresh
+ * so the part of a write the reader has not taken yet is queued in memory: bufferedStreamOut then
+ * cannot reuse its buffer, and a large `--json` into a pipe holds the whole document in fresh
  * buffers. Blocking, a write returns once the pipe has taken it, so the reader sets the pace, as
  * with a file. Files and terminals are left as they are.
  */
