@@ -130,7 +130,7 @@ export abstract class KpCommand extends Command {
       timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
     })
     for (const w of live.warnings) this.warnLine(w)
-    // README, "Input formats": live reading says which commands it ran.
+    // README, "Reading a node live": live reading says which commands it ran.
     if (flags.verbose)
       for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
     const state = await readState({sources: live.sources, facts: live.facts}, opts)

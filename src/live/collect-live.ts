@@ -1,5 +1,5 @@
 /**
- * Live reading for every command without `-f` (README, "Input formats"): detect the mode, run only the
+ * Live reading for every command without `-f` (README, "Reading a node live"): detect the mode, run only the
  * read-only commands that mode needs, and hand their outputs to the readers as sources named
  * `live:<command line>`.
  */

@@ -1,6 +1,6 @@
 /**
  * Which proxy mode kube-proxy runs in on this node, decided from what the probe commands
- * printed (README, "Input formats"). Pure functions over command output, so they are tested on text.
+ * printed (README, "Reading a node live"). Pure functions over command output, so they are tested on text.
  *
  * Evidence per mode:
  *  - nftables: `nft -j list table ip kube-proxy` or `... ip6 kube-proxy` lists a table (./snapshot.ts);

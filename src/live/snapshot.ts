@@ -232,7 +232,7 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
       readText(root + 'proc/net/ip_vs'),
       readText(root + 'sys/class/net/kube-ipvs0/ifindex'),
       // With --mode nftables, live reading needs no iptables dump: on such nodes iptables-nft
-      // may hold a CNI's hundreds of thousands of rules (README, "Input formats"). Collect still saves them.
+      // may hold a CNI's hundreds of thousands of rules (README, "Reading a node live"). Collect still saves them.
       ...BACKEND_PROGRAMS.map((p) =>
         opts.mode === 'nftables' && !everything
           ? Promise.resolve(
