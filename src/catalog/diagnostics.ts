@@ -109,7 +109,7 @@ export const DIAGNOSTICS = {
   IPT_NO_COMMENT: {
     severity: 'info',
     meaning:
-      'A KUBE-SERVICES rule has no service comment (kube-proxy run with comments off); its frontend type is read from its target.',
+      'A KUBE-SERVICES rule into a service chain has no service comment; its frontend type is read from its target.',
     action: 'Nothing; frontend types of such rules are a best guess.',
   },
   IPT_NO_KUBE_PROXY: {

@@ -13,7 +13,7 @@ const GROUPS: Array<{prefix: string; title: string}> = [
   {prefix: 'IPVS', title: 'IPVS (`ipvsadm -Ln` / `-Sn`, with ipset and ip addr)'},
   {prefix: 'IPSET', title: '`ipset save` / `ipset list`'},
   {prefix: 'IPADDR', title: '`ip addr` / `ip -j addr`'},
-  {prefix: 'KUBE', title: 'Kubernetes objects (`--cluster`)'},
+  {prefix: 'KUBE', title: 'Kubernetes objects (Services, EndpointSlices, Endpoints)'},
   {prefix: 'KPJSON', title: 'saved states (`kp list --json`)'},
   {prefix: 'INPUT', title: 'any input'},
   {prefix: 'LIVE', title: 'reading this node (no -f)'},

@@ -121,7 +121,8 @@ export const FINDINGS = {
     severity: 'info',
     meaning:
       'The jump rules in the built-in chains are not part of the rendered restore input (kube-proxy inserts them itself).',
-    action: 'Let kube-proxy add them, or add them by hand when loading the files without it.',
+    action:
+      'Let kube-proxy start in the new mode (it adds them), or insert them with iptables -I when testing the files alone.',
   },
   RENDER_LARGE_CLUSTER_MODE: {
     severity: 'info',
@@ -133,7 +134,7 @@ export const FINDINGS = {
     severity: 'warning',
     meaning:
       'nodePortAddresses includes a loopback address, which nftables mode never serves NodePorts on.',
-    action: 'Move clients off localhost:NODEPORT before switching.',
+    action: 'Make clients use a node address instead of localhost.',
   },
   RENDER_LOOPBACK_SET_INCOMPLETE: {
     severity: 'warning',

@@ -11,6 +11,7 @@ import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
+import {SEVERITIES} from '../../catalog/severity.js'
 
 /**
  * Where a value sits: a chain of member names and indexes from the root. Labels and lines are
@@ -250,7 +251,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
   foreign: list(object({kind: str, name: str, reason: str, source: nullable(sourceRef)})),
   diagnostics: list(
     object({
-      severity: oneOf('error', 'warning', 'info'),
+      severity: oneOf(...SEVERITIES),
       code: str,
       message: str,
       source: nullable(sourceRef),
