@@ -2,6 +2,7 @@
  * The error family and the exit-code table (src/errors.ts EXIT). No oclif import: the core throws
  * these, and src/cli/base-command.ts maps them to exit codes once, at the edge.
  */
+import type {DiagnosticCode} from './catalog/diagnostics.js'
 import type {Diagnostic} from './model/types.js'
 
 /** The one table of exit codes. README and help text are checked against it (test/errors.test.ts). */
@@ -62,7 +63,7 @@ export class InputError extends KpError {
 export class EnvironmentError extends KpError {
   constructor(
     message: string,
-    code: string,
+    code: DiagnosticCode,
     readonly command: string | null = null,
     readonly stderr: string | null = null,
     hints: string[] = [],
@@ -73,7 +74,7 @@ export class EnvironmentError extends KpError {
 
 /** Wrong flags or arguments that oclif's parser cannot catch by itself (exit 2). */
 export class UsageError extends KpError {
-  constructor(message: string, code = 'USAGE', hints: string[] = []) {
+  constructor(message: string, code: DiagnosticCode, hints: string[] = []) {
     super(message, code, 'usage', hints)
   }
 }

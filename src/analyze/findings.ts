@@ -4,10 +4,12 @@
  * the CLI layer decides how to show it; `--json` prints it as is.
  */
 import type {Severity, SourceRef} from '../model/types.js'
+import type {FindingId} from '../catalog/findings.js'
+import {SEVERITY_RANK} from '../catalog/severity.js'
 
 export interface Finding {
-  /** Stable, upper-case id that scripts may match on, e.g. 'RENDER_MISSING_POD_CIDR'. */
-  id: string
+  /** Stable, upper-case id that scripts may match on, e.g. 'RENDER_MISSING_POD_CIDR' (src/catalog/findings.ts). */
+  id: FindingId
   /** error: the result will not behave like the source; warning: it may; info: worth knowing. */
   severity: Severity
   /** One line, no trailing period. */
@@ -32,13 +34,11 @@ export interface Finding {
  */
 export const EVIDENCE_REFS_PER_PORT = 5
 
-const severityRank: Record<Severity, number> = {error: 0, warning: 1, info: 2}
-
 /** The stable order findings are reported in: most severe first, then by id, then by first service. */
 export function sortFindings(findings: Finding[]): Finding[] {
   return findings.sort(
     (a, b) =>
-      severityRank[a.severity] - severityRank[b.severity] ||
+      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
       (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) ||
       ((a.services[0] ?? '') < (b.services[0] ?? '')
         ? -1

@@ -11,7 +11,8 @@
  */
 import {pushAll} from '../core/arrays.js'
 import {type Finding, sortFindings} from './findings.js'
-import type {ProxyState, Severity} from '../model/types.js'
+import {SEVERITIES, SEVERITY_RANK} from '../catalog/severity.js'
+import type {ProxyState} from '../model/types.js'
 import {conntrackChecks} from './migrate/conntrack.js'
 import {
   type Check,
@@ -82,15 +83,13 @@ const unknownSource: Check = (ctx) =>
       ]
 
 /** `--fail-on` thresholds: a severity, or none. */
-export const FAIL_ON = ['error', 'warning', 'info', 'none'] as const
+export const FAIL_ON = [...SEVERITIES, 'none'] as const
 export type FailOn = (typeof FAIL_ON)[number]
-
-const rank: Record<Severity, number> = {error: 0, warning: 1, info: 2}
 
 /** True when a finding is at or above the --fail-on threshold (`kp migrate --check` exits 1). */
 export function failsOn(findings: Finding[], failOn: FailOn): boolean {
   if (failOn === 'none') return false
-  return findings.some((f) => rank[f.severity] <= rank[failOn])
+  return findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[failOn])
 }
 
 /** The findings for switching the node described by `state` to `to`, most severe first. */

@@ -12,6 +12,7 @@ import type {
   ServicePort,
   SourceRef,
 } from '../model/types.js'
+import type {DiagnosticCode} from '../catalog/diagnostics.js'
 
 export function emptyNodeInfo(): NodeInfo {
   return {
@@ -171,7 +172,7 @@ export function uniqueSourceRefs(refs: SourceRef[]): SourceRef[] {
 
 export function diag(
   severity: Diagnostic['severity'],
-  code: string,
+  code: DiagnosticCode,
   message: string,
   source: SourceRef | null,
 ): Diagnostic {

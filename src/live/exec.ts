@@ -7,9 +7,12 @@
 import {execa} from 'execa'
 import {EnvironmentError} from '../errors.js'
 import {DEFAULT_TIMEOUT_SECONDS} from './timeout.js'
+import type {DiagnosticCode} from '../catalog/diagnostics.js'
 
-export type FailureCode =
+export type FailureCode = Extract<
+  DiagnosticCode,
   'LIVE_MISSING_PROGRAM' | 'LIVE_NEEDS_ROOT' | 'LIVE_TIMEOUT' | 'LIVE_COMMAND_FAILED'
+>
 
 export interface CommandFailure {
   code: FailureCode

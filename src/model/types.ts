@@ -111,7 +111,7 @@ export interface ForeignObject {
 
 export interface Diagnostic {
   severity: Severity
-  /** A stable code with a per-format prefix: IPT_*, NFT_*, IPVS_*, IPSET_*, KUBE_*, INPUT_*, LIVE_*. */
+  /** A stable code with a per-format prefix (IPT_*, NFT_*, KUBE_*, ...), one of src/catalog/diagnostics.ts. */
   code: string
   message: string
   source: SourceRef | null

@@ -22,6 +22,7 @@ import type {
   SourceText,
   StateBuilder,
 } from './types.js'
+import type {DiagnosticCode} from '../catalog/diagnostics.js'
 
 /** The start of a source, for sniffing: from its bytes when it has them, so the rest stays undecoded. */
 function headOf(src: SourceText): string {
@@ -49,7 +50,7 @@ async function parseOne(
 ): Promise<ParsedSource | ProxyState> {
   const head = headOf(src)
   const bad = rejectUnreadable(src, head)
-  const failed = (message: string, code: string): ProxyState => {
+  const failed = (message: string, code: DiagnosticCode): ProxyState => {
     const s = emptyState('iptables')
     s.sources.push({path: src.path, format: 'unknown', tool: src.tool ?? null})
     s.diagnostics.push(diag('error', code, message, {path: src.path, line: 1}))

@@ -26,6 +26,7 @@ import {
   isValidSetting,
   type CheckedSetting,
 } from './setting-values.js'
+import type {FindingId} from '../catalog/findings.js'
 
 export type RenderTarget = 'iptables' | 'nftables' | 'ipvs'
 
@@ -34,7 +35,7 @@ const DOCS_KUBE_PROXY_CONFIG =
   'https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/'
 
 export function finding(
-  id: string,
+  id: FindingId,
   severity: Finding['severity'],
   title: string,
   message: string,
@@ -91,7 +92,7 @@ export function resolveNodeSettings(
   const node = state.node
   const findings: Finding[] = []
   const assumed = (
-    id: string,
+    id: FindingId,
     what: string,
     value: string,
     flag: string,
@@ -527,7 +528,7 @@ export function planService(
   const display = displayName(sp)
   const evidence = sp.rules.slice(0, EVIDENCE_REFS_PER_PORT)
   const note = (
-    id: string,
+    id: FindingId,
     severity: Finding['severity'],
     title: string,
     message: string,

@@ -12,6 +12,7 @@ import type {Diagnostic, Family, SourceRef} from '../../model/types.js'
 import {canonicalIp} from '../ipvsadm/address.js'
 import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 export interface IpAddress {
   ip: string
@@ -59,7 +60,7 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
   /** The interfaces the commands name (`ip addr add ... dev NAME`), which have no index. */
   const byName = new Map<string, IpInterface>()
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number) =>
+  const warn = (code: DiagnosticCode, message: string, line: number) =>
     diagnostics.push(diag('warning', code, message, at(line)))
   let current: IpInterface | null = null
 

@@ -15,6 +15,7 @@ import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js'
 import {canonicalIp, parsePort, parseProtocol} from '../ipvsadm/address.js'
 import type {ParsedSource, SourceText} from '../types.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 export interface IpsetMember {
   /** The element as written (options such as `timeout 300` cut off). */
@@ -75,7 +76,7 @@ export function parseIpset(
   /** The sets `add` lines filled since the last `flush` of every set (ipset restore input). */
   const filledSince = new Set<IpsetSet>()
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number) =>
+  const warn = (code: DiagnosticCode, message: string, line: number) =>
     diagnostics.push(diag('warning', code, message, at(line)))
 
   // State of the `ipset list` block being read.

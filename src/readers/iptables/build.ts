@@ -55,6 +55,7 @@ import {
   type IptablesTable,
 } from './ruleset.js'
 import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
 
@@ -424,7 +425,7 @@ function buildFamily(
   const foreign: ForeignObject[] = []
   const at = (line: number): SourceRef => ({path, line})
   const warn = (
-    code: string,
+    code: DiagnosticCode,
     message: string,
     line: number | null,
     severity: Diagnostic['severity'] = 'warning',

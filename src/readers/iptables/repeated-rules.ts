@@ -6,6 +6,7 @@
  * reader over its iptables dump), then reported once per distinct repeated rule.
  */
 import type {IptablesChain, IptablesRule, IptablesTable} from './ruleset.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** One rule text of a chain: where it is first, how many times it is there, and where its first copy is. */
 interface RepeatedRule {
@@ -31,7 +32,7 @@ export function reportRuleCopies(
   copies: RuleCopies,
   table: IptablesTable,
   chain: IptablesChain,
-  warn: (code: string, message: string, line: number) => void,
+  warn: (code: DiagnosticCode, message: string, line: number) => void,
 ): void {
   for (const r of copies.values()) {
     if (r.copies < 2) continue

@@ -41,6 +41,7 @@ import type {ParsedSource, ReadOptions} from '../types.js'
 import {endpointKey, formatHostPort} from './address.js'
 import {iptablesModeChain, readIpvsIptablesFacts} from './iptables-facts.js'
 import type {IpvsadmListing, IpvsVirtualServer} from './parse.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** kube-proxy's scheduler probe (a.1): added and deleted at start-up; one left behind is not a service. */
 const SCHEDULER_PROBE = {protocol: 'TCP', ip: '198.51.100.0', port: 20000} as const
@@ -1075,7 +1076,7 @@ function applyIptablesFacts(
   }
   // Copies of one rule show a node with two iptables versions or backends as in iptables mode;
   // the leftover iptables-mode chains above are left out, as that reader leaves out its own.
-  const warn = (code: string, message: string, line: number): void => {
+  const warn = (code: DiagnosticCode, message: string, line: number): void => {
     diagnostics.push(diag('warning', code, message, {path: p.source.path, line}))
   }
   for (const table of p.data.tables.values()) {

@@ -15,6 +15,7 @@ import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {canonicalIp, formatHostPort, parseHostPort, parseProtocol} from './address.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** Which `ipvsadm -L` variant printed the listing; 'save' for `-S`. */
 export type IpvsadmLayout = 'list' | 'stats' | 'rate' | 'persistent-conn' | 'thresholds' | 'save'
@@ -120,7 +121,7 @@ export function parseIpvsadm(
   let connectionEntries: {first: SourceRef; count: number} | null = null
 
   const at = (line: number): SourceRef => ({path, line})
-  const warn = (code: string, message: string, line: number) =>
+  const warn = (code: DiagnosticCode, message: string, line: number) =>
     diagnostics.push(diag('warning', code, message, at(line)))
   /** The seconds of `persistent N` (list) or `-p N` (save); a number no kernel timeout holds is said and read as not persistent. */
   const persistentSeconds = (text: string, line: number): number | null => {

@@ -10,6 +10,8 @@ import {isCidrText, isIpAddress} from '../../core/address-text.js'
 import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
+import {SEVERITIES} from '../../catalog/severity.js'
 
 /**
  * Where a value sits: a chain of member names and indexes from the root. Labels and lines are
@@ -27,7 +29,7 @@ type Reader<T> = (value: unknown, at: At, ctx: Context) => T | typeof BAD
 
 interface Problem {
   severity: 'error' | 'warning'
-  code: string
+  code: DiagnosticCode
   at: At
   message: string
   /** A missing member is reported at the line of the object that lacks it. */
@@ -56,7 +58,7 @@ function labelOf(keys: Array<string | number>): string {
 function problem(
   ctx: Context,
   severity: Problem['severity'],
-  code: string,
+  code: DiagnosticCode,
   at: At,
   message: string,
   missing = false,
@@ -102,7 +104,11 @@ function oneOf<T extends string>(...options: T[]): Reader<T> {
       : bad(ctx, at, `one of ${options.map((o) => JSON.stringify(o)).join(', ')}`, v)
 }
 
-function literal<T extends string | number>(expected: T, code: string, message: string): Reader<T> {
+function literal<T extends string | number>(
+  expected: T,
+  code: DiagnosticCode,
+  message: string,
+): Reader<T> {
   return (v, at, ctx) => {
     if (v === expected) return expected
     problem(ctx, 'error', code, at, `${message} (found ${shown(v)})`)
@@ -245,7 +251,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
   foreign: list(object({kind: str, name: str, reason: str, source: nullable(sourceRef)})),
   diagnostics: list(
     object({
-      severity: oneOf('error', 'warning', 'info'),
+      severity: oneOf(...SEVERITIES),
       code: str,
       message: str,
       source: nullable(sourceRef),

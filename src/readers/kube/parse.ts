@@ -14,6 +14,7 @@ import {diag} from '../../core/state.js'
 import {isBlank} from '../../core/text.js'
 import type {Diagnostic, Protocol, Severity, SourceRef} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 export interface KubeServicePort {
   /** "" for an unnamed port (the EndpointSlice port is then also ""). */
@@ -120,7 +121,7 @@ class ObjectReader {
     readonly what: string,
   ) {}
 
-  report(severity: Severity, code: string, message: string): void {
+  report(severity: Severity, code: DiagnosticCode, message: string): void {
     this.out.push(diag(severity, code, `${this.what}: ${message}`, this.ref))
   }
 

@@ -27,6 +27,7 @@ import {
 } from '../nft/ir.js'
 import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
 type JsonObject = {[key: string]: Json}
@@ -373,7 +374,12 @@ class EntryReader implements CompactRules {
     return {tokens: joined.split(WORD_SEPARATOR), comment: null, line}
   }
 
-  report(severity: Diagnostic['severity'], code: string, message: string, line: number): void {
+  report(
+    severity: Diagnostic['severity'],
+    code: DiagnosticCode,
+    message: string,
+    line: number,
+  ): void {
     this.diagnostics.push({severity, code, message, source: {path: this.path, line}})
   }
 

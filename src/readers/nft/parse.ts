@@ -42,6 +42,7 @@ import {
   tokenizeRange,
   type LineTokens,
 } from './tokenize.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** More "not understood" lines than this are summarised in one diagnostic. */
 const MAX_UNKNOWN_REPORTS = 20
@@ -178,7 +179,7 @@ class TextReader implements CompactRules {
 
   private report(
     severity: Diagnostic['severity'],
-    code: string,
+    code: DiagnosticCode,
     message: string,
     line: number,
   ): void {

@@ -3,17 +3,23 @@
  * service gives the first few positions and a count, not a line per service on stderr.
  */
 import type {Diagnostic, Severity, SourceRef} from '../../model/types.js'
+import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 const MAX_PER_CODE = 25
 
 export class Reporter {
   readonly diagnostics: Diagnostic[] = []
   private readonly counts = new Map<
-    string,
+    DiagnosticCode,
     {severity: Severity; n: number; first: SourceRef | null}
   >()
 
-  report(severity: Severity, code: string, message: string, source: SourceRef | null): void {
+  report(
+    severity: Severity,
+    code: DiagnosticCode,
+    message: string,
+    source: SourceRef | null,
+  ): void {
     const c = this.counts.get(code)
     if (!c) this.counts.set(code, {severity, n: 1, first: source})
     else c.n++

@@ -148,7 +148,7 @@ describe('failsOn (--fail-on)', () => {
   it('counts findings at or above the threshold; none never fails', async () => {
     const {failsOn} = await import('../../../src/analyze/migrate.js')
     const f = (severity: 'error' | 'warning' | 'info') => ({
-      id: 'X',
+      id: 'MIGRATE_INPUT_INCOMPLETE' as const,
       severity,
       title: '',
       message: '',
