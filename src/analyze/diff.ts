@@ -7,7 +7,6 @@
  * comments, rule order, positions in the sources) is not. A field one side cannot observe
  * (null in the model) is never a difference: "unknown" is not "different".
  */
-import {decodePort, PortEncoder, type EncodedState} from '../core/port-codec.js'
 import {displayName, serviceKey} from '../core/state.js'
 import type {
   Endpoint,
@@ -465,37 +464,4 @@ export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
     services,
     node,
   }
-}
-
-/**
- * diffStates(a, B) for a B whose ports are still encoded, with the same result. A port of A whose
- * codes are those of the B port with its identity (serviceKey) cannot differ from it: both are
- * left out, unmade, and only the rest of B is decoded and compared as diffStates does. For a node
- * against itself read another way, that is every port.
- *
- * Only when every identity is unique on both sides: matchServicePorts pairs a port with the first
- * unused one of its identity, and with repeats, leaving a pair out could change which port the
- * next one of that identity is paired with. Otherwise everything is decoded.
- */
-export function diffEncoded(a: ProxyState, b: EncodedState): DiffResult {
-  const encoded = b.ports
-  const count = encoded.keys.length
-  const bIndex = new Map<string, number>()
-  for (let i = 0; i < count; i++) bIndex.set(encoded.keys[i]!, i)
-  const same = new Uint8Array(count)
-  let aLeft = a.services
-  const aKeys = a.services.map(serviceKey)
-  if (bIndex.size === count && new Set(aKeys).size === aKeys.length) {
-    aLeft = []
-    const encoder = new PortEncoder()
-    for (let k = 0; k < aKeys.length; k++) {
-      const sp = a.services[k]!
-      const i = bIndex.get(aKeys[k]!)
-      if (i !== undefined && encoder.matches(sp, encoded, i)) same[i] = 1
-      else aLeft.push(sp)
-    }
-  }
-  const bLeft: ServicePort[] = []
-  for (let i = 0; i < count; i++) if (same[i] === 0) bLeft.push(decodePort(encoded, i))
-  return diffStates({...a, services: aLeft}, {...b.state, services: bLeft})
 }

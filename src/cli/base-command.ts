@@ -5,7 +5,6 @@
 import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type {InferredFlags} from '@oclif/core/interfaces'
-import type {EncodedState} from '../core/port-codec.js'
 import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
 import {DEFAULT_TIMEOUT_SECONDS} from '../live/timeout.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
@@ -138,48 +137,20 @@ export abstract class KpCommand extends Command {
   }
 
   /**
-   * Reads two states, each as loadState reads one: an input is a path, `-`, or `live`. Large
-   * files and folders are read at the same time, the second in a worker thread
-   * (src/readers/read-in-worker.ts), so `kp diff` uses both cores. The second then comes
-   * with its service ports still encoded (an EncodedState, for diffEncoded). What is printed,
-   * and which error wins, is the same as reading them in turn: the first input's diagnostics are
-   * reported, and its input error thrown, before anything of the second's.
+   * Reads two states, each as loadState reads one: an input is a path, `-`, or `live`. A then B,
+   * so A's diagnostics are reported, and its input error thrown, before anything of B's.
    */
   protected async loadStatePair(
     first: string,
     second: string,
     flags: LoadFlags,
-  ): Promise<[ProxyState, ProxyState | EncodedState]> {
+  ): Promise<[ProxyState, ProxyState]> {
     // Two states are read to be compared: what is not compared need not be made (servicesOnly).
     const wants: LoadWants = {servicesOnly: true}
     const load = (input: string): Promise<ProxyState> =>
       this.loadState({...flags, file: input === 'live' ? undefined : [input]}, wants)
-    const {readInWorker, workerPaysOff} = await import('../readers/read-in-worker.js')
-    if (!(await workerPaysOff(first, second, flags.cluster))) {
-      const a = await load(first)
-      return [a, await load(second)]
-    }
-    const job = readInWorker(fileRequest(flags, [second], wants))
-    let a: ProxyState
-    try {
-      a = await load(first)
-    } catch (error) {
-      // The first input's error wins, as when the inputs are read in turn, even if the worker is done.
-      job.cancel()
-      throw error
-    }
-    const outcome = await job.outcome
-    switch (outcome.kind) {
-      case 'read':
-        this.acceptState(outcome.state.state, outcome.facts, flags)
-        return [a, outcome.state]
-      case 'input-error':
-        throw outcome.error
-      case 'failed':
-        // The worker crashed (a bug) or could not start: read the input here, so a bad input
-        // fails with its own diagnostics, as a read in turn would.
-        return [a, await load(second)]
-    }
+    const a = await load(first)
+    return [a, await load(second)]
   }
 
   /** What every read state goes through: its facts are kept, diagnostics reported, the first error thrown (exit 3). */

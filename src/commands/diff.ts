@@ -48,9 +48,8 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     if (args.a === '-' && args.b === '-')
       throw new UsageError('stdin (-) can be only one of A and B', 'USAGE_DIFF_STDIN_TWICE')
     const [a, b] = await this.loadStatePair(args.a, args.b, flags)
-    const {diffEncoded, diffStates} = await import('../analyze/diff.js')
-    // B read by a worker thread comes with its ports still encoded (src/core/port-codec.ts).
-    const result = 'ports' in b ? diffEncoded(a, b) : diffStates(a, b)
+    const {diffStates} = await import('../analyze/diff.js')
+    const result = diffStates(a, b)
     if (!this.jsonEnabled()) {
       const {formatDiff} = await import('../cli/views/diff.js')
       const color = Boolean(process.stdout.isTTY) && !flags['no-color'] && !process.env.NO_COLOR

@@ -41,7 +41,7 @@ export interface BundleFacts {
 /**
  * A manifest's facts with only values of BundleFacts' types: a hand-edited manifest is input
  * like any other, and a sysctl of 1 instead of "1" made `kp migrate` fail on `.trim()`. Used by
- * the loader and again by readState, which other callers (tests, a worker) hand facts directly.
+ * the loader and again by readState, which other callers (tests) hand facts directly.
  */
 export function bundleFactsOf(raw: unknown): BundleFacts | null {
   if (typeof raw !== 'object' || raw === null) return null

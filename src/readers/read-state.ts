@@ -206,10 +206,7 @@ export async function readState(
   return state
 }
 
-/**
- * What `-f PATH...` and the other input flags ask to read. Plain data (paths, not sources), so a
- * worker thread can be given it (./read-in-worker.ts).
- */
+/** What `-f PATH...` and the other input flags ask to read: paths, not sources. */
 export interface FileReadRequest {
   files: string[]
   /** `--format`. */

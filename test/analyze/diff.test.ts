@@ -1,11 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {
-  diffEncoded,
-  diffStates as diffStatesAlone,
-  type DiffResult,
-} from '../../src/analyze/diff.js'
-import {encodeState} from '../../src/core/port-codec.js'
+import {diffStates} from '../../src/analyze/diff.js'
 import {emptyState} from '../../src/core/state.js'
 import type {Endpoint, Frontend, Mode, ProxyState, ServicePort} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
@@ -13,15 +8,6 @@ import {upstreamOverallStates} from './diff-upstream-states.js'
 
 const FIXTURES = `${ROOT}fixtures/diff/upstream-overall/`
 
-/**
- * diffStates, checked against diffEncoded with B's ports as codes (what `kp diff` does when its
- * worker thread read B): every case below must come out the same both ways.
- */
-function diffStates(a: ProxyState, b: ProxyState): DiffResult {
-  const result = diffStatesAlone(a, b)
-  expect(diffEncoded(a, encodeState(b))).toEqual(result)
-  return result
-}
 const fixture = (name: string): ProxyState =>
   JSON.parse(readFileSync(FIXTURES + name, 'utf8')) as ProxyState
 
@@ -167,9 +153,7 @@ describe('diffStates: matching service ports', () => {
   })
 })
 
-describe("diffEncoded (B with its ports as codes, from kp diff's worker thread)", () => {
-  // Every diffStates call in this file also checks diffEncoded; these are the cases where
-  // leaving equal pairs out could pair the rest differently.
+describe('diffStates: repeated identities, nameless ports, near shares', () => {
   const x = sp({endpoints: [ep('10.244.1.5', 8080)]})
   const y = sp({endpoints: [ep('10.244.1.6', 8080)]})
 

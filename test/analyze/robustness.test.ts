@@ -7,7 +7,7 @@
  */
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {diffEncoded, diffStates} from '../../src/analyze/diff.js'
+import {diffStates} from '../../src/analyze/diff.js'
 import {explainService} from '../../src/analyze/explain.js'
 import {parseServiceQuery} from '../../src/analyze/explain-query.js'
 import {planMigration} from '../../src/analyze/migrate.js'
@@ -16,7 +16,6 @@ import {renderExplain} from '../../src/cli/views/explain.js'
 import {renderServiceList} from '../../src/cli/views/list.js'
 import {formatFindings} from '../../src/cli/views/migrate.js'
 import {plainStyle} from '../../src/cli/views/style.js'
-import {encodeState} from '../../src/core/port-codec.js'
 import {displayName} from '../../src/core/state.js'
 import type {ProxyState} from '../../src/model/types.js'
 import {readState} from '../../src/readers/read-state.js'
@@ -61,11 +60,7 @@ function useAsCommandsDo(state: ProxyState, original: ProxyState): void {
   renderNftables(state)
   renderIptables(state)
   renderIpvs(state)
-  const diff = diffStates(original, state)
-  formatDiff(diff, {color: false})
-  // kp diff with B read by its worker thread (ports as codes) must say the same, either way round.
-  expect(diffEncoded(original, encodeState(state))).toEqual(diff)
-  expect(diffEncoded(state, encodeState(original))).toEqual(diffStates(state, original))
+  formatDiff(diffStates(original, state), {color: false})
   for (const sp of state.services.slice(0, 3)) {
     const query = parseServiceQuery(displayName(sp))
     if ('invalid' in query) continue

@@ -17,6 +17,34 @@ describe('displayWidth', () => {
     expect(displayWidth('中文')).toBe(4)
     expect(displayWidth('')).toBe(0)
   })
+
+  it('measures CJK, Hangul and fullwidth forms as two columns a character, halfwidth kana as one', () => {
+    expect(displayWidth('服务-中文')).toBe(9)
+    expect(displayWidth('한국어')).toBe(6)
+    expect(displayWidth('ＡＢ')).toBe(4)
+    expect(displayWidth('ｶﾀｶﾅ')).toBe(4)
+    expect(displayWidth('\u{20000}')).toBe(2)
+    // A conjoining jamo pair is one syllable block on a terminal.
+    expect(displayWidth('\u1100\u1161')).toBe(2)
+  })
+
+  it('measures emoji as two columns, outside the emoticon blocks too, and an emoji sequence as one emoji', () => {
+    expect(displayWidth('😀')).toBe(2)
+    expect(displayWidth('🚀 up')).toBe(5)
+    expect(displayWidth('🇯🇵')).toBe(2)
+    expect(displayWidth('👍🏽')).toBe(2)
+    expect(displayWidth('👨\u200d👩\u200d👧')).toBe(2)
+    expect(displayWidth(colour.green('✅ ok'))).toBe(5)
+  })
+
+  it('counts combining marks and zero-width characters as nothing, other marks as the letters they join', () => {
+    expect(displayWidth('n\u0303and\u00fa')).toBe(5)
+    expect(displayWidth('й')).toBe(1)
+    expect(displayWidth('สวัสดี')).toBe(4)
+    expect(displayWidth('a\u200bb')).toBe(2)
+    expect(displayWidth('\ufeffx')).toBe(1)
+    expect(displayWidth('a\u20dd')).toBe(1)
+  })
 })
 
 describe('renderTable', () => {

@@ -6,6 +6,7 @@
  * Laid out here, not by cli-table3, which measured each line of each cell several times with
  * regular expressions it made anew per call: unusable on large nodes. Here each line is measured once.
  */
+import stringWidth from 'string-width'
 import type {Style} from './style.js'
 
 export interface Column<Row> {
@@ -20,47 +21,24 @@ const GAP = '  '
 const SGR = /\u001b\[[\d;]*m/g
 
 /**
- * Columns a line takes on a terminal: SGR sequences take none; East Asian wide and fullwidth
- * characters (and most emoji) two; combining marks and zero-width characters none. Text from an
- * input is escaped before it gets here (src/cli/escape.ts), so no other control character is left.
+ * Columns a line takes on a terminal: SGR sequences take none; the rest is measured by
+ * string-width (East Asian wide and fullwidth characters and emoji two, combining marks and
+ * zero-width characters none, a grapheme cluster as one character). Text from an input is escaped
+ * before it gets here (src/cli/escape.ts), so no other control character is left. Nearly every
+ * line of a table is plain ASCII: that is its length, without string-width's segmenter.
  */
 export function displayWidth(line: string): number {
-  let ascii = true
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i)
-    if (c < 0x20 || c > 0x7e) {
-      ascii = false
-      break
-    }
-  }
-  if (ascii) return line.length
-  let width = 0
-  for (const ch of line.includes('\u001b') ? line.replace(SGR, '') : line)
-    width += charWidth(ch.codePointAt(0)!)
-  return width
+  if (isPrintableAscii(line)) return line.length
+  const text = line.includes('\u001b') ? line.replace(SGR, '') : line
+  return isPrintableAscii(text) ? text.length : stringWidth(text)
 }
 
-function charWidth(cp: number): number {
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0
-  if (
-    (cp >= 0x300 && cp <= 0x36f) ||
-    (cp >= 0x200b && cp <= 0x200f) ||
-    cp === 0xfeff ||
-    (cp >= 0xfe00 && cp <= 0xfe0f)
-  )
-    return 0
-  const wide =
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  return wide ? 2 : 1
+function isPrintableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e) return false
+  }
+  return true
 }
 
 export function renderTable<Row>(columns: Column<Row>[], rows: Row[], style: Style): string {
