@@ -391,7 +391,7 @@ export function splitHostPort(text: string): {ip: string; port: number | null} |
 
 /**
  * `ip:port`, or `[ip]:port` for IPv6 (Go's net.JoinHostPort, the form kube-proxy prints
- * endpoints in); the host alone when port is null. IPv6 is told by a colon in `host` unless
+ * endpoints in); the host alone (still bracketed) when port is null. IPv6 is told by a colon in `host` unless
  * `family` is given. Callers pass `*` for any address and `?` for an unknown port.
  */
 export function joinHostPort(host: string, port: number | string | null, family?: Family): string {

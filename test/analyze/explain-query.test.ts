@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {parseServiceQuery} from '../../src/analyze/explain-query.js'
-import {canonicalIp} from '../../src/analyze/addresses.js'
+import {canonicalIp} from '../../src/core/address.js'
 
 describe('parseServiceQuery', () => {
   it.each([
