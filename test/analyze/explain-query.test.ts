@@ -107,3 +107,12 @@ describe('canonicalIp', () => {
     },
   )
 })
+
+describe('a zone ID node:net takes and ipaddr.js cannot spell', () => {
+  it('is not an IP address, rather than an internal error', () => {
+    expect(parseServiceQuery('[fe80::1%eth-0]:80')).toEqual({
+      invalid: '"fe80::1%eth-0" is not an IP address',
+    })
+    expect(() => parseServiceQuery('fe80::1%eth-0')).not.toThrow()
+  })
+})
