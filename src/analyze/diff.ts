@@ -7,6 +7,7 @@
  * comments, rule order, positions in the sources) is not. A field one side cannot observe
  * (null in the model) is never a difference: "unknown" is not "different".
  */
+import {joinHostPort} from '../core/address.js'
 import {displayName, serviceKey} from '../core/state.js'
 import type {
   Endpoint,
@@ -134,17 +135,12 @@ export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
 // ---------------------------------------------------------------------------------------------
 // Describing things as stable strings
 
-function hostPort(ip: string | null, port: number | null): string {
-  const host = ip === null ? '*' : ip.includes(':') ? `[${ip}]` : ip
-  return `${host}:${port ?? '?'}`
-}
-
 export function describeFrontend(f: Frontend): string {
-  return `${f.type} ${hostPort(f.ip, f.port)}`
+  return `${f.type} ${joinHostPort(f.ip ?? '*', f.port ?? '?')}`
 }
 
 export function describeEndpoint(e: Endpoint): string {
-  return hostPort(e.ip, e.port)
+  return joinHostPort(e.ip, e.port ?? '?')
 }
 
 /**

@@ -5,7 +5,7 @@
  * `:3001` for a NodePort on any node address).
  */
 import type {Protocol} from '../model/types.js'
-import {canonicalIp} from './addresses.js'
+import {canonicalIp, parsePort} from '../core/address.js'
 
 export type ServiceQuery =
   | {
@@ -37,10 +37,10 @@ const PROTOCOLS: Record<string, Protocol> = {tcp: 'TCP', udp: 'UDP', sctp: 'SCTP
 const BRACKETED = /^\[([^\]]+)\](?::([^/]*))?$/
 const HOST_PORT = /^([0-9.]*|\*):([^:/]*)$/
 
-function parsePort(text: string): number | null {
-  if (!/^\d{1,5}$/.test(text)) return null
-  const n = Number(text)
-  return n >= 1 && n <= 65535 ? n : null
+/** A service port: parsePort's, less 0. */
+function servicePort(text: string): number | null {
+  const n = parsePort(text)
+  return n === 0 ? null : n
 }
 
 function splitProtocol(text: string): {
@@ -76,7 +76,7 @@ function parseAddress(text: string): ServiceQuery | InvalidQuery | null {
     if (ipText !== null && ip === null) return {invalid: `"${ipText}" is not an IP address`}
     let port: number | null = null
     if (portText !== undefined) {
-      port = parsePort(portText)
+      port = servicePort(portText)
       if (port === null) return {invalid: `"${portText}" is not a port number (1-65535)`}
     }
     if (ip === null && port === null) return {invalid: 'a NodePort query needs a port, like :30080'}

@@ -24,7 +24,8 @@ import type {
   SourceRef,
   TrafficPolicy,
 } from '../model/types.js'
-import {canonicalIp, endpointAddress, frontendAddress} from './addresses.js'
+import {canonicalIp} from '../core/address.js'
+import {endpointAddress, frontendAddress} from './addresses.js'
 import {editDistance} from './edit-distance.js'
 import type {ServiceQuery} from './explain-query.js'
 

@@ -2,6 +2,7 @@
  * Small operations on the common model that every reader and analysis shares: empty values,
  * identity, display names and the deterministic order DESIGN §2 promises.
  */
+import {joinHostPort} from './address.js'
 import type {
   Diagnostic,
   Endpoint,
@@ -56,8 +57,9 @@ export function servicePortName(
 function clusterIpKey(sp: ServicePort): string {
   const fe = sp.frontends.find((f) => f.type === 'ClusterIP') ?? sp.frontends[0]
   if (!fe) return `?/${sp.protocol}`
-  const ip = fe.ip === null ? '*' : sp.family === 'IPv6' ? `[${fe.ip}]` : fe.ip
-  return `${ip}:${fe.port ?? '?'}/${sp.protocol}`
+  const port = fe.port ?? '?'
+  // Bracketed by the service's family, like the key of every other frontend of it.
+  return `${fe.ip === null ? joinHostPort('*', port) : joinHostPort(fe.ip, port, sp.family)}/${sp.protocol}`
 }
 
 /**

@@ -6,7 +6,7 @@
  * found by mutating the fixtures) leaves it here, as an error at the line that holds it (looked
  * for among the service port's rules first): the value is left out and the rest of the state stands.
  */
-import {isCidrText, isIpAddress} from '../core/address-text.js'
+import {isCidr, isIp, isIpOrCidr} from '../core/address.js'
 import {diag, displayName} from '../core/state.js'
 import {indexAtOrBefore} from '../core/text.js'
 import type {Diagnostic, ProxyState, ServicePort, SourceRef} from '../model/types.js'
@@ -80,15 +80,15 @@ function isPortOrNull(port: number | null): boolean {
 export function dropInvalidAddresses(state: ProxyState, locate: Locate): Diagnostic[] {
   const out: Diagnostic[] = []
   const {node} = state
-  const badCidrs = node.podCIDRs.filter((c) => !isCidrText(c, false))
+  const badCidrs = node.podCIDRs.filter((c) => !isCidr(c))
   if (badCidrs.length > 0) {
     for (const c of badCidrs)
       out.push(diag('error', CODE, `pod CIDR ${quote(c)} is not a CIDR; left out`, locate(c)))
-    node.podCIDRs = node.podCIDRs.filter((c) => isCidrText(c, false))
+    node.podCIDRs = node.podCIDRs.filter((c) => isCidr(c))
   }
-  if (node.nodePortAddresses !== null && node.nodePortAddresses.some((c) => !isCidrText(c, true))) {
+  if (node.nodePortAddresses !== null && node.nodePortAddresses.some((c) => !isIpOrCidr(c))) {
     for (const c of node.nodePortAddresses)
-      if (!isCidrText(c, true))
+      if (!isIpOrCidr(c))
         out.push(
           diag(
             'error',
@@ -97,7 +97,7 @@ export function dropInvalidAddresses(state: ProxyState, locate: Locate): Diagnos
             locate(c),
           ),
         )
-    node.nodePortAddresses = node.nodePortAddresses.filter((c) => isCidrText(c, true))
+    node.nodePortAddresses = node.nodePortAddresses.filter((c) => isIpOrCidr(c))
   }
   for (const sp of state.services) checkServicePort(sp, out, locate)
   return out
@@ -118,15 +118,15 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
   let frontendsOk = true
   for (const f of sp.frontends) {
     if (
-      (f.ip !== null && !isIpAddress(f.ip)) ||
+      (f.ip !== null && !isIp(f.ip)) ||
       !isPortOrNull(f.port) ||
-      f.sourceRanges.some((r) => !isCidrText(r, false))
+      f.sourceRanges.some((r) => !isCidr(r))
     )
       frontendsOk = false
   }
   if (!frontendsOk) {
     sp.frontends = sp.frontends.filter((f) => {
-      if (f.ip !== null && !isIpAddress(f.ip)) {
+      if (f.ip !== null && !isIp(f.ip)) {
         say(`${f.type} address ${quote(f.ip)} is not an IP address`, f.ip)
         return false
       }
@@ -134,7 +134,7 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
         say(`${f.type} port ${f.port} is not a port`, String(f.port))
         return false
       }
-      const bad = f.sourceRanges.filter((r) => !isCidrText(r, false))
+      const bad = f.sourceRanges.filter((r) => !isCidr(r))
       // A range left out would let more clients in: the frontend goes with it.
       if (bad.length > 0) {
         say(
@@ -154,11 +154,10 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
     sp.healthCheckNodePort = null
   }
   let endpointsOk = true
-  for (const ep of sp.endpoints)
-    if (!isIpAddress(ep.ip) || !isPortOrNull(ep.port)) endpointsOk = false
+  for (const ep of sp.endpoints) if (!isIp(ep.ip) || !isPortOrNull(ep.port)) endpointsOk = false
   if (!endpointsOk) {
     sp.endpoints = sp.endpoints.filter((ep) => {
-      if (isIpAddress(ep.ip) && isPortOrNull(ep.port)) return true
+      if (isIp(ep.ip) && isPortOrNull(ep.port)) return true
       say(
         `endpoint ${quote(ep.ip)}${ep.port === null ? '' : ` port ${ep.port}`} is not an IP address and port`,
         ep.ip,

@@ -17,11 +17,17 @@ import type {
 import {displayName} from '../core/state.js'
 import {EVIDENCE_REFS_PER_PORT, type Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
-import {endpointString} from '../readers/iptables/hash.js'
-import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
+import {
+  addressFamily,
+  addressOrCidrFamily,
+  cidrContains,
+  hostAddress,
+  isAddressCidr,
+  isLoopback,
+  joinHostPort,
+} from '../core/address.js'
 import {
   expectedValue,
-  isCidr,
   isSchedulerName,
   isValidSetting,
   type CheckedSetting,
@@ -270,7 +276,7 @@ export function resolveNodeSettings(
   }
   for (const family of ['IPv4', 'IPv6'] as const) {
     if (detectorKind === 'cidr') {
-      const cidrs = podCIDRs.filter((c) => familyOf(c) === family)
+      const cidrs = podCIDRs.filter((c) => addressOrCidrFamily(c) === family)
       if (cidrs.length > 0) {
         detector[family] = {kind: 'cidr', value: cidrs[0]!}
         if (cidrs.length > 1) {
@@ -400,9 +406,9 @@ export function nodePortIPs(
       ips.push(ip)
     }
   }
-  const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
+  const familyNodeIPs = settings.nodeIPs.filter((ip) => addressOrCidrFamily(ip) === family)
   const entries = settings.nodePortAddresses.filter(
-    (e) => e === 'primary' || familyOf(e) === family,
+    (e) => e === 'primary' || addressOrCidrFamily(e) === family,
   )
   if (entries.length === 0 || entries.some((e) => e === '0.0.0.0/0' || e === '::/0'))
     return {matchAll: true, ips, findings}
@@ -435,8 +441,6 @@ export function nodePortIPs(
   }
   return {matchAll: false, ips, findings}
 }
-
-export {isLoopback}
 
 /** One endpoint as kube-proxy sees it. */
 export interface PlannedEndpoint {
@@ -626,7 +630,9 @@ export function planService(
       return null
     }
     // The whole CIDR is checked, not only its address: ranges are written into the rules as they are.
-    const badRanges = f.sourceRanges.filter((r) => !isCidr(r) || familyOf(r) !== sp.family)
+    const badRanges = f.sourceRanges.filter(
+      (r) => !isAddressCidr(r) || addressOrCidrFamily(r) !== sp.family,
+    )
     if (badRanges.length > 0) {
       note(
         'RENDER_BAD_SOURCE_RANGE',
@@ -679,7 +685,7 @@ export function planService(
       // The ranges withPort kept (it reports the others); a frontend it left out keeps only its CIDRs of this family.
       const kept = p
         ? p.sourceRanges
-        : f.sourceRanges.filter((r) => isCidr(r) && familyOf(r) === sp.family)
+        : f.sourceRanges.filter((r) => isAddressCidr(r) && addressOrCidrFamily(r) === sp.family)
       for (const r of kept) {
         seenRanges ??= new Set()
         if (seenRanges.has(r)) continue
@@ -818,7 +824,7 @@ export function planService(
     }
     if (ep.weight !== null && ep.weight !== 1) unequalWeights = true
     if (ep.local === null && (internalLocal || externalLocal)) unknownLocality = true
-    const es = endpointString(ep.ip, ep.port)
+    const es = joinHostPort(ep.ip, ep.port)
     if (seenEndpoints.has(es)) continue
     seenEndpoints.add(es)
     const offClusterPath = sharesOnClusterPath && ep.state === null && ep.share === 0

@@ -7,7 +7,7 @@
  * every virtual server, into the `ipvsadm-restore` input), while a value that is merely wrong
  * (`10.0.0.0/33`) makes the target tool refuse the whole file.
  */
-import {parseAddress} from './ip.js'
+import {isAddress, isAddressCidr} from '../core/address.js'
 import type {RenderOptions} from './types.js'
 
 /**
@@ -56,32 +56,14 @@ export function isSchedulerName(value: string): boolean {
   return /^[a-z][a-z0-9]{0,14}$/.test(value)
 }
 
-/** An IPv4 or IPv6 address, without a prefix length. */
-export function isAddress(value: string): boolean {
-  return parseAddress(value) !== null
-}
-
-/** `10.0.0.0/8`, `fd00::/64`: an address and a prefix length its family allows. */
-export function isCidr(value: string): boolean {
-  const slash = value.indexOf('/')
-  if (slash < 0) return false
-  const address = parseAddress(value.slice(0, slash))
-  const prefix = value.slice(slash + 1)
-  return (
-    address !== null &&
-    /^\d{1,3}$/.test(prefix) &&
-    Number(prefix) <= (address.family === 'IPv4' ? 32 : 128)
-  )
-}
-
 /** A nodePortAddresses entry: a CIDR, a single address, or kube-proxy's keyword `primary`. */
 export function isNodePortAddress(value: string): boolean {
-  return value === 'primary' || isCidr(value) || isAddress(value)
+  return value === 'primary' || isAddressCidr(value) || isAddress(value)
 }
 
 /** What each string setting of RenderOptions must be, and the words that say so. */
 const CHECKS = {
-  podCIDRs: {valid: isCidr, expected: 'a CIDR (10.244.0.0/16, fd00:10:244::/56)'},
+  podCIDRs: {valid: isAddressCidr, expected: 'a CIDR (10.244.0.0/16, fd00:10:244::/56)'},
   localInterface: {
     valid: isInterfaceName,
     expected: 'an interface name or prefix (a letter or _, then up to 14 of A-Z a-z 0-9 _ . -)',
@@ -92,7 +74,7 @@ const CHECKS = {
   },
   nodePortAddresses: {valid: isNodePortAddress, expected: 'a CIDR, an IP address, or primary'},
   nodeIPs: {valid: isAddress, expected: 'an IP address'},
-  serviceCIDRs: {valid: isCidr, expected: 'a CIDR (10.96.0.0/12, fd00:10:96::/112)'},
+  serviceCIDRs: {valid: isAddressCidr, expected: 'a CIDR (10.96.0.0/12, fd00:10:96::/112)'},
   scheduler: {
     valid: (v: string) => IPVS_SCHEDULERS.includes(v),
     expected: `an IPVS scheduler (${IPVS_SCHEDULERS.join(', ')})`,

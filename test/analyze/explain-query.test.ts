@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {parseServiceQuery} from '../../src/analyze/explain-query.js'
-import {canonicalIp} from '../../src/analyze/addresses.js'
+import {canonicalIp} from '../../src/core/address.js'
 
 describe('parseServiceQuery', () => {
   it.each([
@@ -106,4 +106,13 @@ describe('canonicalIp', () => {
       expect(canonicalIp(text)).toBeNull()
     },
   )
+})
+
+describe('a zone ID node:net takes and ipaddr.js cannot spell', () => {
+  it('is not an IP address, rather than an internal error', () => {
+    expect(parseServiceQuery('[fe80::1%eth-0]:80')).toEqual({
+      invalid: '"fe80::1%eth-0" is not an IP address',
+    })
+    expect(() => parseServiceQuery('fe80::1%eth-0')).not.toThrow()
+  })
 })

@@ -12,9 +12,9 @@ import {readState} from '../../src/readers/read-state.js'
 import {renderIptables} from '../../src/render/iptables/render.js'
 import {renderIpvs} from '../../src/render/ipvs/render.js'
 import {renderNftables} from '../../src/render/nftables/render.js'
+import {isAddressCidr} from '../../src/core/address.js'
 import {
   invalidRenderOption,
-  isCidr,
   isInterfaceName,
   isMarkValue,
   isNodePortAddress,
@@ -84,7 +84,7 @@ describe('setting values', () => {
 
   it('CIDRs, nodePortAddresses entries and scheduler names', () => {
     for (const ok of ['10.0.0.0/8', '0.0.0.0/0', 'fd00::/64', '::/0', '10.1.2.3/32'])
-      expect(isCidr(ok), ok).toBe(true)
+      expect(isAddressCidr(ok), ok).toBe(true)
     for (const bad of [
       '10.0.0.0',
       '10.0.0.0/33',
@@ -94,7 +94,7 @@ describe('setting values', () => {
       '300.0.0.0/8',
       'x/8',
     ])
-      expect(isCidr(bad), bad).toBe(false)
+      expect(isAddressCidr(bad), bad).toBe(false)
     for (const ok of ['primary', '10.0.0.0/8', '10.0.0.1', 'fd00::1'])
       expect(isNodePortAddress(ok), ok).toBe(true)
     for (const bad of ['eth0', 'Primary', '']) expect(isNodePortAddress(bad), bad).toBe(false)

@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {writeTextFile} from '../../src/cli/text-file.js'
-import {addressFamily, parseAddress} from '../../src/render/ip.js'
+import {addressFamily, parseAddress} from '../../src/core/address.js'
 import {TidyTextSink} from '../../src/render/text.js'
 
 const tidyWhole = (text: string): string => `${text.replace(/\n{3,}/g, '\n\n').trimEnd()}\n`

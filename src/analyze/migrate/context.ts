@@ -3,6 +3,7 @@
  * part of the model (sysctls from a bundle or live collection). Plus the small helpers the
  * checks share to name services, addresses and evidence the same way.
  */
+import {joinHostPort} from '../../core/address.js'
 import type {Finding} from '../findings.js'
 import {displayName, uniqueSourceRefs} from '../../core/state.js'
 import type {Frontend, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
@@ -74,8 +75,7 @@ export function serviceNames(sps: ServicePort[]): string[] {
 }
 
 export function frontendAddress(f: Frontend): string {
-  const host = f.ip === null ? '*' : f.ip.includes(':') ? `[${f.ip}]` : f.ip
-  return f.port === null ? host : `${host}:${f.port}`
+  return joinHostPort(f.ip ?? '*', f.port)
 }
 
 export const isExternal = (f: Frontend): boolean =>

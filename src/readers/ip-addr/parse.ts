@@ -9,7 +9,7 @@
 import {diag} from '../../core/state.js'
 import {indexAtOrBefore} from '../../core/text.js'
 import type {Diagnostic, Family, SourceRef} from '../../model/types.js'
-import {canonicalIp} from '../ipvsadm/address.js'
+import {parseIp} from '../../core/address.js'
 import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
@@ -183,7 +183,7 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
     ) {
       const cidr = tokens[k + 2]!
       const m = PREFIX.exec(cidr)
-      const ip = canonicalIp(m ? m[1]! : cidr)
+      const ip = parseIp(m ? m[1]! : cidr)
       if (!ip) {
         warn('IPADDR_BAD_ADDRESS', `"${cidr}" is not an IP address`, lineNo)
         return
@@ -215,7 +215,7 @@ function parseText(text: string, path: string): {dump: IpAddrDump; diagnostics: 
     }
     const cidr = tokens[1] ?? ''
     const m = PREFIX.exec(cidr)
-    const ip = canonicalIp(m ? m[1]! : cidr)
+    const ip = parseIp(m ? m[1]! : cidr)
     if (!ip || (ip.family === 'IPv6') !== (word === 'inet6')) {
       warn(
         'IPADDR_BAD_ADDRESS',
@@ -311,7 +311,7 @@ function parseJson(text: string, path: string): {dump: IpAddrDump; diagnostics: 
     for (const info of infos) {
       const local = typeof info?.local === 'string' ? info.local : null
       const line = local === null ? lineAt(lineStarts, cursor) : lineOfNext(`"${local}"`)
-      const ip = local === null ? null : canonicalIp(local)
+      const ip = local === null ? null : parseIp(local)
       if (!ip) {
         // Not String(info.local): an object whose "toString" is not a function (`{"toString": 1}`) makes it throw.
         const raw = info?.local

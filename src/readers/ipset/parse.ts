@@ -13,7 +13,8 @@
  */
 import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js'
-import {canonicalIp, parsePort, parseProtocol} from '../ipvsadm/address.js'
+import {parseIp, parsePort} from '../../core/address.js'
+import {parseProtocol} from '../ipvsadm/protocol.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
@@ -258,7 +259,7 @@ export function parseIpset(
     }
     const wanted = set.type.split(',').length
     if (parts.length !== wanted) return bad(`expected ${wanted} comma-separated parts`)
-    const ip = canonicalIp(parts[0]!)
+    const ip = parseIp(parts[0]!)
     if (!ip) return bad('not an IP address')
     if (set.family && ip.family !== set.family)
       return bad(`an ${ip.family} address in an ${set.family} set`)
@@ -275,14 +276,14 @@ export function parseIpset(
       const third = parts[2]!
       if (set.type === 'hash:ip,port,net') {
         const slash = third.indexOf('/')
-        const net = canonicalIp(slash < 0 ? third : third.slice(0, slash))
+        const net = parseIp(slash < 0 ? third : third.slice(0, slash))
         const max = net?.family === 'IPv6' ? 128 : 32
         const lenText = slash < 0 ? String(max) : third.slice(slash + 1)
         const len = Number(lenText)
         if (!net || !UINT.test(lenText) || len > max) return bad('not a CIDR')
         member.third = `${net.ip}/${len}`
       } else {
-        const second = canonicalIp(third)
+        const second = parseIp(third)
         if (!second) return bad('third part is not an IP address')
         member.third = second.ip
       }

@@ -10,6 +10,7 @@
  * Exported for the renderer, which writes the same names.
  */
 import * as crypto from 'node:crypto'
+import {joinHostPort} from '../../core/address.js'
 
 const RFC4648_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 
@@ -76,8 +77,7 @@ export function iptablesEndpointHash(
   return hash16(servicePortName + protocol.toLowerCase() + endpoint)
 }
 
-/** `ip:port` the way Go's net.JoinHostPort writes it (brackets around IPv6). */
+/** `ip:port` the way Go's net.JoinHostPort writes it; kept for src/readers/iptables/build.ts until it imports joinHostPort itself. */
 export function endpointString(ip: string, port: number | null): string {
-  const host = ip.includes(':') ? `[${ip}]` : ip
-  return port === null ? host : `${host}:${port}`
+  return joinHostPort(ip, port)
 }

@@ -38,7 +38,8 @@ import type {IpsetDump, IpsetMember} from '../ipset/parse.js'
 import {countRuleCopy, reportRuleCopies, type RuleCopies} from '../iptables/repeated-rules.js'
 import type {IptablesRuleset} from '../iptables/ruleset.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
-import {endpointKey, formatHostPort} from './address.js'
+import {joinHostPort} from '../../core/address.js'
+import {endpointKey} from './protocol.js'
 import {iptablesModeChain, readIpvsIptablesFacts} from './iptables-facts.js'
 import type {IpvsadmListing, IpvsVirtualServer} from './parse.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
@@ -128,7 +129,7 @@ function mergeListings(
       const before = isNew ? null : new Set(seen.realServers.keys())
       const now = new Set<string>()
       for (const rs of vs.realServers) {
-        const key = formatHostPort(rs.ip, rs.port, vs.family)
+        const key = joinHostPort(rs.ip, rs.port, vs.family)
         now.add(key)
         const known = seen.realServers.get(key)
         const rsRef = {path, line: rs.line}
@@ -516,7 +517,7 @@ function classify(
   if (fromSets) return fromSets
   if (sets.known(vs.family)) {
     return {
-      foreign: `${vs.protocol} ${formatHostPort(vs.ip, vs.port, vs.family)} is in none of kube-proxy's ipsets (KUBE-CLUSTER-IP, KUBE-EXTERNAL-IP, KUBE-LOAD-BALANCER, KUBE-NODE-PORT-*)`,
+      foreign: `${vs.protocol} ${joinHostPort(vs.ip, vs.port, vs.family)} is in none of kube-proxy's ipsets (KUBE-CLUSTER-IP, KUBE-EXTERNAL-IP, KUBE-LOAD-BALANCER, KUBE-NODE-PORT-*)`,
     }
   }
 
@@ -740,7 +741,7 @@ function toServicePort(group: Group, sets: KubeSets, diagnostics: Diagnostic[]):
   // Endpoints: the ClusterIP virtual server's real servers, then any only the others have.
   const loopbackKnown = sets.hasSet('LOOP-BACK', vs.family)
   const clusterEndpoints = new Map(
-    (cs?.endpoints ?? []).map((e) => [formatHostPort(e.ip, e.port, vs.family), e]),
+    (cs?.endpoints ?? []).map((e) => [joinHostPort(e.ip, e.port, vs.family), e]),
   )
   const endpoints = new Map<string, Endpoint>()
   const rules: SourceRef[] = []

@@ -14,7 +14,8 @@
 import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
-import {canonicalIp, formatHostPort, parseHostPort, parseProtocol} from './address.js'
+import {joinHostPort, parseHostPort, parseIp} from '../../core/address.js'
+import {parseProtocol} from './protocol.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** Which `ipvsadm -L` variant printed the listing; 'save' for `-S`. */
@@ -618,7 +619,7 @@ export function parseIpvsadm(
     if (family !== vs.family && vs.fwmark === null) {
       warn(
         'IPVS_MIXED_FAMILY',
-        `real server ${formatHostPort(real.ip, real.port, family)} is not of the virtual server's family ${vs.family}`,
+        `real server ${joinHostPort(real.ip, real.port, family)} is not of the virtual server's family ${vs.family}`,
         real.line,
       )
     }
@@ -631,7 +632,7 @@ function parseBareHost(
   text: string,
   port: number | null,
 ): {ip: string; family: Family; port: number} | null {
-  const ip = canonicalIp(text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text)
+  const ip = parseIp(text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text)
   return ip && port !== null ? {...ip, port} : null
 }
 
@@ -651,7 +652,7 @@ export function virtualServerKey(
   fwmark: number | null,
 ): string {
   if (fwmark !== null) return `FWM ${fwmark} ${family}`
-  return `${protocol} ${formatHostPort(ip ?? '?', port, family)}`
+  return `${protocol} ${joinHostPort(ip ?? '?', port, family)}`
 }
 
 function newVirtualServer(

@@ -6,7 +6,7 @@
  * one JSON.parse and one walk; lines are worked out (../json-lines.ts) only when there is a
  * problem to report.
  */
-import {isCidrText, isIpAddress} from '../../core/address-text.js'
+import {isCidr, isIp, isIpOrCidr} from '../../core/address.js'
 import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
@@ -176,12 +176,12 @@ function object<T>(shape: Shape<T>): Reader<T> {
 }
 
 const ip: Reader<string> = (v, at, ctx) =>
-  typeof v === 'string' && isIpAddress(v) ? v : bad(ctx, at, 'an IP address', v)
+  typeof v === 'string' && isIp(v) ? v : bad(ctx, at, 'an IP address', v)
 
 /** `10.0.0.0/8`, `fd00::/64`; with `bare` also a plain address (nodePortAddresses holds both). */
 function cidr(bare: boolean): Reader<string> {
   return (v, at, ctx) =>
-    typeof v === 'string' && isCidrText(v, bare)
+    typeof v === 'string' && (bare ? isIpOrCidr(v) : isCidr(v))
       ? v
       : bad(ctx, at, bare ? 'an IP address or CIDR' : 'a CIDR', v)
 }

@@ -16,6 +16,7 @@
  * ClusterIP connection takes (the local endpoints under internalTrafficPolicy=Local).
  */
 import {pushAll} from '../../core/arrays.js'
+import {joinHostPort, parseCidrSloppy, parseIpSloppy} from '../../core/address.js'
 import {hostname} from 'node:os'
 import {clusterSet, diag, emptyState, sharesOnLocalPath, sortState} from '../../core/state.js'
 import type {
@@ -33,7 +34,6 @@ import type {
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {binaryDataProblem, SNIFF_BYTES} from '../bytes.js'
 import {sniffFormat} from '../registry.js'
-import {parseCidr, parseIp} from './ip.js'
 import {emptyKubeObjects, parseKube} from './parse.js'
 import type {
   KubeEndpointSlice,
@@ -72,7 +72,7 @@ interface CachedEndpoint {
 const nsName = (namespace: string, name: string) => `${namespace}/${name}`
 
 function family(ip: string): Family | null {
-  return parseIp(ip)?.family ?? null
+  return parseIpSloppy(ip)?.family ?? null
 }
 
 /** pkg/api/v1/service/util.go ExternallyAccessible: decided by the Service's type. */
@@ -391,7 +391,7 @@ function buildService(
   // One proxier per family (a.1): each family with a cluster IP gets its own service ports.
   const clusterIpByFamily = new Map<Family, string>()
   for (const raw of svc.clusterIPs) {
-    const ip = parseIp(raw)
+    const ip = parseIpSloppy(raw)
     if (!ip) {
       diagnostics.push(
         diag(
@@ -433,13 +433,17 @@ function buildService(
     }
     return m
   }
-  const externalIPs = byFamily(svc.externalIPs, 'externalIP', parseIp)
-  const sourceRanges = byFamily(svc.loadBalancerSourceRanges, 'loadBalancerSourceRange', parseCidr)
+  const externalIPs = byFamily(svc.externalIPs, 'externalIP', parseIpSloppy)
+  const sourceRanges = byFamily(
+    svc.loadBalancerSourceRanges,
+    'loadBalancerSourceRange',
+    parseCidrSloppy,
+  )
   // ipMode Proxy: the load balancer proxies itself, so kube-proxy does not program the IP (c.3).
   const lbIPs = byFamily(
     svc.loadBalancerIngress.filter((i) => i.ipMode !== 'Proxy').map((i) => i.ip),
     'status.loadBalancer.ingress ip',
-    parseIp,
+    parseIpSloppy,
   )
 
   const internalPolicyLocal = svc.internalTrafficPolicy === 'Local'
@@ -536,7 +540,7 @@ function collectEndpoints(
         )
         continue
       }
-      const ip = parseIp(first)
+      const ip = parseIpSloppy(first)
       if (!ip) {
         diagnostics.push(
           diag(
@@ -613,7 +617,7 @@ function collectEndpoints(
       joined.refs.push(slice.ref)
       for (const e of endpoints) {
         const ep: CachedEndpoint = {...e, port: p.port}
-        const id = fam === 'IPv6' ? `[${ep.ip}]:${ep.port}` : `${ep.ip}:${ep.port}`
+        const id = joinHostPort(ep.ip, ep.port, fam)
         const prev = joined.endpoints.get(id)
         if (!prev || (ep.local && !prev.local) || (prev.terminating && !ep.terminating))
           joined.endpoints.set(id, ep)
@@ -868,7 +872,7 @@ function buildServicePort(input: ServicePortInput): ServicePort {
  * matches `frontendKey(null, nodePort, protocol)`.
  */
 export function frontendKey(ip: string | null, port: number | null, protocol: Protocol): string {
-  const addr = ip === null ? '*' : (parseIp(ip)?.text ?? ip)
+  const addr = ip === null ? '*' : (parseIpSloppy(ip)?.text ?? ip)
   return `${addr}|${port ?? '?'}|${protocol}`
 }
 

@@ -12,6 +12,7 @@
  * in the `nftables` array (so `path:5` means the fifth object), which is stable and searchable
  * with `jq '.nftables[4]'`.
  */
+import {joinHostPort} from '../../core/address.js'
 import {pushAll} from '../../core/arrays.js'
 import type {Diagnostic} from '../../model/types.js'
 import {
@@ -298,8 +299,7 @@ function statement(s: Json, out: string[]): void {
         if (typeof v.family === 'string') out.push(v.family)
         out.push('to')
         if (typeof v.addr === 'string') {
-          const addr = v.addr.includes(':') && v.port !== undefined ? `[${v.addr}]` : v.addr
-          out.push(v.port !== undefined ? `${addr}:${word(v.port)}` : addr)
+          out.push(v.port !== undefined ? joinHostPort(v.addr, word(v.port)) : v.addr)
         } else {
           expr(v.addr, out)
           if (v.port !== undefined) out.push(`:${word(v.port)}`)

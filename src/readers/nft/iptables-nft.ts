@@ -22,6 +22,7 @@ import type {
   SourceRef,
   TrafficPolicy,
 } from '../../model/types.js'
+import {parsePort, splitHostPort, toCidr} from '../../core/address.js'
 import {FrontendIndex, frontendKey} from './frontends.js'
 import type {NftChain, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
@@ -31,10 +32,7 @@ import {
   hasSequence,
   interfaceMatch,
   markSetOr,
-  portOf,
   protocolOf,
-  splitHostPort,
-  toCidr,
   valueAfter,
   verdictOf,
 } from './words.js'
@@ -77,7 +75,7 @@ function dispatchOf(words: readonly string[]): Dispatch {
       (words[i] === 'tcp' || words[i] === 'udp' || words[i] === 'sctp')
     ) {
       protocol ??= protocolOf(words[i])
-      port = portOf(words[i + 2])
+      port = parsePort(words[i + 2])
       break
     }
   }

@@ -21,6 +21,7 @@
  *   on the affinity set (`timeout 10800s` in transactions, `timeout 3h` in nft list).
  */
 import {pushAll} from '../../core/arrays.js'
+import {parsePort, splitHostPort, toCidr} from '../../core/address.js'
 import type {
   Endpoint,
   Family,
@@ -41,10 +42,7 @@ import {
   hasSequence,
   interfaceMatch,
   markSetOr,
-  portOf,
   protocolOf,
-  splitHostPort,
-  toCidr,
   verdictOf,
 } from './words.js'
 
@@ -416,7 +414,7 @@ export class KubeProxyTableReader {
     for (const el of map?.elements ?? []) {
       const [ip, protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
-      const port = portOf(portWord)
+      const port = parsePort(portWord)
       const chain = this.elementChain(el)
       const prefix = chain?.name.prefix
       if (
@@ -458,7 +456,7 @@ export class KubeProxyTableReader {
     for (const el of map?.elements ?? []) {
       const [protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
-      const port = portOf(portWord)
+      const port = parsePort(portWord)
       const chain = this.elementChain(el)
       if (protocol === null || port === null || !chain || chain.name.prefix !== 'external') {
         this.unexpectedElement('service-nodeports', el)
@@ -477,7 +475,7 @@ export class KubeProxyTableReader {
     for (const el of map?.elements ?? []) {
       const ip = nodePorts ? null : el.key[0]
       const protocol = protocolOf(el.key[nodePorts ? 0 : 1])
-      const port = portOf(el.key[nodePorts ? 1 : 2])
+      const port = parsePort(el.key[nodePorts ? 1 : 2])
       const t = this.elementTarget(el.value)
       const action: FrontendAction | null =
         t?.kind === 'drop' ? 'drop' : t?.target === 'reject-chain' ? 'reject' : null
@@ -538,7 +536,7 @@ export class KubeProxyTableReader {
     for (const el of map?.elements ?? []) {
       const [ip, protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
-      const port = portOf(portWord)
+      const port = parsePort(portWord)
       const chain = this.elementChain(el)
       if (!ip || protocol === null || port === null || !chain || chain.name.prefix !== 'firewall') {
         this.unexpectedElement('firewall-ips', el)
@@ -795,7 +793,7 @@ export class KubeProxyTableReader {
       while (open > 0 && k < w.length && w[k] !== '}') {
         // idx : IP . PORT [,]
         if (w[k + 1] === ':' && w[k + 3] === '.') {
-          out.push({ip: w[k + 2]!, port: portOf(w[k + 4]), share: 0})
+          out.push({ip: w[k + 2]!, port: parsePort(w[k + 4]), share: 0})
           k += 5
         } else if (w[k + 1] === ':') {
           const hp = splitHostPort(w[k + 2]!)

@@ -100,36 +100,6 @@ export function protocolOf(word: string | undefined): Protocol | null {
   }
 }
 
-/** A port word (`80`), or null. */
-export function portOf(word: string | undefined): number | null {
-  if (word === undefined || word.length === 0 || word.length > 5) return null
-  for (let i = 0; i < word.length; i++) {
-    const c = word.charCodeAt(i)
-    if (c < 48 || c > 57) return null
-  }
-  const n = Number(word)
-  return n <= 65535 ? n : null
-}
-
-/** `10.0.0.1:80` or `[fd00::1]:80` -> {ip, port}; `10.0.0.1` -> port null. */
-export function splitHostPort(text: string): {ip: string; port: number | null} | null {
-  if (text.startsWith('[')) {
-    const close = text.indexOf(']')
-    if (close < 0) return null
-    const ip = text.slice(1, close)
-    const rest = text.slice(close + 1)
-    if (rest === '') return {ip, port: null}
-    if (!rest.startsWith(':')) return null
-    const port = portOf(rest.slice(1))
-    return port === null ? null : {ip, port}
-  }
-  const colon = text.indexOf(':')
-  if (colon < 0) return {ip: text, port: null}
-  if (text.indexOf(':', colon + 1) >= 0) return {ip: text, port: null}
-  const port = portOf(text.slice(colon + 1))
-  return port === null ? null : {ip: text.slice(0, colon), port}
-}
-
 /** A mark word (`0x4000`, `0x00004000`, `16384`) as a number, or null. */
 export function markValue(word: string | undefined): number | null {
   if (word === undefined) return null
@@ -170,6 +140,3 @@ export function interfaceMatch(words: readonly string[]): {name: string; negated
   }
   return null
 }
-
-/** For the nft readers: sourceRanges and pod CIDRs are CIDRs (src/core/ipaddr.ts). */
-export {toCidr} from '../../core/ipaddr.js'

@@ -14,12 +14,11 @@ import type {Family, ProxyState} from '../../model/types.js'
 import {iptablesChainHash, iptablesEndpointHash} from '../../readers/iptables/hash.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
-import {cidrContains, familyOf} from '../ip.js'
+import {addressOrCidrFamily, cidrContains, isLoopback} from '../../core/address.js'
 import {
   dedupeFindings,
   finding,
   familiesOf,
-  isLoopback,
   jumpRulesFinding,
   nodePortIPs,
   planService,
@@ -476,10 +475,14 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     let allowFromNode = false
     for (const cidr of plan.sourceRanges) {
       nat.add(fwChain, args, '-s', cidr, '-j', externalChain)
-      if (settings.nodeIPs.some((ip) => familyOf(ip) === ctx.family && cidrContains(cidr, ip)))
+      if (
+        settings.nodeIPs.some(
+          (ip) => addressOrCidrFamily(ip) === ctx.family && cidrContains(cidr, ip),
+        )
+      )
         allowFromNode = true
     }
-    if (settings.nodeIPs.every((ip) => familyOf(ip) !== ctx.family)) {
+    if (settings.nodeIPs.every((ip) => addressOrCidrFamily(ip) !== ctx.family)) {
       findings.push(
         finding(
           'RENDER_NODE_IP_UNKNOWN_FOR_SOURCE_RANGES',

@@ -16,13 +16,12 @@
 import type {Family, ProxyState} from '../../model/types.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
-import {cidrContains, familyOf} from '../ip.js'
+import {addressOrCidrFamily, cidrContains, isLoopback, joinHostPort} from '../../core/address.js'
 import {
   badSetting,
   dedupeFindings,
   finding,
   familiesOf,
-  isLoopback,
   jumpRulesFinding,
   nodePortIPs,
   planService,
@@ -144,10 +143,6 @@ interface FamilyOutput {
 
 const PROTOCOL_FLAG: Record<string, string> = {tcp: '-t', udp: '-u', sctp: '--sctp-service'}
 
-function hostPort(ip: string, port: number): string {
-  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`
-}
-
 function collect(
   plans: ServicePlan[],
   family: Family,
@@ -162,7 +157,7 @@ function collect(
   const virtualServers: VirtualServer[] = []
   const bound = new Set<string>()
   const noNodeAccess: FamilyOutput['noNodeAccess'] = []
-  const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
+  const familyNodeIPs = settings.nodeIPs.filter((ip) => addressOrCidrFamily(ip) === family)
   const isNodeIP = new Set(familyNodeIPs)
 
   // Node IPs that get NodePort virtual servers: every node address (never loopback in IPVS
@@ -288,7 +283,7 @@ function collect(
 function ipvsadmLines(out: FamilyOutput): string[] {
   const lines: string[] = []
   for (const v of out.virtualServers) {
-    const svc = `${PROTOCOL_FLAG[v.protocol] ?? '-t'} ${hostPort(v.ip, v.port)}`
+    const svc = `${PROTOCOL_FLAG[v.protocol] ?? '-t'} ${joinHostPort(v.ip, v.port)}`
     lines.push(`-A ${svc} -s ${v.scheduler}${v.persistence !== null ? ` -p ${v.persistence}` : ''}`)
     for (const rs of v.realServers) lines.push(`-a ${svc} -r ${rs.endpointString} -m -w 1`)
   }

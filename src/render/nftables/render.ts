@@ -18,12 +18,11 @@ import type {Family, ProxyState} from '../../model/types.js'
 import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../readers/nft/hash.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
-import {cidrContains, familyOf} from '../ip.js'
+import {addressOrCidrFamily, cidrContains, isLoopback} from '../../core/address.js'
 import {
   dedupeFindings,
   finding,
   familiesOf,
-  isLoopback,
   nodePortIPs,
   planService,
   resolveNodeSettings,
@@ -232,7 +231,7 @@ function writeBase(
     'cluster-ips-check',
     `${w.ipX} daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`,
   )
-  const serviceCIDRs = settings.serviceCIDRs.filter((c) => familyOf(c) === family)
+  const serviceCIDRs = settings.serviceCIDRs.filter((c) => addressOrCidrFamily(c) === family)
   if (serviceCIDRs.length > 0)
     s.rule(
       'cluster-ips-check',
@@ -418,7 +417,7 @@ function writeService(
 
   if (usesFWChain) {
     const sources = [...plan.sourceRanges]
-    const familyNodeIPs = settings.nodeIPs.filter((ip) => familyOf(ip) === family)
+    const familyNodeIPs = settings.nodeIPs.filter((ip) => addressOrCidrFamily(ip) === family)
     if (familyNodeIPs.length === 0) {
       findings.push(
         finding(
