@@ -17,7 +17,7 @@ import type {
 import {displayName} from '../core/state.js'
 import {EVIDENCE_REFS_PER_PORT, type Finding} from '../analyze/findings.js'
 import type {RenderOptions} from './types.js'
-import {endpointString} from '../readers/iptables/hash.js'
+import {endpointString} from '../kube-proxy/iptables-names.js'
 import {addressFamily, cidrContains, familyOf, hostAddress, isLoopback} from './ip.js'
 import {
   expectedValue,

@@ -40,7 +40,11 @@ import type {
 } from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
-import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
+import {
+  endpointString,
+  iptablesChainHash,
+  iptablesEndpointHash,
+} from '../../kube-proxy/iptables-names.js'
 import {normaliseAddress} from './parse.js'
 import {countRuleCopy, reportRuleCopies, type RuleCopies} from './repeated-rules.js'
 import {
@@ -54,7 +58,7 @@ import {
   type IptablesRuleset,
   type IptablesTable,
 } from './ruleset.js'
-import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
+import {effectiveShares, SHARE_SUM_TOLERANCE} from '../../kube-proxy/shares.js'
 
 type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
 

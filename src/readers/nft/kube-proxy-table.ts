@@ -32,7 +32,7 @@ import type {
   TrafficPolicy,
 } from '../../model/types.js'
 import {FrontendIndex} from './frontends.js'
-import {nftNameHash, nftNameHashIs} from './hash.js'
+import {nftNameHash, nftNameHashIs} from '../../kube-proxy/nftables-names.js'
 import type {NftChain, NftElement, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'

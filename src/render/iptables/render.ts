@@ -11,7 +11,8 @@
  * listed in a leading comment.
  */
 import type {Family, ProxyState} from '../../model/types.js'
-import {iptablesChainHash, iptablesEndpointHash} from '../../readers/iptables/hash.js'
+import {iptablesChainHash, iptablesEndpointHash} from '../../kube-proxy/iptables-names.js'
+import {cascadeProbability} from '../../kube-proxy/shares.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'
@@ -44,11 +45,6 @@ const BUILTIN_JUMPS = [
   'nat OUTPUT/PREROUTING: -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
   'nat POSTROUTING: -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
 ]
-
-/** `%0.10f` of 1/k, kube-proxy's probability for the k-th last endpoint. */
-export function cascadeProbability(remaining: number): string {
-  return (1 / remaining).toFixed(10)
-}
 
 /** One table of an iptables-restore input: chain declarations, then rules, then COMMIT. */
 export class RestoreTable {

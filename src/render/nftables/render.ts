@@ -15,7 +15,11 @@
  */
 import {pushAll} from '../../core/arrays.js'
 import type {Family, ProxyState} from '../../model/types.js'
-import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../readers/nft/hash.js'
+import {
+  endpointBaseName,
+  hashAndTruncate,
+  servicePortBaseName,
+} from '../../kube-proxy/nftables-names.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {cidrContains, familyOf} from '../ip.js'

@@ -2,7 +2,7 @@
  * kube-proxy's nftables chain-name hash (pkg/proxy/nftables/proxier.go, hashAndTruncate;
  * reference/kube-proxy-iptables-nftables.md §3.6): the first 8 characters of the standard
  * base32 encoding of sha256(name), then `-` and the name itself, cut to 237 characters plus
- * "..." when longer than 240. Exported for the nftables renderer.
+ * "..." when longer than 240. The reader checks these names and the renderer writes them.
  */
 import * as crypto from 'node:crypto'
 

@@ -7,7 +7,7 @@
  *
  * SPN is `ns/name:port` (`ns/name` for an unnamed port), proto lowercase, endpoint `ip:port` or
  * `[v6]:port`; plain concatenation, RFC 4648 standard base32, no padding reached in 16 chars.
- * Exported for the renderer, which writes the same names.
+ * The readers check these names and the renderer writes them: one implementation for both.
  */
 import * as crypto from 'node:crypto'
 
