@@ -81,3 +81,77 @@ export function endpointString(ip: string, port: number | null): string {
   const host = ip.includes(':') ? `[${ip}]` : ip
   return port === null ? host : `${host}:${port}`
 }
+
+// ---------------------------------------------------------------------------------------------
+// The chains of kube-proxy's iptables mode (pkg/proxy/iptables/proxier.go); IPVS mode shares the
+// ones it names alike (KUBE-SERVICES, KUBE-POSTROUTING, KUBE-MARK-MASQ, KUBE-FORWARD, ...).
+
+/** Every chain kube-proxy and kubelet write starts so. */
+export const KUBE_CHAIN_PREFIX = 'KUBE-'
+export const KUBE_SERVICES = 'KUBE-SERVICES'
+export const KUBE_EXTERNAL_SERVICES = 'KUBE-EXTERNAL-SERVICES'
+export const KUBE_NODEPORTS = 'KUBE-NODEPORTS'
+export const KUBE_POSTROUTING = 'KUBE-POSTROUTING'
+export const KUBE_MARK_MASQ = 'KUBE-MARK-MASQ'
+export const KUBE_FORWARD = 'KUBE-FORWARD'
+export const KUBE_PROXY_FIREWALL = 'KUBE-PROXY-FIREWALL'
+export const KUBE_PROXY_CANARY = 'KUBE-PROXY-CANARY'
+/** KUBE-MARK-MASQ and kubelet's KUBE-MARK-DROP. */
+export const KUBE_MARK_PREFIX = 'KUBE-MARK-'
+// kubelet's chains (pkg/kubelet/kubelet_network_linux.go), which kube-proxy jumped to until 1.28.
+export const KUBE_MARK_DROP = 'KUBE-MARK-DROP'
+export const KUBE_FIREWALL = 'KUBE-FIREWALL'
+export const KUBE_KUBELET_CANARY = 'KUBE-KUBELET-CANARY'
+
+/** servicePortPolicyClusterChain: the cluster endpoints' cascade. */
+export const SVC_CHAIN_PREFIX = 'KUBE-SVC-'
+/** servicePortPolicyLocalChainName: the local endpoints' cascade. */
+export const SVL_CHAIN_PREFIX = 'KUBE-SVL-'
+/** serviceExternalChainName: external traffic, before the policy chain. */
+export const EXT_CHAIN_PREFIX = 'KUBE-EXT-'
+/** serviceFirewallChainName: loadBalancerSourceRanges. */
+export const FW_CHAIN_PREFIX = 'KUBE-FW-'
+/** Before 1.24 the local chain of an externalTrafficPolicy=Local service. */
+export const XLB_CHAIN_PREFIX = 'KUBE-XLB-'
+/** servicePortEndpointChainName: one endpoint's DNAT. */
+export const SEP_CHAIN_PREFIX = 'KUBE-SEP-'
+/** The chains of one service port, all named by iptablesChainHash. */
+export const SERVICE_CHAIN_PREFIXES = [
+  SVC_CHAIN_PREFIX,
+  SVL_CHAIN_PREFIX,
+  EXT_CHAIN_PREFIX,
+  FW_CHAIN_PREFIX,
+  XLB_CHAIN_PREFIX,
+] as const
+/** Every per-service and per-endpoint chain prefix. */
+export const PER_SERVICE_CHAIN_PREFIXES = [...SERVICE_CHAIN_PREFIXES, SEP_CHAIN_PREFIX] as const
+
+/** The chains kube-proxy writes for one service port (proxier.go's names for them). */
+export interface ServicePortChains {
+  clusterPolicyChain: string
+  localPolicyChain: string
+  externalChain: string
+  firewallChain: string
+}
+
+export function servicePortChains(servicePortName: string, protocol: string): ServicePortChains {
+  const hash = iptablesChainHash(servicePortName, protocol)
+  return {
+    clusterPolicyChain: SVC_CHAIN_PREFIX + hash,
+    localPolicyChain: SVL_CHAIN_PREFIX + hash,
+    externalChain: EXT_CHAIN_PREFIX + hash,
+    firewallChain: FW_CHAIN_PREFIX + hash,
+  }
+}
+
+/** KUBE-SEP- of one endpoint (`ip:port`, or `[v6]:port`). */
+export function endpointChainName(
+  servicePortName: string,
+  protocol: string,
+  endpoint: string,
+): string {
+  return SEP_CHAIN_PREFIX + iptablesEndpointHash(servicePortName, protocol, endpoint)
+}
+
+/** kubelet's chains: on every node whatever the proxy, so no evidence of kube-proxy. */
+export const KUBELET_CHAINS = [KUBE_KUBELET_CANARY, KUBE_FIREWALL, KUBE_MARK_DROP] as const

@@ -10,6 +10,8 @@
  * Several at once means a mode switch left rules behind: one is active, the rest are leftovers.
  */
 import type {Mode} from '../model/types.js'
+import {KUBELET_CHAINS, PER_SERVICE_CHAIN_PREFIXES} from '../kube-proxy/iptables-names.js'
+import {IPVS_ONLY_CHAINS} from '../kube-proxy/ipvs-names.js'
 
 export type IptablesBackend = 'nf_tables' | 'legacy'
 export type IpFamily = 'ip' | 'ip6'
@@ -33,23 +35,10 @@ export interface IptablesSummary {
 
 // Chains the kubelet makes (pkg/kubelet/kubelet_network_linux.go): present on every node,
 // whatever the proxy, so they are not evidence of kube-proxy.
-const KUBELET_CHAINS = new Set(['KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-MARK-DROP'])
-const SERVICE_CHAIN_PREFIXES = [
-  'KUBE-SVC-',
-  'KUBE-SEP-',
-  'KUBE-EXT-',
-  'KUBE-SVL-',
-  'KUBE-FW-',
-  'KUBE-XLB-',
-]
+const KUBELET_CHAIN_SET: ReadonlySet<string> = new Set(KUBELET_CHAINS)
+const SERVICE_CHAIN_PREFIXES = PER_SERVICE_CHAIN_PREFIXES
 // reference/ipvs-yaml-migration.md §a.5: the chains IPVS mode adds to iptables.
-const IPVS_CHAINS = new Set([
-  'KUBE-NODE-PORT',
-  'KUBE-LOAD-BALANCER',
-  'KUBE-IPVS-FILTER',
-  'KUBE-IPVS-OUT-FILTER',
-  'KUBE-SOURCE-RANGES-FIREWALL',
-])
+const IPVS_CHAINS: ReadonlySet<string> = new Set(IPVS_ONLY_CHAINS)
 
 function chainNameAt(line: string, start: number): string {
   const end = line.indexOf(' ', start)
@@ -75,12 +64,12 @@ export function summarizeIptablesSave(text: string): IptablesSummary {
       table = line.slice(1).trim()
     } else if (line.startsWith(':KUBE-')) {
       const name = chainNameAt(line, 1)
-      if (KUBELET_CHAINS.has(name)) continue
+      if (KUBELET_CHAIN_SET.has(name)) continue
       s.kubeChains++
       if (SERVICE_CHAIN_PREFIXES.some((p) => name.startsWith(p))) s.serviceChains++
       if (IPVS_CHAINS.has(name)) s.ipvsChains++
     } else if (line.startsWith('-A KUBE-')) {
-      if (KUBELET_CHAINS.has(chainNameAt(line, 3))) continue
+      if (KUBELET_CHAIN_SET.has(chainNameAt(line, 3))) continue
       s.kubeRules++
       if (table === 'nat' && line.startsWith('-A KUBE-SERVICES ')) {
         if (line.includes('--match-set KUBE-')) s.natServicesWrittenBy = 'ipvs'

@@ -19,8 +19,9 @@ import {KubeProxyTableReader} from './kube-proxy-table.js'
 import {NodeFacts} from './node-facts.js'
 import {Reporter} from './reporter.js'
 import {markValue} from './words.js'
+import {DEFAULT_MASQUERADE_MARK} from '../../kube-proxy/settings.js'
 
-const KUBE_PROXY_MARK = 0x4000
+const KUBE_PROXY_MARK = Number(DEFAULT_MASQUERADE_MARK)
 
 interface SourcedTable {
   table: NftTable

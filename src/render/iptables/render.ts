@@ -11,7 +11,18 @@
  * listed in a leading comment.
  */
 import type {Family, ProxyState} from '../../model/types.js'
-import {iptablesChainHash, iptablesEndpointHash} from '../../kube-proxy/iptables-names.js'
+import {
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FIREWALL,
+  KUBE_FORWARD,
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  endpointChainName,
+  servicePortChains,
+} from '../../kube-proxy/iptables-names.js'
 import {cascadeProbability} from '../../kube-proxy/shares.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
@@ -97,7 +108,7 @@ function endpointChainNames(plan: ServicePlan): (ep: PlannedEndpoint) => string 
   return (ep) => {
     let name = names.get(ep)
     if (name === undefined) {
-      name = `KUBE-SEP-${iptablesEndpointHash(plan.spn, plan.protocol, ep.endpointString)}`
+      name = endpointChainName(plan.spn, plan.protocol, ep.endpointString)
       names.set(ep, name)
     }
     return name
@@ -150,11 +161,12 @@ function writeServiceToEndpointRules(
 function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[]): void {
   const {filter, nat, settings} = ctx
   const p = plan.protocol
-  const hash = iptablesChainHash(plan.spn, p)
-  const clusterPolicyChain = `KUBE-SVC-${hash}`
-  const localPolicyChain = `KUBE-SVL-${hash}`
-  const externalChain = `KUBE-EXT-${hash}`
-  const fwChain = `KUBE-FW-${hash}`
+  const {
+    clusterPolicyChain,
+    localPolicyChain,
+    externalChain,
+    firewallChain: fwChain,
+  } = servicePortChains(plan.spn, p)
   const {
     hasEndpoints,
     clusterEndpoints,
@@ -192,7 +204,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   if (cip) {
     if (hasInternalEndpoints) {
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -207,7 +219,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       )
     } else if (internalFilter) {
       filter.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -227,7 +239,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   for (const eip of plan.externalIPs) {
     if (hasEndpoints)
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -242,7 +254,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       )
     if (externalFilter)
       filter.add(
-        'KUBE-EXTERNAL-SERVICES',
+        KUBE_EXTERNAL_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -261,7 +273,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   for (const lb of plan.loadBalancerIPs) {
     if (hasEndpoints)
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -276,7 +288,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       )
     if (usesFWChain)
       filter.add(
-        'KUBE-PROXY-FIREWALL',
+        KUBE_PROXY_FIREWALL,
         '-m',
         'comment',
         '--comment',
@@ -293,7 +305,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   if (externalFilter) {
     for (const lb of plan.loadBalancerIPs) {
       filter.add(
-        'KUBE-EXTERNAL-SERVICES',
+        KUBE_EXTERNAL_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -321,7 +333,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         ctx.nodePortsOnLoopback
       ) {
         nat.add(
-          'KUBE-NODEPORTS',
+          KUBE_NODEPORTS,
           '-m',
           'comment',
           '--comment',
@@ -340,7 +352,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         )
       }
       nat.add(
-        'KUBE-NODEPORTS',
+        KUBE_NODEPORTS,
         '-m',
         'comment',
         '--comment',
@@ -354,7 +366,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     }
     if (externalFilter) {
       filter.add(
-        'KUBE-EXTERNAL-SERVICES',
+        KUBE_EXTERNAL_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -375,7 +387,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   // Health check NodePort: always tcp.
   if (plan.healthCheckNodePort !== null) {
     filter.add(
-      'KUBE-NODEPORTS',
+      KUBE_NODEPORTS,
       '-m',
       'comment',
       '--comment',
@@ -405,8 +417,8 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       String(cip.port),
     ]
     const notLocal = detectorMatch(ctx, false)
-    if (settings.masqueradeAll) nat.add(internalChain, args, '-j', 'KUBE-MARK-MASQ')
-    else if (notLocal) nat.add(internalChain, args, notLocal, '-j', 'KUBE-MARK-MASQ')
+    if (settings.masqueradeAll) nat.add(internalChain, args, '-j', KUBE_MARK_MASQ)
+    else if (notLocal) nat.add(internalChain, args, notLocal, '-j', KUBE_MARK_MASQ)
   }
 
   // External traffic.
@@ -420,7 +432,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         '--comment',
         `"masquerade traffic for ${plan.spn} external destinations"`,
         '-j',
-        'KUBE-MARK-MASQ',
+        KUBE_MARK_MASQ,
       )
     } else {
       const local = detectorMatch(ctx, true)
@@ -446,7 +458,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         '--src-type',
         'LOCAL',
         '-j',
-        'KUBE-MARK-MASQ',
+        KUBE_MARK_MASQ,
       )
       nat.add(
         externalChain,
@@ -518,7 +530,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     const chain = sepChain(ep)
     nat.declare(chain)
     const comment = ctx.largeCluster ? [] : ['-m', 'comment', '--comment', plan.spn]
-    nat.add(chain, comment, '-s', ep.ip, '-j', 'KUBE-MARK-MASQ')
+    nat.add(chain, comment, '-s', ep.ip, '-j', KUBE_MARK_MASQ)
     const recent = plan.affinitySeconds !== null ? ['-m', 'recent', '--name', chain, '--set'] : []
     nat.add(chain, comment, recent, match, '-j', 'DNAT', '--to-destination', ep.endpointString)
   }
@@ -545,21 +557,20 @@ function renderFamily(
   const {filter, nat} = ctx
   const mark = settings.masqueradeMark
   for (const c of [
-    'KUBE-SERVICES',
-    'KUBE-EXTERNAL-SERVICES',
-    'KUBE-FORWARD',
-    'KUBE-NODEPORTS',
-    'KUBE-PROXY-FIREWALL',
+    KUBE_SERVICES,
+    KUBE_EXTERNAL_SERVICES,
+    KUBE_FORWARD,
+    KUBE_NODEPORTS,
+    KUBE_PROXY_FIREWALL,
   ])
     filter.declare(c)
-  for (const c of ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ'])
-    nat.declare(c)
+  for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) nat.declare(c)
 
   // Static nat rules (§2.3).
-  nat.add('KUBE-POSTROUTING', '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
-  nat.add('KUBE-POSTROUTING', '-j', 'MARK', '--xor-mark', mark)
+  nat.add(KUBE_POSTROUTING, '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
+  nat.add(KUBE_POSTROUTING, '-j', 'MARK', '--xor-mark', mark)
   nat.add(
-    'KUBE-POSTROUTING',
+    KUBE_POSTROUTING,
     '-m',
     'comment',
     '--comment',
@@ -568,13 +579,13 @@ function renderFamily(
     'MASQUERADE',
     settings.randomFully ? ['--random-fully'] : [],
   )
-  nat.add('KUBE-MARK-MASQ', '-j', 'MARK', '--or-mark', mark)
+  nat.add(KUBE_MARK_MASQ, '-j', 'MARK', '--or-mark', mark)
 
   if (family === 'IPv4' && settings.localhostNodePorts) {
     // Mitigation for route_localnet (issue 90259); kubelet writes the same rule.
-    filter.declare('KUBE-FIREWALL')
+    filter.declare(KUBE_FIREWALL)
     filter.add(
-      'KUBE-FIREWALL',
+      KUBE_FIREWALL,
       '-m',
       'comment',
       '--comment',
@@ -614,20 +625,20 @@ function renderFamily(
     if (family === 'IPv6') dest.push('!', '-d', '::1/128')
     else if (!settings.localhostNodePorts) dest.push('!', '-d', '127.0.0.0/8')
     nat.add(
-      'KUBE-SERVICES',
+      KUBE_SERVICES,
       '-m',
       'comment',
       '--comment',
       NODEPORTS_LAST_RULE_COMMENT,
       dest,
       '-j',
-      'KUBE-NODEPORTS',
+      KUBE_NODEPORTS,
     )
   } else {
     for (const ip of np.ips) {
       if (isLoopback(ip) && (family === 'IPv6' || !settings.localhostNodePorts)) continue
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -635,7 +646,7 @@ function renderFamily(
         '-d',
         ip,
         '-j',
-        'KUBE-NODEPORTS',
+        KUBE_NODEPORTS,
       )
     }
   }
@@ -643,7 +654,7 @@ function renderFamily(
   // Static filter rules (§2.3).
   if (settings.conntrackInvalidDrop) {
     filter.add(
-      'KUBE-FORWARD',
+      KUBE_FORWARD,
       '-m',
       'conntrack',
       '--ctstate',
@@ -654,7 +665,7 @@ function renderFamily(
     )
   }
   filter.add(
-    'KUBE-FORWARD',
+    KUBE_FORWARD,
     '-m',
     'comment',
     '--comment',
@@ -667,7 +678,7 @@ function renderFamily(
     'ACCEPT',
   )
   filter.add(
-    'KUBE-FORWARD',
+    KUBE_FORWARD,
     '-m',
     'comment',
     '--comment',
