@@ -740,8 +740,8 @@ export function planService(
       note(
         'RENDER_DEFAULT_AFFINITY_TIMEOUT',
         'info',
-        'session affinity timeout not known; assumed 10800 s',
-        'The source shows ClientIP session affinity without its timeout; the API default (10800 s) was used.',
+        `session affinity timeout not known; assumed ${DEFAULT_AFFINITY_TIMEOUT_SECONDS} s`,
+        `The source shows ClientIP session affinity without its timeout; the API default (${DEFAULT_AFFINITY_TIMEOUT_SECONDS} s) was used.`,
         'Check sessionAffinityConfig.clientIP.timeoutSeconds of the Service.',
       )
     }

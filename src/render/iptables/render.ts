@@ -567,19 +567,7 @@ function renderFamily(
   for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) nat.declare(c)
 
   // Static nat rules (§2.3).
-  nat.add(KUBE_POSTROUTING, '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
-  nat.add(KUBE_POSTROUTING, '-j', 'MARK', '--xor-mark', mark)
-  nat.add(
-    KUBE_POSTROUTING,
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes service traffic requiring SNAT"',
-    '-j',
-    'MASQUERADE',
-    settings.randomFully ? ['--random-fully'] : [],
-  )
-  nat.add(KUBE_MARK_MASQ, '-j', 'MARK', '--or-mark', mark)
+  writeMasqueradeRules(nat, mark, settings.randomFully)
 
   if (family === 'IPv4' && settings.localhostNodePorts) {
     // Mitigation for route_localnet (issue 90259); kubelet writes the same rule.
@@ -664,6 +652,33 @@ function renderFamily(
       'DROP',
     )
   }
+  writeForwardAcceptRules(filter, mark)
+
+  return `${filter.text('filter')}\n${nat.text('nat')}\n`
+}
+
+/**
+ * KUBE-POSTROUTING masquerades what KUBE-MARK-MASQ marked (clearing the mark first, so a packet
+ * is masqueraded once): the same rules in iptables and IPVS mode (proxier.go writeIptablesRules).
+ */
+export function writeMasqueradeRules(nat: RestoreTable, mark: string, randomFully: boolean): void {
+  nat.add(KUBE_POSTROUTING, '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
+  nat.add(KUBE_POSTROUTING, '-j', 'MARK', '--xor-mark', mark)
+  nat.add(
+    KUBE_POSTROUTING,
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes service traffic requiring SNAT"',
+    '-j',
+    'MASQUERADE',
+    randomFully ? ['--random-fully'] : [],
+  )
+  nat.add(KUBE_MARK_MASQ, '-j', 'MARK', '--or-mark', mark)
+}
+
+/** KUBE-FORWARD accepts marked traffic and its replies: the same rules in iptables and IPVS mode. */
+export function writeForwardAcceptRules(filter: RestoreTable, mark: string): void {
   filter.add(
     KUBE_FORWARD,
     '-m',
@@ -690,8 +705,6 @@ function renderFamily(
     '-j',
     'ACCEPT',
   )
-
-  return `${filter.text('filter')}\n${nat.text('nat')}\n`
 }
 
 function header(family: Family): string {

@@ -31,7 +31,7 @@ import {
 } from '../common.js'
 import {isValidSetting} from '../setting-values.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
-import {RestoreTable} from '../iptables/render.js'
+import {RestoreTable, writeForwardAcceptRules, writeMasqueradeRules} from '../iptables/render.js'
 import type {RenderedFile, RenderOptions, RenderResult} from '../types.js'
 import {
   KUBE_FORWARD,
@@ -456,32 +456,7 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
   // Accept IPVS traffic last, so that no other rule can break it.
   for (const key of ['CLUSTER-IP', 'LOAD-BALANCER'] as const)
     if (nonEmpty(key)) nat.add(KUBE_SERVICES, match(key, 'dst,dst'), '-j', 'ACCEPT')
-  filter.add(
-    KUBE_FORWARD,
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes forwarding rules"',
-    '-m',
-    'mark',
-    '--mark',
-    `${mark}/${mark}`,
-    '-j',
-    'ACCEPT',
-  )
-  filter.add(
-    KUBE_FORWARD,
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes forwarding conntrack rule"',
-    '-m',
-    'conntrack',
-    '--ctstate',
-    'RELATED,ESTABLISHED',
-    '-j',
-    'ACCEPT',
-  )
+  writeForwardAcceptRules(filter, mark)
   filter.add(
     KUBE_NODE_PORT,
     comment('HEALTH-CHECK-NODE-PORT'),
@@ -508,19 +483,7 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     '-j',
     'REJECT',
   )
-  nat.add(KUBE_POSTROUTING, '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
-  nat.add(KUBE_POSTROUTING, '-j', 'MARK', '--xor-mark', mark)
-  nat.add(
-    KUBE_POSTROUTING,
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes service traffic requiring SNAT"',
-    '-j',
-    'MASQUERADE',
-    settings.randomFully ? ['--random-fully'] : [],
-  )
-  nat.add(KUBE_MARK_MASQ, '-j', 'MARK', '--or-mark', mark)
+  writeMasqueradeRules(nat, mark, settings.randomFully)
   return `${nat.text('nat')}\n${filter.text('filter')}\n`
 }
 
