@@ -70,6 +70,43 @@ describe('layer rules', () => {
       .map((f) => f.path)
     expect(bad).toEqual([])
   })
+  it('renderers do not import readers (what both need of kube-proxy is in src/kube-proxy)', () => {
+    const bad = files
+      .filter(
+        (f) =>
+          f.path.startsWith('src/render/') &&
+          importsOf(f.text).some((i) => /(^|\/)readers\//.test(i)),
+      )
+      .map((f) => f.path)
+    expect(bad).toEqual([])
+  })
+  it('src/kube-proxy imports only the model, the address module and node built-ins', () => {
+    const bad = files
+      .filter(
+        (f) =>
+          f.path.startsWith('src/kube-proxy/') &&
+          importsOf(f.text).some(
+            (i) => !/^(node:|\.\/|\.\.\/model\/|\.\.\/core\/address\.js$)/.test(i),
+          ),
+      )
+      .map((f) => f.path)
+    expect(bad).toEqual([])
+  })
+  it("kube-proxy's chain and set names are spelled only in src/kube-proxy (comments and messages aside)", () => {
+    // A string that is a KUBE-* name or prefix, or starts a name built from one: written twice,
+    // the spellings drift.
+    const literal = /(['"`])KUBE-[A-Z0-9-]*(\1|\$\{)/
+    const bad = files
+      .filter((f) => !f.path.startsWith('src/kube-proxy/'))
+      .flatMap((f) =>
+        f.text
+          .split('\n')
+          .map((line, i) => ({line, at: `${f.path}:${i + 1}`}))
+          .filter(({line}) => !/^\s*(\/\/|\*|\/\*)/.test(line) && literal.test(line))
+          .map(({at}) => at),
+      )
+    expect(bad).toEqual([])
+  })
   it('nothing in src writes with console.*', () => {
     expect(
       files.filter((f) => /\bconsole\.(log|error|warn|info)\(/.test(f.text)).map((f) => f.path),

@@ -7,7 +7,8 @@
  * docs/kube-proxy-layouts.md §1 and §2.4: which endpoints a traffic
  * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
  */
-import {clusterSet, displayName, sharesOnLocalPath} from '../core/state.js'
+import {displayName} from '../core/state.js'
+import {clusterSet, sharesOnLocalPath} from '../kube-proxy/endpoints.js'
 import type {
   Endpoint,
   EndpointState,

@@ -79,27 +79,6 @@ export function displayName(sp: ServicePort): string {
   return `${spn}/${sp.protocol.toLowerCase()}`
 }
 
-/**
- * Whether the endpoints' shares are those of the local path: a share is for a new connection to
- * the ClusterIP, which under internalTrafficPolicy=Local goes to the local endpoints when there are
- * any (without any it has no local chain, and the shares are the cluster set's).
- */
-export function sharesOnLocalPath(sp: ServicePort): boolean {
-  return sp.internalTrafficPolicy === 'Local' && sp.endpoints.some((ep) => ep.local === true)
-}
-
-/**
- * kube-proxy's cluster set among these endpoints: the ones not known to be terminating or
- * draining (cluster objects say `ready`; rules leave it null), or, when there are none, the
- * serving-terminating ones.
- */
-export function clusterSet(endpoints: readonly Endpoint[]): Endpoint[] {
-  const ready = endpoints.filter(
-    (ep) => ep.state !== 'serving-terminating' && ep.state !== 'draining',
-  )
-  return ready.length > 0 ? ready : endpoints.filter((ep) => ep.state === 'serving-terminating')
-}
-
 const frontendOrder = {
   ClusterIP: 0,
   ExternalIP: 1,

@@ -10,6 +10,13 @@
  * Several at once means a mode switch left rules behind: one is active, the rest are leftovers.
  */
 import type {Mode} from '../model/types.js'
+import {
+  KUBE_CHAIN_PREFIX,
+  KUBE_SERVICES,
+  KUBELET_CHAINS,
+  PER_SERVICE_CHAIN_PREFIXES,
+} from '../kube-proxy/iptables-names.js'
+import {IPVS_ONLY_CHAINS} from '../kube-proxy/ipvs-names.js'
 
 export type IptablesBackend = 'nf_tables' | 'legacy'
 export type IpFamily = 'ip' | 'ip6'
@@ -33,23 +40,15 @@ export interface IptablesSummary {
 
 // Chains the kubelet makes (pkg/kubelet/kubelet_network_linux.go): present on every node,
 // whatever the proxy, so they are not evidence of kube-proxy.
-const KUBELET_CHAINS = new Set(['KUBE-KUBELET-CANARY', 'KUBE-FIREWALL', 'KUBE-MARK-DROP'])
-const SERVICE_CHAIN_PREFIXES = [
-  'KUBE-SVC-',
-  'KUBE-SEP-',
-  'KUBE-EXT-',
-  'KUBE-SVL-',
-  'KUBE-FW-',
-  'KUBE-XLB-',
-]
+const KUBELET_CHAIN_SET: ReadonlySet<string> = new Set(KUBELET_CHAINS)
+// iptables-save's spelling of a KUBE-* chain's declaration and rules, and of a KUBE-* ipset match.
+const KUBE_DECLARATION = `:${KUBE_CHAIN_PREFIX}`
+const KUBE_APPEND = `-A ${KUBE_CHAIN_PREFIX}`
+const SERVICES_APPEND = `-A ${KUBE_SERVICES} `
+const KUBE_SET_MATCH = `--match-set ${KUBE_CHAIN_PREFIX}`
+const SERVICE_CHAIN_PREFIXES = PER_SERVICE_CHAIN_PREFIXES
 // docs/ipvs-layouts.md a.5: the chains IPVS mode adds to iptables.
-const IPVS_CHAINS = new Set([
-  'KUBE-NODE-PORT',
-  'KUBE-LOAD-BALANCER',
-  'KUBE-IPVS-FILTER',
-  'KUBE-IPVS-OUT-FILTER',
-  'KUBE-SOURCE-RANGES-FIREWALL',
-])
+const IPVS_CHAINS: ReadonlySet<string> = new Set(IPVS_ONLY_CHAINS)
 
 function chainNameAt(line: string, start: number): string {
   const end = line.indexOf(' ', start)
@@ -73,17 +72,17 @@ export function summarizeIptablesSave(text: string): IptablesSummary {
     start = end + 1
     if (line.startsWith('*')) {
       table = line.slice(1).trim()
-    } else if (line.startsWith(':KUBE-')) {
+    } else if (line.startsWith(KUBE_DECLARATION)) {
       const name = chainNameAt(line, 1)
-      if (KUBELET_CHAINS.has(name)) continue
+      if (KUBELET_CHAIN_SET.has(name)) continue
       s.kubeChains++
       if (SERVICE_CHAIN_PREFIXES.some((p) => name.startsWith(p))) s.serviceChains++
       if (IPVS_CHAINS.has(name)) s.ipvsChains++
-    } else if (line.startsWith('-A KUBE-')) {
-      if (KUBELET_CHAINS.has(chainNameAt(line, 3))) continue
+    } else if (line.startsWith(KUBE_APPEND)) {
+      if (KUBELET_CHAIN_SET.has(chainNameAt(line, 3))) continue
       s.kubeRules++
-      if (table === 'nat' && line.startsWith('-A KUBE-SERVICES ')) {
-        if (line.includes('--match-set KUBE-')) s.natServicesWrittenBy = 'ipvs'
+      if (table === 'nat' && line.startsWith(SERVICES_APPEND)) {
+        if (line.includes(KUBE_SET_MATCH)) s.natServicesWrittenBy = 'ipvs'
         else if (SERVICE_CHAIN_PREFIXES.some((p) => line.includes(`-j ${p}`)))
           s.natServicesWrittenBy ??= 'iptables'
       }

@@ -26,6 +26,14 @@ import {
   isLoopback,
   joinHostPort,
 } from '../core/address.js'
+import {endpointString} from '../kube-proxy/iptables-names.js'
+import {DEFAULT_AFFINITY_TIMEOUT_SECONDS, DEFAULT_MASQUERADE_MARK} from '../kube-proxy/settings.js'
+import {
+  categorizeEndpoints,
+  conditionsOfState,
+  endpointUse,
+  type CategorizableEndpoint,
+} from '../kube-proxy/endpoints.js'
 import {
   expectedValue,
   isSchedulerName,
@@ -80,9 +88,6 @@ export interface NodeSettings {
   nfacct: boolean
   serviceCIDRs: string[]
 }
-
-/** kube-proxy's default masquerade bit 14, as the upstream tests write it. */
-const DEFAULT_MASQUERADE_MARK = '0x4000'
 
 /**
  * Resolves the node settings a renderer needs. Order: options (flags), then the state's node,
@@ -443,12 +448,10 @@ export function nodePortIPs(
 }
 
 /** One endpoint as kube-proxy sees it. */
-export interface PlannedEndpoint {
+export interface PlannedEndpoint extends CategorizableEndpoint {
   ip: string
   port: number
   local: boolean
-  ready: boolean
-  servingTerminating: boolean
   /** Go net.JoinHostPort: `ip:port`, `[ipv6]:port`. */
   endpointString: string
 }
@@ -516,9 +519,6 @@ export interface ServicePlan {
 
 const UNSAFE_NAME_CHARS = /[^A-Za-z0-9.-]/g
 const SAFE_NAME = /^[A-Za-z0-9._-]*$/
-
-/** The default sessionAffinityConfig.clientIP.timeoutSeconds. */
-const DEFAULT_AFFINITY_SECONDS = 10800
 
 /**
  * Restates one service port as kube-proxy's inputs. Everything the model cannot give and every
@@ -743,13 +743,13 @@ export function planService(
 
   let affinitySeconds: number | null = null
   if (sp.sessionAffinity) {
-    affinitySeconds = sp.sessionAffinity.timeoutSeconds ?? DEFAULT_AFFINITY_SECONDS
+    affinitySeconds = sp.sessionAffinity.timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT_SECONDS
     if (sp.sessionAffinity.timeoutSeconds === null) {
       note(
         'RENDER_DEFAULT_AFFINITY_TIMEOUT',
         'info',
-        'session affinity timeout not known; assumed 10800 s',
-        'The source shows ClientIP session affinity without its timeout; the API default (10800 s) was used.',
+        `session affinity timeout not known; assumed ${DEFAULT_AFFINITY_TIMEOUT_SECONDS} s`,
+        `The source shows ClientIP session affinity without its timeout; the API default (${DEFAULT_AFFINITY_TIMEOUT_SECONDS} s) was used.`,
         'Check sessionAffinityConfig.clientIP.timeoutSeconds of the Service.',
       )
     }
@@ -832,8 +832,7 @@ export function planService(
       ip: ep.ip,
       port: ep.port,
       local: ep.local === true,
-      ready: ep.state !== 'serving-terminating' && !offClusterPath,
-      servingTerminating: ep.state === 'serving-terminating' || offClusterPath,
+      ...conditionsOfState(offClusterPath ? 'serving-terminating' : ep.state),
       endpointString: es,
     })
   }
@@ -894,11 +893,16 @@ export function planService(
     healthCheckNodePort = null
   }
 
-  // pkg/proxy/serviceport.go: Cluster endpoints are used whenever the port is reachable from
-  // outside, even with ETP=Local, because the short-circuit rules jump to the cluster chain.
-  const usesClusterEndpoints = !internalLocal || externallyAccessible
-  const usesLocalEndpoints = internalLocal || (externallyAccessible && externalLocal)
-  const cat = categorize(allEndpoints, usesClusterEndpoints, usesLocalEndpoints)
+  const use = endpointUse(internalLocal, externalLocal, externallyAccessible)
+  const {usesClusterEndpoints, usesLocalEndpoints} = use
+  // Topology hints are not in the model and do not apply.
+  const cats = categorizeEndpoints(allEndpoints, use, (e) => e.endpointString)
+  const cat = {
+    clusterEndpoints: cats.clusterEndpoints ?? [],
+    localEndpoints: cats.localEndpoints ?? [],
+    allLocallyReachable: cats.allReachableEndpoints,
+    hasEndpoints: cats.hasAnyEndpoints,
+  }
   const noLocal = cat.localEndpoints.length === 0
 
   return {
@@ -950,51 +954,6 @@ function isPort(n: number): boolean {
 
 function isDraining(ep: Endpoint): boolean {
   return ep.state === 'draining' || ep.weight === 0
-}
-
-/** kube-proxy's CategorizeEndpoints (topology hints are not in the model and do not apply). */
-function categorize(
-  endpoints: PlannedEndpoint[],
-  usesCluster: boolean,
-  usesLocal: boolean,
-): {
-  clusterEndpoints: PlannedEndpoint[]
-  localEndpoints: PlannedEndpoint[]
-  allLocallyReachable: PlannedEndpoint[]
-  hasEndpoints: boolean
-} {
-  let clusterEndpoints: PlannedEndpoint[] = []
-  let localEndpoints: PlannedEndpoint[] = []
-  let hasEndpoints = false
-  if (usesCluster) {
-    clusterEndpoints = endpoints.filter((e) => e.ready)
-    // No ready endpoint anywhere: fall back to serving-terminating ones.
-    if (clusterEndpoints.length === 0)
-      clusterEndpoints = endpoints.filter((e) => e.servingTerminating)
-    if (clusterEndpoints.length > 0) hasEndpoints = true
-  }
-  if (!usesLocal)
-    return {clusterEndpoints, localEndpoints, allLocallyReachable: clusterEndpoints, hasEndpoints}
-  let localReady = false
-  let localTerminating = false
-  for (const e of endpoints) {
-    if (e.ready) {
-      hasEndpoints = true
-      if (e.local) localReady = true
-    } else if (e.servingTerminating) {
-      hasEndpoints = true
-      if (e.local) localTerminating = true
-    }
-  }
-  if (localReady) localEndpoints = endpoints.filter((e) => e.local && e.ready)
-  else if (localTerminating)
-    localEndpoints = endpoints.filter((e) => e.local && e.servingTerminating)
-  if (!usesCluster)
-    return {clusterEndpoints, localEndpoints, allLocallyReachable: localEndpoints, hasEndpoints}
-  const all = [...clusterEndpoints]
-  const seen = new Set(all.map((e) => e.endpointString))
-  for (const e of localEndpoints) if (!seen.has(e.endpointString)) all.push(e)
-  return {clusterEndpoints, localEndpoints, allLocallyReachable: all, hasEndpoints}
 }
 
 /** The families present in the state (services of each), IPv4 first. */

@@ -5,7 +5,8 @@
  */
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {renderIptables, cascadeProbability} from '../../src/render/iptables/render.js'
+import {renderIptables} from '../../src/render/iptables/render.js'
+import {cascadeProbability} from '../../src/kube-proxy/shares.js'
 import {emptyState} from '../../src/core/state.js'
 import type {ProxyState, ServicePort} from '../../src/model/types.js'
 import type {RenderOptions} from '../../src/render/types.js'

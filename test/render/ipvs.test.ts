@@ -10,7 +10,8 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {readState} from '../../src/readers/read-state.js'
-import {renderIpvs, ipsetName} from '../../src/render/ipvs/render.js'
+import {renderIpvs} from '../../src/render/ipvs/render.js'
+import {ipvsSetName} from '../../src/kube-proxy/ipvs-names.js'
 import {emptyState} from '../../src/core/state.js'
 import type {ProxyState, ServicePort} from '../../src/model/types.js'
 import type {RenderResult} from '../../src/render/types.js'
@@ -193,9 +194,9 @@ function stateWith(services: ServicePort[]): ProxyState {
 
 describe('renderIpvs, rules of reference (a) the scenario does not exercise', () => {
   it('IPv6 set names get KUBE-6- and are cut to ipset’s 31 characters', () => {
-    expect(ipsetName('LOAD-BALANCER-SOURCE-CIDR', 'IPv6')).toBe('KUBE-6-LOAD-BALANCER-SOURCE-CID')
-    expect(ipsetName('NODE-PORT-LOCAL-SCTP-HASH', 'IPv6')).toBe('KUBE-6-NODE-PORT-LOCAL-SCTP-HAS')
-    expect(ipsetName('CLUSTER-IP', 'IPv4')).toBe('KUBE-CLUSTER-IP')
+    expect(ipvsSetName('LOAD-BALANCER-SOURCE-CIDR', 'IPv6')).toBe('KUBE-6-LOAD-BALANCER-SOURCE-CID')
+    expect(ipvsSetName('NODE-PORT-LOCAL-SCTP-HASH', 'IPv6')).toBe('KUBE-6-NODE-PORT-LOCAL-SCTP-HAS')
+    expect(ipvsSetName('CLUSTER-IP', 'IPv4')).toBe('KUBE-CLUSTER-IP')
   })
 
   it('a source range without the node IP blocks the node with KUBE-IPVS-OUT-FILTER', () => {

@@ -5,6 +5,7 @@
  */
 import type {ForeignObject} from '../../model/types.js'
 import {type Check, DOCS, type MigrationContext, finding, from} from './context.js'
+import {DEFAULT_MASQUERADE_MARK} from '../../kube-proxy/settings.js'
 
 /** Which object names vanish for each switch. Built once; tested against each foreign object's text. */
 const VANISHING: Record<string, RegExp> = {
@@ -21,7 +22,7 @@ const VANISHING: Record<string, RegExp> = {
 /** The masquerade mark stops existing only when kube-proxy leaves iptables (both iptables and ipvs modes use it). */
 function markPattern(ctx: MigrationContext): RegExp | null {
   if (ctx.to !== 'nftables') return null
-  const mark = Number.parseInt(ctx.state.node.masqueradeMark ?? '0x4000', 16)
+  const mark = Number.parseInt(ctx.state.node.masqueradeMark ?? DEFAULT_MASQUERADE_MARK, 16)
   if (Number.isNaN(mark)) return null
   // Written 0x4000 or 0x00004000 (docs/kube-proxy-layouts.md §1); 0x8000 was KUBE-MARK-DROP's mark in older releases.
   return new RegExp(`\\b0x0*(${mark.toString(16)}|8000)\\b`, 'i')

@@ -40,7 +40,29 @@ import type {
 } from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
 import {parseServiceComment, splitServicePortName, type ServiceComment} from './comments.js'
-import {endpointString, iptablesChainHash, iptablesEndpointHash} from './hash.js'
+import {
+  EXT_CHAIN_PREFIX,
+  FW_CHAIN_PREFIX,
+  KUBE_CHAIN_PREFIX,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FIREWALL,
+  KUBE_FORWARD,
+  KUBE_KUBELET_CANARY,
+  KUBE_MARK_DROP,
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_CANARY,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  SEP_CHAIN_PREFIX,
+  SVC_CHAIN_PREFIX,
+  SVL_CHAIN_PREFIX,
+  XLB_CHAIN_PREFIX,
+  endpointString,
+  iptablesChainHash,
+  iptablesEndpointHash,
+} from '../../kube-proxy/iptables-names.js'
 import {normaliseAddress} from './parse.js'
 import {countRuleCopy, reportRuleCopies, type RuleCopies} from './repeated-rules.js'
 import {
@@ -54,46 +76,40 @@ import {
   type IptablesRuleset,
   type IptablesTable,
 } from './ruleset.js'
-import {effectiveShares, SHARE_SUM_TOLERANCE} from './shares.js'
+import {effectiveShares, SHARE_SUM_TOLERANCE} from '../../kube-proxy/shares.js'
+import {IPVS_ONLY_CHAINS, KUBE_IPVS_PREFIX, KUBE_LOOP_BACK} from '../../kube-proxy/ipvs-names.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 type ChainKind = 'svc' | 'svl' | 'ext' | 'fw' | 'xlb'
 
 const PER_SERVICE_PREFIXES: ReadonlyArray<[string, ChainKind]> = [
-  ['KUBE-SVC-', 'svc'],
-  ['KUBE-SVL-', 'svl'],
-  ['KUBE-EXT-', 'ext'],
-  ['KUBE-FW-', 'fw'],
-  ['KUBE-XLB-', 'xlb'],
+  [SVC_CHAIN_PREFIX, 'svc'],
+  [SVL_CHAIN_PREFIX, 'svl'],
+  [EXT_CHAIN_PREFIX, 'ext'],
+  [FW_CHAIN_PREFIX, 'fw'],
+  [XLB_CHAIN_PREFIX, 'xlb'],
 ]
-const SEP_PREFIX = 'KUBE-SEP-'
+const SEP_PREFIX = SEP_CHAIN_PREFIX
 /** Up to this many endpoints, a service port's SEP chains are found again by a scan: cheaper than a map per service port. */
 const SCANNED_ENDPOINTS = 16
 
 /** The fixed chains kube-proxy's iptables mode (any generation) and kubelet write. */
 const KUBE_PROXY_CHAINS: ReadonlySet<string> = new Set([
-  'KUBE-SERVICES',
-  'KUBE-NODEPORTS',
-  'KUBE-POSTROUTING',
-  'KUBE-MARK-MASQ',
-  'KUBE-MARK-DROP',
-  'KUBE-EXTERNAL-SERVICES',
-  'KUBE-FORWARD',
-  'KUBE-PROXY-FIREWALL',
-  'KUBE-FIREWALL',
-  'KUBE-PROXY-CANARY',
-  'KUBE-KUBELET-CANARY',
+  KUBE_SERVICES,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_MARK_MASQ,
+  KUBE_MARK_DROP,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FORWARD,
+  KUBE_PROXY_FIREWALL,
+  KUBE_FIREWALL,
+  KUBE_PROXY_CANARY,
+  KUBE_KUBELET_CANARY,
 ])
 
 /** Chains only IPVS mode writes (pkg/proxy/ipvs); in an iptables-mode dump they are leftovers. */
-const IPVS_MODE_CHAINS: ReadonlySet<string> = new Set([
-  'KUBE-LOAD-BALANCER',
-  'KUBE-LOOP-BACK',
-  'KUBE-NODE-PORT',
-  'KUBE-IPVS-FILTER',
-  'KUBE-IPVS-OUT-FILTER',
-  'KUBE-SOURCE-RANGES-FIREWALL',
-])
+const IPVS_MODE_CHAINS: ReadonlySet<string> = new Set([...IPVS_ONLY_CHAINS, KUBE_LOOP_BACK])
 
 /**
  * kube-proxy's (and kubelet's) own jumps from built-in chains, spec §2.2: table/chain/target ->
@@ -137,7 +153,7 @@ function isKubeProxyChain(name: string): boolean {
   // of rules at once. Then the SEP prefix decides the 100,000s of SEP chains, and one set lookup
   // the KUBE-MARK-MASQ targets of as many rules, before the five per-service prefixes.
   return (
-    name.startsWith('KUBE-') &&
+    name.startsWith(KUBE_CHAIN_PREFIX) &&
     (name.startsWith(SEP_PREFIX) || KUBE_PROXY_CHAINS.has(name) || isPerServiceChain(name))
   )
 }
@@ -360,7 +376,7 @@ function markValue(text: string): string {
  */
 function isMasqueradeMarking(rule: IptablesRule): boolean {
   return (
-    rule.target === 'KUBE-MARK-MASQ' ||
+    rule.target === KUBE_MARK_MASQ ||
     (rule.target === 'MARK' &&
       (findTargetOption(rule, '--set-xmark') ?? findTargetOption(rule, '--or-mark')) !== undefined)
   )
@@ -582,7 +598,7 @@ function buildFamily(
   }
 
   // ---- 2. nat KUBE-SERVICES: frontends and the jump to KUBE-NODEPORTS.
-  const natServices = liveTarget('KUBE-SERVICES')
+  const natServices = liveTarget(KUBE_SERVICES)
   for (const rule of natServices?.rules ?? []) {
     const comment = commentOf(rule)
     const ps = rule.target ? perServiceChain(rule.target) : null
@@ -634,7 +650,7 @@ function buildFamily(
       byNameLater.push({spn: comment.spn, protocol: rule.protocol?.value ?? null, rule})
       continue
     }
-    if (rule.target === 'KUBE-NODEPORTS') {
+    if (rule.target === KUBE_NODEPORTS) {
       // The last rule: `--dst-type LOCAL` for every address, or one `-d NODEIP` per address (spec §2.3).
       const dstType = findMatch(rule, '--dst-type')
       if (rule.destination && !rule.destination.negated) {
@@ -653,7 +669,7 @@ function buildFamily(
   }
 
   // ---- 3. nat KUBE-NODEPORTS: NodePort frontends.
-  for (const rule of liveTarget('KUBE-NODEPORTS')?.rules ?? []) {
+  for (const rule of liveTarget(KUBE_NODEPORTS)?.rules ?? []) {
     const comment = commentOf(rule)
     const ps = rule.target ? perServiceChain(rule.target) : null
     if (ps) {
@@ -749,7 +765,7 @@ function buildFamily(
           node.podCIDRs.add(rule.source.value)
         continue
       }
-      if (target === 'KUBE-MARK-DROP') {
+      if (target === KUBE_MARK_DROP) {
         g.localDrop = true
         continue
       }
@@ -817,7 +833,7 @@ function buildFamily(
         nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
         const srcTypeLocal = findMatch(rule, '--src-type')?.values[0] === 'LOCAL'
-        if (rule.target === 'KUBE-MARK-MASQ') {
+        if (rule.target === KUBE_MARK_MASQ) {
           if (comment?.kind === 'ext-masquerade' && !srcTypeLocal) g.etp ??= 'Cluster'
           else if (srcTypeLocal || comment?.kind === 'ext-local-masquerade') g.etp = 'Local'
         } else if (into?.kind === 'svl') {
@@ -881,7 +897,7 @@ function buildFamily(
       if (rule.target === 'DNAT') dnat ??= rule
       else if (rule.target === 'MARK' && isMasqueradeMarking(rule))
         noteMarkTarget(rule) // 2015 hairpin: MARK, not KUBE-MARK-MASQ (fixtures/iptables/legacy-k8s-1.1)
-      else if (rule.target !== 'KUBE-MARK-MASQ')
+      else if (rule.target !== KUBE_MARK_MASQ)
         warn(
           'IPT_UNKNOWN_RULE',
           `rule in ${chain.name} not understood (target ${rule.target ?? 'none'})`,
@@ -952,7 +968,7 @@ function buildFamily(
   }
   const healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
   const filterChains = filter?.chains ?? new Map<string, IptablesChain>()
-  for (const chainName of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES']) {
+  for (const chainName of [KUBE_SERVICES, KUBE_EXTERNAL_SERVICES]) {
     const chain = filterChains.get(chainName)
     for (const rule of chain?.rules ?? []) {
       const comment = commentOf(rule)
@@ -997,7 +1013,7 @@ function buildFamily(
         // LoadBalancer IP look the same, hence "External".
         const type: FrontendType = nodePort
           ? 'NodePort'
-          : chainName === 'KUBE-SERVICES' &&
+          : chainName === KUBE_SERVICES &&
               findFrontend(g, typeKey('ClusterIP'), (f) => f.type === 'ClusterIP') === undefined
             ? 'ClusterIP'
             : 'External'
@@ -1017,7 +1033,7 @@ function buildFamily(
       }
     }
   }
-  for (const rule of filterChains.get('KUBE-NODEPORTS')?.rules ?? []) {
+  for (const rule of filterChains.get(KUBE_NODEPORTS)?.rules ?? []) {
     const comment = commentOf(rule)
     if (comment?.kind === 'health-check' && comment.spn && rule.target === 'ACCEPT') {
       healthChecks.push({spn: comment.spn, port: parsePort(rule.dport?.value), rule})
@@ -1054,7 +1070,7 @@ function buildFamily(
       noteRef(g, hc.rule)
     }
   }
-  for (const rule of filterChains.get('KUBE-PROXY-FIREWALL')?.rules ?? []) {
+  for (const rule of filterChains.get(KUBE_PROXY_FIREWALL)?.rules ?? []) {
     const comment = commentOf(rule)
     const gs = comment?.spn ? spnGroups.get(comment.spn) : undefined
     if (gs) for (const g of gs) noteRef(g, rule)
@@ -1065,24 +1081,24 @@ function buildFamily(
         rule.line,
       )
   }
-  for (const rule of filterChains.get('KUBE-FORWARD')?.rules ?? []) {
+  for (const rule of filterChains.get(KUBE_FORWARD)?.rules ?? []) {
     const ct = findMatch(rule, '--ctstate')
     if (ct && !ct.negated && ct.values[0] === 'INVALID' && rule.target === 'DROP')
       node.conntrackInvalidDrop = true
   }
-  if (filterChains.has('KUBE-FORWARD')) node.conntrackInvalidDrop ??= false
-  for (const rule of filterChains.get('KUBE-FIREWALL')?.rules ?? []) {
+  if (filterChains.has(KUBE_FORWARD)) node.conntrackInvalidDrop ??= false
+  for (const rule of filterChains.get(KUBE_FIREWALL)?.rules ?? []) {
     // kube-proxy adds "block incoming localnet connections" only for IPv4 with localhost NodePorts on (spec §2.3).
     if (family === 'IPv4' && rule.comment === 'block incoming localnet connections')
       node.localhostNodePorts ??= true
   }
 
   // ---- node settings from the fixed nat chains.
-  for (const rule of liveTarget('KUBE-MARK-MASQ')?.rules ?? []) {
+  for (const rule of liveTarget(KUBE_MARK_MASQ)?.rules ?? []) {
     if (rule.target === 'MARK') noteMarkTarget(rule)
   }
   const postrouting = [
-    ...(liveTarget('KUBE-POSTROUTING')?.rules ?? []),
+    ...(liveTarget(KUBE_POSTROUTING)?.rules ?? []),
     ...(natChains.get('POSTROUTING')?.rules.filter((r) => r.comment === SNAT_COMMENT) ?? []),
   ]
   for (const rule of postrouting) {
@@ -1306,8 +1322,8 @@ function buildFamily(
   const noteForeign = (table: IptablesTable, chain: IptablesChain): void => {
     if (chain.deletedLine !== null) return
     const ownChain = isKubeProxyChain(chain.name)
-    if (!ownChain && chain.name.startsWith('KUBE-')) {
-      const ipvs = IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-')
+    if (!ownChain && chain.name.startsWith(KUBE_CHAIN_PREFIX)) {
+      const ipvs = IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith(KUBE_IPVS_PREFIX)
       foreign.push({
         kind: ipvs ? 'leftover' : 'iptables-chain',
         name: `${table.name}/${chain.name}`,
@@ -1387,10 +1403,10 @@ function buildFamily(
 
 /** Chains kubelet writes whatever kube-proxy's mode is (or kube-proxy's canary): they do not show kube-proxy's iptables mode. */
 const NOT_KUBE_PROXY_EVIDENCE: ReadonlySet<string> = new Set([
-  'KUBE-KUBELET-CANARY',
-  'KUBE-FIREWALL',
-  'KUBE-MARK-DROP',
-  'KUBE-PROXY-CANARY',
+  KUBE_KUBELET_CANARY,
+  KUBE_FIREWALL,
+  KUBE_MARK_DROP,
+  KUBE_PROXY_CANARY,
 ])
 
 /** Why this dump may not be an iptables-mode kube-proxy dump; null when it is one. */
@@ -1403,7 +1419,7 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
   // In a callback, as in buildFamily: this runs once per dump, over every chain.
   const count = (chain: IptablesChain): void => {
     chains++
-    if (!chain.name.startsWith('KUBE-')) return
+    if (!chain.name.startsWith(KUBE_CHAIN_PREFIX)) return
     if (NOT_KUBE_PROXY_EVIDENCE.has(chain.name)) {
       kubeletOnly++
       return
@@ -1412,7 +1428,7 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
     if (chain.name.startsWith(SEP_PREFIX) || isPerServiceChain(chain.name)) perService++
     if (
       ipvsLine === null &&
-      (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith('KUBE-IPVS-'))
+      (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith(KUBE_IPVS_PREFIX))
     )
       ipvsLine = chain.line
   }
@@ -1421,7 +1437,7 @@ function notIptablesMode(ruleset: IptablesRuleset, path: string): Diagnostic | n
   if (ipvsLine === null && perService === 0) {
     for (const rule of ruleset.rules) {
       const set = findMatch(rule, '--match-set')
-      if (set?.values[0]?.startsWith('KUBE-')) {
+      if (set?.values[0]?.startsWith(KUBE_CHAIN_PREFIX)) {
         ipvsLine = rule.line
         break
       }

@@ -34,6 +34,15 @@ import {decodeText} from '../../core/text.js'
 import {readRange, type ByteReader, type ByteSource} from '../bytes.js'
 import {parseServiceComment} from './comments.js'
 import {tokenizeLine} from './tokenize.js'
+import {
+  KUBE_CHAIN_PREFIX,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_NODEPORTS,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  SEP_CHAIN_PREFIX,
+  SERVICE_CHAIN_PREFIXES,
+} from '../../kube-proxy/iptables-names.js'
 
 /** Ranges no further apart than this are read with one read (the bytes between are read and dropped). */
 const READ_GAP_BYTES = 16 * 1024
@@ -81,21 +90,16 @@ export interface FocusedLines {
   endsWithNewline: boolean
 }
 
-const DISPATCH_CHAINS = [
-  'KUBE-SERVICES',
-  'KUBE-NODEPORTS',
-  'KUBE-EXTERNAL-SERVICES',
-  'KUBE-PROXY-FIREWALL',
-]
-const PER_SERVICE_PREFIXES = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-']
-const SEP_PREFIX = 'KUBE-SEP-'
+const DISPATCH_CHAINS = [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES, KUBE_PROXY_FIREWALL]
+const PER_SERVICE_PREFIXES = SERVICE_CHAIN_PREFIXES
+const SEP_PREFIX = SEP_CHAIN_PREFIX
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
 const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', 'ACCEPT'])
 /** The localhost copy of a NodePort rule sets a node setting (spec §2.4). */
 const LOCALHOST_V4 = '127.0.0.0/8'
 
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
-const KUBE_BYTES = ascii('KUBE-')
+const KUBE_BYTES = ascii(KUBE_CHAIN_PREFIX)
 const SEP_BYTES = ascii(SEP_PREFIX)
 const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(ascii) as [
   Uint8Array,

@@ -34,6 +34,18 @@ import type {
   IptablesTable,
 } from './ruleset.js'
 import {newWordBuffer, tokenizeInto, type WordBuffer} from './tokenize.js'
+import {
+  KUBE_CHAIN_PREFIX,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FIREWALL,
+  KUBE_FORWARD,
+  KUBE_MARK_DROP,
+  KUBE_MARK_MASQ,
+  KUBE_MARK_PREFIX,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  PER_SERVICE_CHAIN_PREFIXES,
+} from '../../kube-proxy/iptables-names.js'
 
 /** More malformed lines than this are counted, not listed (a binary file must not flood stderr). */
 const MAX_SYNTAX_DIAGNOSTICS = 100
@@ -174,26 +186,17 @@ const NAT_TARGETS: ReadonlySet<string> = new Set([
   'MASQUERADE',
   'REDIRECT',
   'NETMAP',
-  'KUBE-MARK-MASQ',
-  'KUBE-MARK-DROP',
-  'KUBE-POSTROUTING',
+  KUBE_MARK_MASQ,
+  KUBE_MARK_DROP,
+  KUBE_POSTROUTING,
 ])
-const NAT_CHAIN_PREFIXES = [
-  'KUBE-SVC-',
-  'KUBE-SVL-',
-  'KUBE-EXT-',
-  'KUBE-FW-',
-  'KUBE-SEP-',
-  'KUBE-XLB-',
-  'KUBE-MARK-',
-  'KUBE-POSTROUTING',
-]
+const NAT_CHAIN_PREFIXES = [...PER_SERVICE_CHAIN_PREFIXES, KUBE_MARK_PREFIX, KUBE_POSTROUTING]
 const FILTER_TARGETS: ReadonlySet<string> = new Set(['REJECT'])
 const FILTER_CHAINS: ReadonlySet<string> = new Set([
-  'KUBE-FORWARD',
-  'KUBE-EXTERNAL-SERVICES',
-  'KUBE-PROXY-FIREWALL',
-  'KUBE-FIREWALL',
+  KUBE_FORWARD,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_PROXY_FIREWALL,
+  KUBE_FIREWALL,
 ])
 
 export interface ParsedIptablesText {
@@ -1383,7 +1386,7 @@ function inferTable(block: PendingBlock): {table: string; why: string} {
     } else if (
       FILTER_TARGETS.has(t) ||
       FILTER_CHAINS.has(r.chain) ||
-      (r.chain.startsWith('KUBE-') && (t === 'ACCEPT' || t === 'DROP'))
+      (r.chain.startsWith(KUBE_CHAIN_PREFIX) && (t === 'ACCEPT' || t === 'DROP'))
     ) {
       filter++
       filterWhy ||= `line ${r.line} (${r.chain} -j ${t})`

@@ -43,6 +43,8 @@ import {endpointKey} from './protocol.js'
 import {iptablesModeChain, readIpvsIptablesFacts} from './iptables-facts.js'
 import type {IpvsadmListing, IpvsVirtualServer} from './parse.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
+import {KUBE_CHAIN_PREFIX} from '../../kube-proxy/iptables-names.js'
+import {ipvsSetName} from '../../kube-proxy/ipvs-names.js'
 
 /** kube-proxy's scheduler probe (a.1): added and deleted at start-up; one left behind is not a service. */
 const SCHEDULER_PROBE = {protocol: 'TCP', ip: '198.51.100.0', port: 20000} as const
@@ -236,11 +238,6 @@ function foreignReason(vs: VirtualServerSeen): string | null {
 // ---------------------------------------------------------------------------------------------
 // 3. Evidence: kube-proxy's ipsets, kube-ipvs0 and the node's addresses
 
-/** kube-proxy's set names (a.4); the IPv6 proxier prefixes KUBE-6- and cuts the name at 31 characters. */
-function kubeSetName(base: string, family: Family): string {
-  return family === 'IPv4' ? `KUBE-${base}` : `KUBE-6-${base}`.slice(0, 31)
-}
-
 const KNOWN_SET_BASES = [
   'LOOP-BACK',
   'CLUSTER-IP',
@@ -264,7 +261,7 @@ const KNOWN_SET_BASES = [
   'IPVS-IPS',
 ]
 const KNOWN_SET_NAMES = new Set(
-  KNOWN_SET_BASES.flatMap((b) => [kubeSetName(b, 'IPv4'), kubeSetName(b, 'IPv6')]),
+  KNOWN_SET_BASES.flatMap((b) => [ipvsSetName(b, 'IPv4'), ipvsSetName(b, 'IPv6')]),
 )
 
 /** A member of one of kube-proxy's sets, with where it was read (for the rules it classifies). */
@@ -287,7 +284,7 @@ class KubeSets {
     const unknown = new Set<string>()
     for (const p of dumps) {
       for (const set of p.data.sets) {
-        if (!set.name.startsWith('KUBE-')) continue
+        if (!set.name.startsWith(KUBE_CHAIN_PREFIX)) continue
         if (!KNOWN_SET_NAMES.has(set.name)) unknown.add(set.name)
         let index = this.sets.get(set.name)
         if (!index) {
@@ -317,19 +314,19 @@ class KubeSets {
 
   /** Whether the dumps hold kube-proxy's sets for this family at all. */
   known(family: Family): boolean {
-    return this.sets.has(kubeSetName('CLUSTER-IP', family))
+    return this.sets.has(ipvsSetName('CLUSTER-IP', family))
   }
 
   hasSet(base: string, family: Family): boolean {
-    return this.sets.has(kubeSetName(base, family))
+    return this.sets.has(ipvsSetName(base, family))
   }
 
   get(base: string, family: Family, key: string): SetMember[] {
-    return this.sets.get(kubeSetName(base, family))?.byKey.get(key) ?? []
+    return this.sets.get(ipvsSetName(base, family))?.byKey.get(key) ?? []
   }
 
   all(base: string, family: Family): SetMember[] {
-    return this.sets.get(kubeSetName(base, family))?.all ?? []
+    return this.sets.get(ipvsSetName(base, family))?.all ?? []
   }
 }
 
@@ -981,7 +978,7 @@ function reportSetsWithoutVirtualServers(
         diag(
           'warning',
           'IPVS_SET_WITHOUT_VIRTUAL_SERVER',
-          `${missing.length} entr${missing.length === 1 ? 'y' : 'ies'} of ${kubeSetName(base, family)} ha${missing.length === 1 ? 's' : 've'} no virtual server (${shown}${missing.length > 5 ? ', ...' : ''}): the dumps were taken at different times, or the ipvsadm listing is partial`,
+          `${missing.length} entr${missing.length === 1 ? 'y' : 'ies'} of ${ipvsSetName(base, family)} ha${missing.length === 1 ? 's' : 've'} no virtual server (${shown}${missing.length > 5 ? ', ...' : ''}): the dumps were taken at different times, or the ipvsadm listing is partial`,
           missing[0]!.source,
         ),
       )
@@ -1036,7 +1033,7 @@ function reportHealthCheckPorts(
       diag(
         'info',
         'IPVS_HEALTH_CHECK_PORTS',
-        `${kubeSetName('HEALTH-CHECK-NODE-PORT', family)} holds healthCheckNodePort(s) ${orphans.map((m) => m.text).join(', ')}; the IPVS dumps do not say whose (--cluster does)`,
+        `${ipvsSetName('HEALTH-CHECK-NODE-PORT', family)} holds healthCheckNodePort(s) ${orphans.map((m) => m.text).join(', ')}; the IPVS dumps do not say whose (--cluster does)`,
         orphans[0]!.source,
       ),
     )

@@ -7,25 +7,19 @@
  */
 import type {LocalDetector} from '../../model/types.js'
 import type {IptablesRule, IptablesRuleset} from '../iptables/ruleset.js'
+import {
+  KUBE_MARK_MASQ,
+  KUBE_POSTROUTING,
+  KUBE_SERVICES,
+  PER_SERVICE_CHAIN_PREFIXES,
+} from '../../kube-proxy/iptables-names.js'
+import {IPVS_ONLY_CHAINS} from '../../kube-proxy/ipvs-names.js'
 
 /** Chains only iptables mode makes; in an IPVS-mode dump they are leftovers of a mode switch. */
-const IPTABLES_MODE_PREFIXES = [
-  'KUBE-SVC-',
-  'KUBE-SEP-',
-  'KUBE-SVL-',
-  'KUBE-EXT-',
-  'KUBE-FW-',
-  'KUBE-XLB-',
-]
+const IPTABLES_MODE_PREFIXES = PER_SERVICE_CHAIN_PREFIXES
 /** Chains only IPVS mode makes (KUBE-NODE-PORT, not iptables mode's KUBE-NODEPORTS). */
 const CLUSTER_IP_SET = /^KUBE-(6-)?CLUSTER-IP$/
-const IPVS_MODE_CHAINS = new Set([
-  'KUBE-IPVS-FILTER',
-  'KUBE-IPVS-OUT-FILTER',
-  'KUBE-LOAD-BALANCER',
-  'KUBE-NODE-PORT',
-  'KUBE-SOURCE-RANGES-FIREWALL',
-])
+const IPVS_MODE_CHAINS: ReadonlySet<string> = new Set(IPVS_ONLY_CHAINS)
 
 export interface ChainRef {
   table: string
@@ -99,19 +93,19 @@ export function readIpvsIptablesFacts(ruleset: IptablesRuleset): IpvsIptablesFac
   }
   for (const rule of ruleset.rules) {
     if (rule.table !== 'nat') continue
-    if (rule.chain === 'KUBE-MARK-MASQ' && rule.target === 'MARK') {
+    if (rule.chain === KUBE_MARK_MASQ && rule.target === 'MARK') {
       const mark = rule.targetOptions.find(
         (o) => o.name === '--set-xmark' || o.name === '--or-mark',
       )
       if (mark?.values[0]) facts.masqueradeMark = normaliseMark(mark.values[0])
     }
-    if (rule.chain === 'KUBE-POSTROUTING' && rule.target === 'MASQUERADE' && !matchSet(rule)) {
+    if (rule.chain === KUBE_POSTROUTING && rule.target === 'MASQUERADE' && !matchSet(rule)) {
       facts.randomFully = rule.targetOptions.some((o) => o.name === '--random-fully')
     }
     const set = matchSet(rule)
     if (
-      rule.chain === 'KUBE-SERVICES' &&
-      rule.target === 'KUBE-MARK-MASQ' &&
+      rule.chain === KUBE_SERVICES &&
+      rule.target === KUBE_MARK_MASQ &&
       set &&
       CLUSTER_IP_SET.test(set.set)
     ) {

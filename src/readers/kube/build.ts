@@ -2,9 +2,9 @@
  * Stage 2 of the cluster-objects reader: Services + EndpointSlices -> the ProxyState kube-proxy
  * would program on one node (`--node`, default this host's name), in state.mode 'cluster'.
  *
- * Endpoint selection is kube-proxy's own (pkg/proxy/endpointslicecache.go, topology.go
- * CategorizeEndpoints, serviceport.go; reference/ipvs-yaml-migration.md c.2-c.4 and
- * kube-proxy-iptables-nftables.md §1). Where the modes differ the state is built for the target
+ * Endpoint selection is kube-proxy's own (pkg/proxy/endpointslicecache.go here, topology.go
+ * CategorizeEndpoints and serviceport.go in src/kube-proxy/endpoints.ts;
+ * reference/ipvs-yaml-migration.md c.2-c.4 and kube-proxy-iptables-nftables.md §1). Where the modes differ the state is built for the target
  * mode (`opts.mode`, nftables when not given):
  *   * iptables / nftables (§2.4, §3.4): a frontend whose policy is Local and that has no local
  *     endpoint gets `drop`; a service without any endpoint gets `reject`.
@@ -18,7 +18,9 @@
 import {pushAll} from '../../core/arrays.js'
 import {joinHostPort, parseCidrSloppy, parseIpSloppy} from '../../core/address.js'
 import {hostname} from 'node:os'
-import {clusterSet, diag, emptyState, sharesOnLocalPath, sortState} from '../../core/state.js'
+import {diag, emptyState, sortState} from '../../core/state.js'
+import {categorizeEndpoints, endpointUse, localOrCluster} from '../../kube-proxy/endpoints.js'
+import {DEFAULT_AFFINITY_TIMEOUT_SECONDS} from '../../kube-proxy/settings.js'
 import type {
   Diagnostic,
   Endpoint,
@@ -52,9 +54,6 @@ const LABEL_SERVICE_NAME = 'kubernetes.io/service-name'
 /** EndpointSliceMirroring does not mirror Endpoints carrying this label set to "true" (c.2). */
 const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror'
 
-/** The API default for sessionAffinityConfig.clientIP.timeoutSeconds. */
-export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800
-
 type TargetMode = Exclude<Mode, 'cluster'>
 
 /** One endpoint after kube-proxy's cache: addresses[0], deduplicated by ip:port, conditions defaulted. */
@@ -68,6 +67,9 @@ interface CachedEndpoint {
   zoneHints: string[]
   nodeHints: string[]
 }
+
+/** Endpoint.String(): the identity kube-proxy's cache and CategorizeEndpoints key endpoints by. */
+const endpointKey = (e: CachedEndpoint): string => `${e.ip}|${e.port}`
 
 const nsName = (namespace: string, name: string) => `${namespace}/${name}`
 
@@ -642,99 +644,20 @@ interface ServicePortInput {
   diagnostics: Diagnostic[]
 }
 
-/** topology.go's modes: "" (no topology), PreferSameZone (zone hints), PreferSameNode (node hints). */
-export type TopologyMode = '' | 'PreferSameZone' | 'PreferSameNode'
-
-/** The result of CategorizeEndpoints (topology.go) for one service port. */
-export interface EndpointCategories<E> {
-  /** null when the service port never uses Cluster policy. */
-  cluster: E[] | null
-  /** null when the service port never uses Local policy. */
-  local: E[] | null
-  hasAnyEndpoints: boolean
-  topologyMode: TopologyMode
-}
-
-interface CategorizableEndpoint {
-  ready: boolean
-  serving: boolean
-  terminating: boolean
-  local: boolean
-  zoneHints: string[]
-  nodeHints: string[]
-}
-
-/**
- * topology.go topologyModeFromHints: hints count only when every ready endpoint has one of that
- * kind and at least one names this node (node hints, PreferSameTrafficDistribution: on by
- * default since 1.34) or this node's zone (zone hints).
- */
-function topologyModeFromHints(
-  endpoints: CategorizableEndpoint[],
-  node: string,
-  zone: string | null,
-): TopologyMode {
-  const ready = endpoints.filter((e) => e.ready)
-  if (ready.length === 0) return ''
-  if (ready.every((e) => e.nodeHints.length > 0) && ready.some((e) => e.nodeHints.includes(node)))
-    return 'PreferSameNode'
-  if (
-    zone !== null &&
-    ready.every((e) => e.zoneHints.length > 0) &&
-    ready.some((e) => e.zoneHints.includes(zone))
-  )
-    return 'PreferSameZone'
-  return ''
-}
-
-/**
- * topology.go CategorizeEndpoints: usable = ready (and, for the cluster set, available under the
- * topology mode), or serving-and-terminating when none is, decided separately for the cluster
- * and the local set.
- */
-export function categorizeEndpoints<E extends CategorizableEndpoint>(
-  endpoints: E[],
-  usesCluster: boolean,
-  usesLocal: boolean,
-  node: string,
-  zone: string | null,
-): EndpointCategories<E> {
-  let cluster: E[] | null = null
-  let local: E[] | null = null
-  let hasAnyEndpoints = false
-  let topologyMode: TopologyMode = ''
-  const servingTerminating = (e: E) => e.serving && e.terminating
-  if (usesCluster) {
-    topologyMode = topologyModeFromHints(endpoints, node, zone)
-    const available = (e: E) =>
-      topologyMode === 'PreferSameNode'
-        ? e.nodeHints.includes(node)
-        : topologyMode === 'PreferSameZone'
-          ? zone !== null && e.zoneHints.includes(zone)
-          : true
-    cluster = endpoints.filter((e) => e.ready && available(e))
-    if (cluster.length === 0) cluster = endpoints.filter(servingTerminating)
-    hasAnyEndpoints = cluster.length > 0
-  }
-  if (usesLocal) {
-    if (endpoints.some((e) => e.ready || servingTerminating(e))) hasAnyEndpoints = true
-    local = endpoints.filter((e) => e.local && e.ready)
-    if (local.length === 0) local = endpoints.filter((e) => e.local && servingTerminating(e))
-  }
-  return {cluster, local, hasAnyEndpoints, topologyMode}
-}
-
 function buildServicePort(input: ServicePortInput): ServicePort {
   const {svc, port, family: fam, ctx} = input
   // serviceport.go: these use the family-filtered lists, unlike ExternalPolicyLocal above.
   const portExternallyAccessible =
     port.nodePort !== 0 || input.lbIPs.length > 0 || input.externalIPs.length > 0
-  const usesCluster = !input.internalPolicyLocal || portExternallyAccessible
-  const usesLocal =
-    input.internalPolicyLocal || (input.externalPolicyLocal && portExternallyAccessible)
-  const cats = categorizeEndpoints(input.endpoints, usesCluster, usesLocal, ctx.node, ctx.zone)
-  const cluster = cats.cluster ?? []
-  const local = cats.local ?? []
+  const use = endpointUse(
+    input.internalPolicyLocal,
+    input.externalPolicyLocal,
+    portExternallyAccessible,
+  )
+  const usesCluster = use.usesClusterEndpoints
+  const cats = categorizeEndpoints(input.endpoints, use, endpointKey, ctx)
+  const cluster = cats.clusterEndpoints ?? []
+  const local = cats.localEndpoints ?? []
 
   const spName = `Service ${nsName(svc.namespace, svc.name)} port ${JSON.stringify(port.name)}/${port.protocol} (${fam})`
   if (cats.topologyMode !== '') {
@@ -764,7 +687,7 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   const internalAction = (): FrontendAction => {
     if (ctx.target === 'ipvs') {
       // ClusterIP VS: local endpoints under ITP=Local, falling back to the cluster set.
-      const rs = input.internalPolicyLocal && local.length > 0 ? local : cluster
+      const rs = localOrCluster(input.internalPolicyLocal, cluster, local)
       return rs.length > 0 ? 'forward' : 'reject'
     }
     const hasInternal = input.internalPolicyLocal ? local.length > 0 : cats.hasAnyEndpoints
@@ -772,7 +695,7 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   }
   const externalAction = (): FrontendAction => {
     if (ctx.target === 'ipvs') {
-      const rs = input.externalPolicyLocal && local.length > 0 ? local : cluster
+      const rs = localOrCluster(input.externalPolicyLocal, cluster, local)
       return rs.length > 0 ? 'forward' : 'reject'
     }
     const hasExternal = input.externalPolicyLocal ? local.length > 0 : cats.hasAnyEndpoints
@@ -812,20 +735,18 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   // drops, or IPVS falls back to the cluster set), and the readers give the cluster chain's shares.
   const reachable = new Map<string, CachedEndpoint>()
   const reach = (list: readonly CachedEndpoint[]): void => {
-    for (const e of list) reachable.set(`${e.ip}|${e.port}`, e)
+    for (const e of list) reachable.set(endpointKey(e), e)
   }
   if (ctx.target === 'ipvs') {
     // IPVS has no short-circuit of pod traffic to the cluster set under ETP=Local: an endpoint is
     // reachable only as a real server of some virtual server (the readers of ipvsadm see no other).
-    reach(input.internalPolicyLocal && local.length > 0 ? local : cluster)
-    if (portExternallyAccessible)
-      reach(input.externalPolicyLocal && local.length > 0 ? local : cluster)
+    reach(localOrCluster(input.internalPolicyLocal, cluster, local))
+    if (portExternallyAccessible) reach(localOrCluster(input.externalPolicyLocal, cluster, local))
   } else {
-    if (usesCluster) reach(cluster)
-    if (usesLocal) reach(local)
+    reach(cats.allReachableEndpoints)
   }
-  const sharePath = input.internalPolicyLocal && local.length > 0 ? local : cluster
-  const inSharePath = new Set(sharePath.map((e) => `${e.ip}|${e.port}`))
+  const sharePath = localOrCluster(input.internalPolicyLocal, cluster, local)
+  const inSharePath = new Set(sharePath.map(endpointKey))
   const endpoints: Endpoint[] = [...reachable.entries()].map(([id, e]) => ({
     ip: e.ip,
     port: e.port,
@@ -874,29 +795,6 @@ function buildServicePort(input: ServicePortInput): ServicePort {
 export function frontendKey(ip: string | null, port: number | null, protocol: Protocol): string {
   const addr = ip === null ? '*' : (parseIpSloppy(ip)?.text ?? ip)
   return `${addr}|${port ?? '?'}|${protocol}`
-}
-
-/**
- * The endpoints one frontend of a cluster-built service port sends new connections to, in the
- * given mode: an IPVS virtual server's real servers, or an iptables/nftables frontend's DNAT
- * targets. Under a Local policy (ITP for the ClusterIP, ETP for the others) these are the local
- * endpoints; without any, IPVS falls back to the cluster path and the other modes have none
- * (the frontend's action says drop or reject). Otherwise the cluster path: the endpoints with
- * a share (buildClusterState gives every other endpoint share 0), or, where the shares are the
- * local set's (sharesOnLocalPath), the cluster set by state (clusterSet).
- */
-export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): Endpoint[] {
-  const policyLocal =
-    fe.type === 'ClusterIP'
-      ? sp.internalTrafficPolicy === 'Local'
-      : sp.externalTrafficPolicy === 'Local'
-  const clusterPath = sharesOnLocalPath(sp)
-    ? clusterSet(sp.endpoints)
-    : sp.endpoints.filter((e) => (e.share ?? 0) > 0)
-  if (!policyLocal) return clusterPath
-  const local = sp.endpoints.filter((e) => e.local === true)
-  if (local.length > 0) return local
-  return mode === 'ipvs' ? clusterPath : []
 }
 
 export interface FrontendMatch {

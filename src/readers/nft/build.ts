@@ -19,8 +19,10 @@ import {KubeProxyTableReader} from './kube-proxy-table.js'
 import {NodeFacts} from './node-facts.js'
 import {Reporter} from './reporter.js'
 import {markValue} from './words.js'
+import {DEFAULT_MASQUERADE_MARK} from '../../kube-proxy/settings.js'
+import {NFT_TABLE} from '../../kube-proxy/nftables-names.js'
 
-const KUBE_PROXY_MARK = 0x4000
+const KUBE_PROXY_MARK = Number(DEFAULT_MASQUERADE_MARK)
 
 interface SourcedTable {
   table: NftTable
@@ -84,7 +86,7 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
   }
 
   const kubeProxy = all.filter(
-    (t) => t.table.name === 'kube-proxy' && (t.table.family === 'ip' || t.table.family === 'ip6'),
+    (t) => t.table.name === NFT_TABLE && (t.table.family === 'ip' || t.table.family === 'ip6'),
   )
   const iptablesNft = all.filter(
     (t) => (t.table.family === 'ip' || t.table.family === 'ip6') && hasKubeChains(t.table),

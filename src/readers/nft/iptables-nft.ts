@@ -36,6 +36,22 @@ import {
   valueAfter,
   verdictOf,
 } from './words.js'
+import {
+  EXT_CHAIN_PREFIX,
+  FW_CHAIN_PREFIX,
+  KUBE_CHAIN_PREFIX,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FORWARD,
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  SEP_CHAIN_PREFIX,
+  SVC_CHAIN_PREFIX,
+  SVL_CHAIN_PREFIX,
+  XLB_CHAIN_PREFIX,
+} from '../../kube-proxy/iptables-names.js'
 
 const RANDOM_SCALE = 2 ** 31
 
@@ -90,7 +106,13 @@ function dispatchOf(words: readonly string[]): Dispatch {
 }
 
 function hashOf(chain: string): string | null {
-  for (const p of ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-'])
+  for (const p of [
+    SVC_CHAIN_PREFIX,
+    SVL_CHAIN_PREFIX,
+    EXT_CHAIN_PREFIX,
+    FW_CHAIN_PREFIX,
+    XLB_CHAIN_PREFIX,
+  ])
     if (chain.startsWith(p)) return chain.slice(p.length)
   return null
 }
@@ -179,15 +201,15 @@ export class IptablesNftReader {
   }
 
   private readNatServices(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-SERVICES')?.rules() ?? []) {
+    for (const rule of nat.chains.get(KUBE_SERVICES)?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
-      if (d.target === 'KUBE-NODEPORTS') {
+      if (d.target === KUBE_NODEPORTS) {
         if (d.ip) this.facts.addNodePortAddress(d.ip)
         else if (hasSequence(rule.tokens, 'fib', 'daddr', 'type', 'local'))
           this.facts.allNodeAddresses()
         continue
       }
-      if (d.target === 'KUBE-MARK-MASQ') {
+      if (d.target === KUBE_MARK_MASQ) {
         this.readDetector(rule.tokens)
         continue
       }
@@ -203,16 +225,16 @@ export class IptablesNftReader {
       }
       const g = this.group(h, d.protocol)
       this.nameFromComment(g, rule.comment)
-      if (d.target!.startsWith('KUBE-SVC-') || d.target!.startsWith('KUBE-SVL-')) {
+      if (d.target!.startsWith(SVC_CHAIN_PREFIX) || d.target!.startsWith(SVL_CHAIN_PREFIX)) {
         this.frontend(g, 'ClusterIP', d.ip, d.port, 'forward', rule.line)
-        if (d.target!.startsWith('KUBE-SVL-')) {
+        if (d.target!.startsWith(SVL_CHAIN_PREFIX)) {
           g.itp = 'Local'
           g.svl = d.target
         } else {
           g.itp ??= 'Cluster'
           g.svc = d.target
         }
-      } else if (d.target!.startsWith('KUBE-FW-')) {
+      } else if (d.target!.startsWith(FW_CHAIN_PREFIX)) {
         this.frontend(g, 'LoadBalancer', d.ip, d.port, 'forward', rule.line)
         g.fw = d.target
       } else {
@@ -224,9 +246,9 @@ export class IptablesNftReader {
   }
 
   private readNatNodePorts(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-NODEPORTS')?.rules() ?? []) {
+    for (const rule of nat.chains.get(KUBE_NODEPORTS)?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
-      if (d.target === 'KUBE-MARK-MASQ') continue
+      if (d.target === KUBE_MARK_MASQ) continue
       const h = d.target ? hashOf(d.target) : null
       if (!h || d.protocol === null || d.port === null) {
         this.reporter.report(
@@ -239,16 +261,16 @@ export class IptablesNftReader {
       }
       const g = this.group(h, d.protocol)
       this.frontend(g, 'NodePort', null, d.port, 'forward', rule.line)
-      if (d.target!.startsWith('KUBE-EXT-')) g.ext ??= d.target
+      if (d.target!.startsWith(EXT_CHAIN_PREFIX)) g.ext ??= d.target
       else g.svc ??= d.target
     }
   }
 
   /** KUBE-MARK-MASQ (the mark), KUBE-POSTROUTING (random-fully). */
   private readNodeChains(nat: NftTable): void {
-    for (const rule of nat.chains.get('KUBE-MARK-MASQ')?.rules() ?? [])
+    for (const rule of nat.chains.get(KUBE_MARK_MASQ)?.rules() ?? [])
       this.facts.masqueradeMark ??= markSetOr(rule.tokens)
-    for (const rule of nat.chains.get('KUBE-POSTROUTING')?.rules() ?? []) {
+    for (const rule of nat.chains.get(KUBE_POSTROUTING)?.rules() ?? []) {
       const i = rule.tokens.indexOf('masquerade')
       if (i >= 0)
         this.facts.randomFully =
@@ -323,11 +345,11 @@ export class IptablesNftReader {
         else g.etp = 'Local'
       }
     }
-    for (const rule of filter.chains.get('KUBE-SERVICES')?.rules() ?? [])
-      place(rule, 'KUBE-SERVICES', false)
-    for (const rule of filter.chains.get('KUBE-EXTERNAL-SERVICES')?.rules() ?? [])
-      place(rule, 'KUBE-EXTERNAL-SERVICES', true)
-    for (const rule of filter.chains.get('KUBE-PROXY-FIREWALL')?.rules() ?? []) {
+    for (const rule of filter.chains.get(KUBE_SERVICES)?.rules() ?? [])
+      place(rule, KUBE_SERVICES, false)
+    for (const rule of filter.chains.get(KUBE_EXTERNAL_SERVICES)?.rules() ?? [])
+      place(rule, KUBE_EXTERNAL_SERVICES, true)
+    for (const rule of filter.chains.get(KUBE_PROXY_FIREWALL)?.rules() ?? []) {
       const d = dispatchOf(rule.tokens)
       if (d.protocol === null) continue
       const fe = this.byFrontend
@@ -335,16 +357,16 @@ export class IptablesNftReader {
         ?.frontends.get(frontendKey(d.ip, d.port))
       if (fe && fe.type !== 'ClusterIP') fe.type = 'LoadBalancer'
     }
-    const hc = filter.chains.get('KUBE-NODEPORTS')?.ruleCount ?? 0
+    const hc = filter.chains.get(KUBE_NODEPORTS)?.ruleCount ?? 0
     if (hc > 0) {
       this.reporter.report(
         'info',
         'NFT_HEALTHCHECK_UNATTRIBUTED',
         `${hc} healthCheckNodePort rules in filter KUBE-NODEPORTS cannot be tied to a service without their comments`,
-        this.ref(filter.chains.get('KUBE-NODEPORTS')!.line),
+        this.ref(filter.chains.get(KUBE_NODEPORTS)!.line),
       )
     }
-    const fwd = filter.chains.get('KUBE-FORWARD')
+    const fwd = filter.chains.get(KUBE_FORWARD)
     if (fwd)
       this.facts.conntrackInvalidDrop = fwd
         .rules()
@@ -360,12 +382,12 @@ export class IptablesNftReader {
       for (const rule of this.chain(g.fw)?.rules() ?? []) {
         const saddr = addressMatch(rule.tokens, 'saddr')
         const v = verdictOf(rule.tokens)
-        if (saddr && !saddr.negated && v?.target?.startsWith('KUBE-'))
+        if (saddr && !saddr.negated && v?.target?.startsWith(KUBE_CHAIN_PREFIX))
           for (const x of saddr.values) ranges.push(toCidr(x))
       }
       for (const fe of g.frontends.values())
         if (fe.type === 'LoadBalancer') fe.sourceRanges = ranges
-      g.ext ??= `KUBE-EXT-${g.key}`
+      g.ext ??= EXT_CHAIN_PREFIX + g.key
     }
     const ext = this.chain(g.ext)
     if (ext) {
@@ -374,11 +396,11 @@ export class IptablesNftReader {
         const v = verdictOf(rule.tokens)
         if (
           hasSequence(rule.tokens, 'fib', 'saddr', 'type', 'local') ||
-          v?.target?.startsWith('KUBE-SVL-')
+          v?.target?.startsWith(SVL_CHAIN_PREFIX)
         )
           g.etp = 'Local'
-        if (v?.target?.startsWith('KUBE-SVL-')) g.svl ??= v.target
-        if (v?.target?.startsWith('KUBE-SVC-')) {
+        if (v?.target?.startsWith(SVL_CHAIN_PREFIX)) g.svl ??= v.target
+        if (v?.target?.startsWith(SVC_CHAIN_PREFIX)) {
           g.svc ??= v.target
           const saddr = addressMatch(rule.tokens, 'saddr')
           if (saddr && !saddr.negated) for (const x of saddr.values) this.facts.addCidr(toCidr(x))
@@ -450,11 +472,11 @@ export class IptablesNftReader {
     for (const rule of chain.rules()) {
       const w = rule.tokens
       const v = verdictOf(w)
-      if (v?.target === 'KUBE-MARK-MASQ') {
+      if (v?.target === KUBE_MARK_MASQ) {
         this.readDetector(w)
         continue
       }
-      if (!v?.target?.startsWith('KUBE-SEP-')) {
+      if (!v?.target?.startsWith(SEP_CHAIN_PREFIX)) {
         this.reporter.report(
           'warning',
           'NFT_UNKNOWN_RULE',
@@ -524,7 +546,7 @@ export class IptablesNftReader {
 export function hasKubeChains(table: NftTable): boolean {
   if (table.name !== 'nat' && table.name !== 'filter') return false
   for (const name of table.chains.keys())
-    if (name === 'KUBE-SERVICES' || name.startsWith('KUBE-SVC-') || name === 'KUBE-NODEPORTS')
+    if (name === KUBE_SERVICES || name.startsWith(SVC_CHAIN_PREFIX) || name === KUBE_NODEPORTS)
       return true
   return false
 }

@@ -33,7 +33,23 @@ import type {
   TrafficPolicy,
 } from '../../model/types.js'
 import {FrontendIndex} from './frontends.js'
-import {nftNameHash, nftNameHashIs} from './hash.js'
+import {
+  CLUSTER_IPS_SET,
+  FIREWALL_IPS_MAP,
+  MARK_FOR_MASQUERADE_CHAIN,
+  MASQUERADING_CHAIN,
+  nftNameHash,
+  nftNameHashIs,
+  NO_ENDPOINT_NODEPORTS_MAP,
+  NO_ENDPOINT_SERVICES_MAP,
+  NODEPORT_IPS_SET,
+  NFT_PER_SERVICE_PREFIXES,
+  type PerServicePrefix,
+  REJECT_CHAIN,
+  SERVICE_IPS_MAP,
+  SERVICE_NODEPORTS_MAP,
+  SERVICES_CHAIN,
+} from '../../kube-proxy/nftables-names.js'
 import type {NftChain, NftElement, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
 import type {Reporter} from './reporter.js'
@@ -46,15 +62,8 @@ import {
   verdictOf,
 } from './words.js'
 
-type ChainPrefix = 'service' | 'local' | 'external' | 'firewall' | 'endpoint' | 'affinity'
-const PREFIXES: readonly ChainPrefix[] = [
-  'service',
-  'local',
-  'external',
-  'firewall',
-  'endpoint',
-  'affinity',
-]
+type ChainPrefix = PerServicePrefix
+const PREFIXES = NFT_PER_SERVICE_PREFIXES
 
 /**
  * A per-service object name `PREFIX-HASH8-ns/svc/proto/port[__IP/PORT]` taken apart. The parts
@@ -191,7 +200,7 @@ export class KubeProxyTableReader {
     private readonly reporter: Reporter,
   ) {
     this.family = table.family === 'ip6' ? 'IPv6' : 'IPv4'
-    const cips = table.sets.get('cluster-ips')
+    const cips = table.sets.get(CLUSTER_IPS_SET)
     this.clusterIps = cips ? new Set(cips.elements.map((e) => e.key[0]!)) : null
   }
 
@@ -204,8 +213,8 @@ export class KubeProxyTableReader {
     this.readTopLevelChains()
     this.readServiceIps()
     this.readNodePorts()
-    this.readNoEndpoints('no-endpoint-services', false)
-    this.readNoEndpoints('no-endpoint-nodeports', true)
+    this.readNoEndpoints(NO_ENDPOINT_SERVICES_MAP, false)
+    this.readNoEndpoints(NO_ENDPOINT_NODEPORTS_MAP, true)
     this.readFirewallIps()
     const out: ServicePort[] = []
     for (const acc of this.services.values()) out.push(this.finishService(acc))
@@ -338,15 +347,15 @@ export class KubeProxyTableReader {
 
   /** `services`, `masquerading`, `mark-for-masquerade`: node-wide facts. */
   private readTopLevelChains(): void {
-    const mfm = this.chain('mark-for-masquerade')
+    const mfm = this.chain(MARK_FOR_MASQUERADE_CHAIN)
     for (const rule of mfm?.rules() ?? []) this.facts.masqueradeMark ??= markSetOr(rule.tokens)
-    const services = this.chain('services')
+    const services = this.chain(SERVICES_CHAIN)
     for (const rule of services?.rules() ?? []) {
       const w = rule.tokens
-      if (w.includes('@service-nodeports')) {
+      if (w.includes(`@${SERVICE_NODEPORTS_MAP}`)) {
         if (hasSequence(w, 'fib', 'daddr', 'type', 'local')) this.facts.allNodeAddresses()
         else if (w.includes('@nodeport-ips'))
-          for (const e of this.set('nodeport-ips')?.elements ?? [])
+          for (const e of this.set(NODEPORT_IPS_SET)?.elements ?? [])
             this.facts.addNodePortAddress(e.key[0]!)
       } else if (markSetOr(w) !== null) {
         // Newest layout: `ip daddr @cluster-ips ip saddr != CIDR meta mark set meta mark | 0x4000`.
@@ -355,7 +364,7 @@ export class KubeProxyTableReader {
         this.readDetector(w, rule)
       }
     }
-    const masq = this.chain('masquerading')
+    const masq = this.chain(MASQUERADING_CHAIN)
     for (const rule of masq?.rules() ?? []) {
       const i = rule.tokens.indexOf('masquerade')
       if (i < 0) continue
@@ -410,7 +419,7 @@ export class KubeProxyTableReader {
   }
 
   private readServiceIps(): void {
-    const map = this.set('service-ips')
+    const map = this.set(SERVICE_IPS_MAP)
     for (const el of map?.elements ?? []) {
       const [ip, protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
@@ -424,12 +433,12 @@ export class KubeProxyTableReader {
         !chain ||
         (prefix !== 'service' && prefix !== 'local' && prefix !== 'external')
       ) {
-        this.unexpectedElement('service-ips', el)
+        this.unexpectedElement(SERVICE_IPS_MAP, el)
         continue
       }
       const {target, name: p} = chain
       const acc = this.serviceFor(p, protocol, el.line)
-      this.use(target, el.line, 'service-ips')
+      this.use(target, el.line, SERVICE_IPS_MAP)
       if (p.prefix === 'external') {
         this.addFrontend(acc, 'External', ip, port, 'forward', el.line)
         acc.externalChain = target
@@ -452,18 +461,18 @@ export class KubeProxyTableReader {
   }
 
   private readNodePorts(): void {
-    const map = this.set('service-nodeports')
+    const map = this.set(SERVICE_NODEPORTS_MAP)
     for (const el of map?.elements ?? []) {
       const [protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
       const port = parsePort(portWord)
       const chain = this.elementChain(el)
       if (protocol === null || port === null || !chain || chain.name.prefix !== 'external') {
-        this.unexpectedElement('service-nodeports', el)
+        this.unexpectedElement(SERVICE_NODEPORTS_MAP, el)
         continue
       }
       const acc = this.serviceFor(chain.name, protocol, el.line)
-      this.use(chain.target, el.line, 'service-nodeports')
+      this.use(chain.target, el.line, SERVICE_NODEPORTS_MAP)
       this.addFrontend(acc, 'NodePort', null, port, 'forward', el.line)
       acc.externalChain = chain.target
     }
@@ -478,7 +487,7 @@ export class KubeProxyTableReader {
       const port = parsePort(el.key[nodePorts ? 1 : 2])
       const t = this.elementTarget(el.value)
       const action: FrontendAction | null =
-        t?.kind === 'drop' ? 'drop' : t?.target === 'reject-chain' ? 'reject' : null
+        t?.kind === 'drop' ? 'drop' : t?.target === REJECT_CHAIN ? 'reject' : null
       if ((!nodePorts && !ip) || protocol === null || port === null || action === null) {
         this.unexpectedElement(mapName, el)
         continue
@@ -532,18 +541,18 @@ export class KubeProxyTableReader {
   }
 
   private readFirewallIps(): void {
-    const map = this.set('firewall-ips')
+    const map = this.set(FIREWALL_IPS_MAP)
     for (const el of map?.elements ?? []) {
       const [ip, protoWord, portWord] = el.key
       const protocol = protocolOf(protoWord)
       const port = parsePort(portWord)
       const chain = this.elementChain(el)
       if (!ip || protocol === null || port === null || !chain || chain.name.prefix !== 'firewall') {
-        this.unexpectedElement('firewall-ips', el)
+        this.unexpectedElement(FIREWALL_IPS_MAP, el)
         continue
       }
       const acc = this.serviceFor(chain.name, protocol, el.line)
-      this.use(chain.target, el.line, 'firewall-ips')
+      this.use(chain.target, el.line, FIREWALL_IPS_MAP)
       // Only LoadBalancer IPs have source ranges, so this External frontend is a LoadBalancer.
       const fe = this.addFrontend(acc, 'LoadBalancer', ip, port, 'forward', el.line)
       fe.type = 'LoadBalancer'
@@ -654,7 +663,7 @@ export class KubeProxyTableReader {
         }
         continue
       }
-      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null)
+      if ((v?.kind === 'jump' && v.target === MARK_FOR_MASQUERADE_CHAIN) || markSetOr(w) !== null)
         continue
       this.reporter.report(
         'warning',
@@ -754,7 +763,7 @@ export class KubeProxyTableReader {
           continue
         }
       }
-      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null) {
+      if ((v?.kind === 'jump' && v.target === MARK_FOR_MASQUERADE_CHAIN) || markSetOr(w) !== null) {
         this.readDetector(w, rule)
         continue
       }
@@ -852,7 +861,7 @@ export class KubeProxyTableReader {
         continue
       }
       const v = verdictOf(w)
-      if ((v?.kind === 'jump' && v.target === 'mark-for-masquerade') || markSetOr(w) !== null)
+      if ((v?.kind === 'jump' && v.target === MARK_FOR_MASQUERADE_CHAIN) || markSetOr(w) !== null)
         continue
       if (w[0] === 'update' && w[1]?.startsWith('@affinity-')) {
         this.used.add(w[1].slice(1))

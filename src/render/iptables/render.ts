@@ -11,7 +11,19 @@
  * listed in a leading comment.
  */
 import type {Family, ProxyState} from '../../model/types.js'
-import {iptablesChainHash, iptablesEndpointHash} from '../../readers/iptables/hash.js'
+import {
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FIREWALL,
+  KUBE_FORWARD,
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  endpointChainName,
+  servicePortChains,
+} from '../../kube-proxy/iptables-names.js'
+import {cascadeProbability} from '../../kube-proxy/shares.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {addressOrCidrFamily, cidrContains, isLoopback} from '../../core/address.js'
@@ -43,11 +55,6 @@ const BUILTIN_JUMPS = [
   'nat OUTPUT/PREROUTING: -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
   'nat POSTROUTING: -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
 ]
-
-/** `%0.10f` of 1/k, kube-proxy's probability for the k-th last endpoint. */
-export function cascadeProbability(remaining: number): string {
-  return (1 / remaining).toFixed(10)
-}
 
 /** One table of an iptables-restore input: chain declarations, then rules, then COMMIT. */
 export class RestoreTable {
@@ -100,7 +107,7 @@ function endpointChainNames(plan: ServicePlan): (ep: PlannedEndpoint) => string 
   return (ep) => {
     let name = names.get(ep)
     if (name === undefined) {
-      name = `KUBE-SEP-${iptablesEndpointHash(plan.spn, plan.protocol, ep.endpointString)}`
+      name = endpointChainName(plan.spn, plan.protocol, ep.endpointString)
       names.set(ep, name)
     }
     return name
@@ -153,11 +160,12 @@ function writeServiceToEndpointRules(
 function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[]): void {
   const {filter, nat, settings} = ctx
   const p = plan.protocol
-  const hash = iptablesChainHash(plan.spn, p)
-  const clusterPolicyChain = `KUBE-SVC-${hash}`
-  const localPolicyChain = `KUBE-SVL-${hash}`
-  const externalChain = `KUBE-EXT-${hash}`
-  const fwChain = `KUBE-FW-${hash}`
+  const {
+    clusterPolicyChain,
+    localPolicyChain,
+    externalChain,
+    firewallChain: fwChain,
+  } = servicePortChains(plan.spn, p)
   const {
     hasEndpoints,
     clusterEndpoints,
@@ -195,7 +203,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   if (cip) {
     if (hasInternalEndpoints) {
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -210,7 +218,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       )
     } else if (internalFilter) {
       filter.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -230,7 +238,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   for (const eip of plan.externalIPs) {
     if (hasEndpoints)
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -245,7 +253,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       )
     if (externalFilter)
       filter.add(
-        'KUBE-EXTERNAL-SERVICES',
+        KUBE_EXTERNAL_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -264,7 +272,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   for (const lb of plan.loadBalancerIPs) {
     if (hasEndpoints)
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -279,7 +287,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       )
     if (usesFWChain)
       filter.add(
-        'KUBE-PROXY-FIREWALL',
+        KUBE_PROXY_FIREWALL,
         '-m',
         'comment',
         '--comment',
@@ -296,7 +304,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   if (externalFilter) {
     for (const lb of plan.loadBalancerIPs) {
       filter.add(
-        'KUBE-EXTERNAL-SERVICES',
+        KUBE_EXTERNAL_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -324,7 +332,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         ctx.nodePortsOnLoopback
       ) {
         nat.add(
-          'KUBE-NODEPORTS',
+          KUBE_NODEPORTS,
           '-m',
           'comment',
           '--comment',
@@ -343,7 +351,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         )
       }
       nat.add(
-        'KUBE-NODEPORTS',
+        KUBE_NODEPORTS,
         '-m',
         'comment',
         '--comment',
@@ -357,7 +365,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     }
     if (externalFilter) {
       filter.add(
-        'KUBE-EXTERNAL-SERVICES',
+        KUBE_EXTERNAL_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -378,7 +386,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
   // Health check NodePort: always tcp.
   if (plan.healthCheckNodePort !== null) {
     filter.add(
-      'KUBE-NODEPORTS',
+      KUBE_NODEPORTS,
       '-m',
       'comment',
       '--comment',
@@ -408,8 +416,8 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       String(cip.port),
     ]
     const notLocal = detectorMatch(ctx, false)
-    if (settings.masqueradeAll) nat.add(internalChain, args, '-j', 'KUBE-MARK-MASQ')
-    else if (notLocal) nat.add(internalChain, args, notLocal, '-j', 'KUBE-MARK-MASQ')
+    if (settings.masqueradeAll) nat.add(internalChain, args, '-j', KUBE_MARK_MASQ)
+    else if (notLocal) nat.add(internalChain, args, notLocal, '-j', KUBE_MARK_MASQ)
   }
 
   // External traffic.
@@ -423,7 +431,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         '--comment',
         `"masquerade traffic for ${plan.spn} external destinations"`,
         '-j',
-        'KUBE-MARK-MASQ',
+        KUBE_MARK_MASQ,
       )
     } else {
       const local = detectorMatch(ctx, true)
@@ -449,7 +457,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
         '--src-type',
         'LOCAL',
         '-j',
-        'KUBE-MARK-MASQ',
+        KUBE_MARK_MASQ,
       )
       nat.add(
         externalChain,
@@ -525,7 +533,7 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
     const chain = sepChain(ep)
     nat.declare(chain)
     const comment = ctx.largeCluster ? [] : ['-m', 'comment', '--comment', plan.spn]
-    nat.add(chain, comment, '-s', ep.ip, '-j', 'KUBE-MARK-MASQ')
+    nat.add(chain, comment, '-s', ep.ip, '-j', KUBE_MARK_MASQ)
     const recent = plan.affinitySeconds !== null ? ['-m', 'recent', '--name', chain, '--set'] : []
     nat.add(chain, comment, recent, match, '-j', 'DNAT', '--to-destination', ep.endpointString)
   }
@@ -552,36 +560,23 @@ function renderFamily(
   const {filter, nat} = ctx
   const mark = settings.masqueradeMark
   for (const c of [
-    'KUBE-SERVICES',
-    'KUBE-EXTERNAL-SERVICES',
-    'KUBE-FORWARD',
-    'KUBE-NODEPORTS',
-    'KUBE-PROXY-FIREWALL',
+    KUBE_SERVICES,
+    KUBE_EXTERNAL_SERVICES,
+    KUBE_FORWARD,
+    KUBE_NODEPORTS,
+    KUBE_PROXY_FIREWALL,
   ])
     filter.declare(c)
-  for (const c of ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ'])
-    nat.declare(c)
+  for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) nat.declare(c)
 
   // Static nat rules (§2.3).
-  nat.add('KUBE-POSTROUTING', '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
-  nat.add('KUBE-POSTROUTING', '-j', 'MARK', '--xor-mark', mark)
-  nat.add(
-    'KUBE-POSTROUTING',
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes service traffic requiring SNAT"',
-    '-j',
-    'MASQUERADE',
-    settings.randomFully ? ['--random-fully'] : [],
-  )
-  nat.add('KUBE-MARK-MASQ', '-j', 'MARK', '--or-mark', mark)
+  writeMasqueradeRules(nat, mark, settings.randomFully)
 
   if (family === 'IPv4' && settings.localhostNodePorts) {
     // Mitigation for route_localnet (issue 90259); kubelet writes the same rule.
-    filter.declare('KUBE-FIREWALL')
+    filter.declare(KUBE_FIREWALL)
     filter.add(
-      'KUBE-FIREWALL',
+      KUBE_FIREWALL,
       '-m',
       'comment',
       '--comment',
@@ -621,20 +616,20 @@ function renderFamily(
     if (family === 'IPv6') dest.push('!', '-d', '::1/128')
     else if (!settings.localhostNodePorts) dest.push('!', '-d', '127.0.0.0/8')
     nat.add(
-      'KUBE-SERVICES',
+      KUBE_SERVICES,
       '-m',
       'comment',
       '--comment',
       NODEPORTS_LAST_RULE_COMMENT,
       dest,
       '-j',
-      'KUBE-NODEPORTS',
+      KUBE_NODEPORTS,
     )
   } else {
     for (const ip of np.ips) {
       if (isLoopback(ip) && (family === 'IPv6' || !settings.localhostNodePorts)) continue
       nat.add(
-        'KUBE-SERVICES',
+        KUBE_SERVICES,
         '-m',
         'comment',
         '--comment',
@@ -642,7 +637,7 @@ function renderFamily(
         '-d',
         ip,
         '-j',
-        'KUBE-NODEPORTS',
+        KUBE_NODEPORTS,
       )
     }
   }
@@ -650,7 +645,7 @@ function renderFamily(
   // Static filter rules (§2.3).
   if (settings.conntrackInvalidDrop) {
     filter.add(
-      'KUBE-FORWARD',
+      KUBE_FORWARD,
       '-m',
       'conntrack',
       '--ctstate',
@@ -660,8 +655,35 @@ function renderFamily(
       'DROP',
     )
   }
+  writeForwardAcceptRules(filter, mark)
+
+  return `${filter.text('filter')}\n${nat.text('nat')}\n`
+}
+
+/**
+ * KUBE-POSTROUTING masquerades what KUBE-MARK-MASQ marked (clearing the mark first, so a packet
+ * is masqueraded once): the same rules in iptables and IPVS mode (proxier.go writeIptablesRules).
+ */
+export function writeMasqueradeRules(nat: RestoreTable, mark: string, randomFully: boolean): void {
+  nat.add(KUBE_POSTROUTING, '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
+  nat.add(KUBE_POSTROUTING, '-j', 'MARK', '--xor-mark', mark)
+  nat.add(
+    KUBE_POSTROUTING,
+    '-m',
+    'comment',
+    '--comment',
+    '"kubernetes service traffic requiring SNAT"',
+    '-j',
+    'MASQUERADE',
+    randomFully ? ['--random-fully'] : [],
+  )
+  nat.add(KUBE_MARK_MASQ, '-j', 'MARK', '--or-mark', mark)
+}
+
+/** KUBE-FORWARD accepts marked traffic and its replies: the same rules in iptables and IPVS mode. */
+export function writeForwardAcceptRules(filter: RestoreTable, mark: string): void {
   filter.add(
-    'KUBE-FORWARD',
+    KUBE_FORWARD,
     '-m',
     'comment',
     '--comment',
@@ -674,7 +696,7 @@ function renderFamily(
     'ACCEPT',
   )
   filter.add(
-    'KUBE-FORWARD',
+    KUBE_FORWARD,
     '-m',
     'comment',
     '--comment',
@@ -686,8 +708,6 @@ function renderFamily(
     '-j',
     'ACCEPT',
   )
-
-  return `${filter.text('filter')}\n${nat.text('nat')}\n`
 }
 
 function header(family: Family): string {

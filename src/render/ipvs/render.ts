@@ -17,6 +17,7 @@ import type {Family, ProxyState} from '../../model/types.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {addressOrCidrFamily, cidrContains, isLoopback, joinHostPort} from '../../core/address.js'
+import {localOrCluster} from '../../kube-proxy/endpoints.js'
 import {
   badSetting,
   dedupeFindings,
@@ -29,8 +30,23 @@ import {
 } from '../common.js'
 import {isValidSetting} from '../setting-values.js'
 import type {NodeSettings, PlannedEndpoint, ServicePlan} from '../common.js'
-import {RestoreTable} from '../iptables/render.js'
+import {RestoreTable, writeForwardAcceptRules, writeMasqueradeRules} from '../iptables/render.js'
 import type {RenderedFile, RenderOptions, RenderResult} from '../types.js'
+import {
+  KUBE_FORWARD,
+  KUBE_MARK_MASQ,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+} from '../../kube-proxy/iptables-names.js'
+import {
+  KUBE_IPVS_FILTER,
+  KUBE_IPVS_OUT_FILTER,
+  KUBE_LOAD_BALANCER,
+  KUBE_NODE_PORT,
+  KUBE_SOURCE_RANGES_FIREWALL,
+  ipvsSetName,
+} from '../../kube-proxy/ipvs-names.js'
 
 /** The jump rules IPVS mode keeps in the built-in chains (a.5), for the header and the finding. */
 const BUILTIN_JUMPS = [
@@ -119,11 +135,6 @@ interface Ipset {
   entries: Set<string>
 }
 
-/** kube-proxy's set name: `KUBE-X`, or `KUBE-6-X` cut to 31 characters (ipset's limit) for IPv6. */
-export function ipsetName(key: string, family: Family): string {
-  return family === 'IPv4' ? `KUBE-${key}` : `KUBE-6-${key}`.slice(0, 31)
-}
-
 interface VirtualServer {
   protocol: string
   ip: string
@@ -152,7 +163,7 @@ function collect(
 ): FamilyOutput {
   const sets = new Map<SetKey, Ipset>()
   for (const [key, type, comment] of IPSETS)
-    sets.set(key, {name: ipsetName(key, family), type, comment, entries: new Set()})
+    sets.set(key, {name: ipvsSetName(key, family), type, comment, entries: new Set()})
   const add = (key: SetKey, entry: string) => sets.get(key)!.entries.add(entry)
   const virtualServers: VirtualServer[] = []
   const bound = new Set<string>()
@@ -187,8 +198,7 @@ function collect(
     const vs = (ip: string, port: number, onlyLocal: boolean) => {
       // kube-proxy's syncEndpoint: local endpoints when the policy says so and there are any,
       // otherwise the cluster endpoints (PR #97081 fallback, a.3).
-      const realServers =
-        onlyLocal && plan.localEndpoints.length > 0 ? plan.localEndpoints : plan.clusterEndpoints
+      const realServers = localOrCluster(onlyLocal, plan.clusterEndpoints, plan.localEndpoints)
       virtualServers.push({
         protocol: p,
         ip,
@@ -269,7 +279,7 @@ function collect(
       finding(
         'RENDER_LOOPBACK_SET_INCOMPLETE',
         'warning',
-        `endpoint locality unknown; ${ipsetName('LOOP-BACK', family)} may miss hairpin entries`,
+        `endpoint locality unknown; ${ipvsSetName('LOOP-BACK', family)} may miss hairpin entries`,
         'IPVS mode masquerades a pod that reaches itself through a service with the KUBE-LOOP-BACK set of node-local endpoints. The source does not say which endpoints run on this node, so they were left out of the set and hairpin connections may fail.',
         {
           action: 'Read the node together with the cluster objects (--cluster) and --node.',
@@ -310,20 +320,20 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
   const nat = new RestoreTable()
   const filter = new RestoreTable()
   for (const c of [
-    'KUBE-SERVICES',
-    'KUBE-POSTROUTING',
-    'KUBE-NODE-PORT',
-    'KUBE-LOAD-BALANCER',
-    'KUBE-MARK-MASQ',
+    KUBE_SERVICES,
+    KUBE_POSTROUTING,
+    KUBE_NODE_PORT,
+    KUBE_LOAD_BALANCER,
+    KUBE_MARK_MASQ,
   ])
     nat.declare(c)
   for (const c of [
-    'KUBE-FORWARD',
-    'KUBE-NODE-PORT',
-    'KUBE-PROXY-FIREWALL',
-    'KUBE-SOURCE-RANGES-FIREWALL',
-    'KUBE-IPVS-FILTER',
-    'KUBE-IPVS-OUT-FILTER',
+    KUBE_FORWARD,
+    KUBE_NODE_PORT,
+    KUBE_PROXY_FIREWALL,
+    KUBE_SOURCE_RANGES_FIREWALL,
+    KUBE_IPVS_FILTER,
+    KUBE_IPVS_OUT_FILTER,
   ])
     filter.declare(c)
   const set = (key: SetKey) => out.sets.get(key)!
@@ -332,30 +342,30 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
   const match = (key: SetKey, dir: string) => ['-m', 'set', '--match-set', set(key).name, dir]
   const mark = settings.masqueradeMark
 
-  nat.add('KUBE-SERVICES', '-s', family === 'IPv4' ? '127.0.0.0/8' : '::1/128', '-j', 'RETURN')
+  nat.add(KUBE_SERVICES, '-s', family === 'IPv4' ? '127.0.0.0/8' : '::1/128', '-j', 'RETURN')
   // ipsetWithIptablesChain: [set, table, chain, target, match, protocol]
   const chained: [SetKey, 'nat' | 'filter', string, string, string, string | null][] = [
-    ['LOOP-BACK', 'nat', 'KUBE-POSTROUTING', 'MASQUERADE', 'dst,dst,src', null],
-    ['LOAD-BALANCER', 'nat', 'KUBE-SERVICES', 'KUBE-LOAD-BALANCER', 'dst,dst', null],
-    ['LOAD-BALANCER-LOCAL', 'nat', 'KUBE-LOAD-BALANCER', 'RETURN', 'dst,dst', null],
-    ['NODE-PORT-LOCAL-TCP', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst', 'tcp'],
-    ['NODE-PORT-TCP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'tcp'],
-    ['NODE-PORT-LOCAL-UDP', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst', 'udp'],
-    ['NODE-PORT-UDP', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst', 'udp'],
-    ['NODE-PORT-LOCAL-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'RETURN', 'dst,dst', 'sctp'],
-    ['NODE-PORT-SCTP-HASH', 'nat', 'KUBE-NODE-PORT', 'KUBE-MARK-MASQ', 'dst,dst', 'sctp'],
+    ['LOOP-BACK', 'nat', KUBE_POSTROUTING, 'MASQUERADE', 'dst,dst,src', null],
+    ['LOAD-BALANCER', 'nat', KUBE_SERVICES, KUBE_LOAD_BALANCER, 'dst,dst', null],
+    ['LOAD-BALANCER-LOCAL', 'nat', KUBE_LOAD_BALANCER, 'RETURN', 'dst,dst', null],
+    ['NODE-PORT-LOCAL-TCP', 'nat', KUBE_NODE_PORT, 'RETURN', 'dst', 'tcp'],
+    ['NODE-PORT-TCP', 'nat', KUBE_NODE_PORT, KUBE_MARK_MASQ, 'dst', 'tcp'],
+    ['NODE-PORT-LOCAL-UDP', 'nat', KUBE_NODE_PORT, 'RETURN', 'dst', 'udp'],
+    ['NODE-PORT-UDP', 'nat', KUBE_NODE_PORT, KUBE_MARK_MASQ, 'dst', 'udp'],
+    ['NODE-PORT-LOCAL-SCTP-HASH', 'nat', KUBE_NODE_PORT, 'RETURN', 'dst,dst', 'sctp'],
+    ['NODE-PORT-SCTP-HASH', 'nat', KUBE_NODE_PORT, KUBE_MARK_MASQ, 'dst,dst', 'sctp'],
     [
       'LOAD-BALANCER-FW',
       'filter',
-      'KUBE-PROXY-FIREWALL',
-      'KUBE-SOURCE-RANGES-FIREWALL',
+      KUBE_PROXY_FIREWALL,
+      KUBE_SOURCE_RANGES_FIREWALL,
       'dst,dst',
       null,
     ],
     [
       'LOAD-BALANCER-SOURCE-CIDR',
       'filter',
-      'KUBE-SOURCE-RANGES-FIREWALL',
+      KUBE_SOURCE_RANGES_FIREWALL,
       'RETURN',
       'dst,dst,src',
       null,
@@ -363,7 +373,7 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     [
       'LOAD-BALANCER-SOURCE-IP',
       'filter',
-      'KUBE-SOURCE-RANGES-FIREWALL',
+      KUBE_SOURCE_RANGES_FIREWALL,
       'RETURN',
       'dst,dst,src',
       null,
@@ -384,18 +394,18 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
   if (nonEmpty('CLUSTER-IP')) {
     const args = [...comment('CLUSTER-IP'), '-m', 'set', '--match-set', set('CLUSTER-IP').name]
     const d = settings.detector[family]
-    if (settings.masqueradeAll) nat.add('KUBE-SERVICES', args, 'dst,dst', '-j', 'KUBE-MARK-MASQ')
+    if (settings.masqueradeAll) nat.add(KUBE_SERVICES, args, 'dst,dst', '-j', KUBE_MARK_MASQ)
     else if (d.kind !== 'none' && d.value !== null) {
       const notLocal =
         d.kind === 'cidr'
           ? ['!', '-s', d.value]
           : ['!', '-i', d.kind === 'interface-prefix' ? `${d.value}+` : d.value]
-      nat.add('KUBE-SERVICES', args, 'dst,dst', notLocal, '-j', 'KUBE-MARK-MASQ')
-    } else nat.add('KUBE-SERVICES', args, 'src,dst', '-j', 'KUBE-MARK-MASQ')
+      nat.add(KUBE_SERVICES, args, 'dst,dst', notLocal, '-j', KUBE_MARK_MASQ)
+    } else nat.add(KUBE_SERVICES, args, 'src,dst', '-j', KUBE_MARK_MASQ)
   }
   const externalIPRules = (args: string[]) => {
     nat.add(
-      'KUBE-SERVICES',
+      KUBE_SERVICES,
       args,
       '-m',
       'physdev',
@@ -409,21 +419,21 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
       '-j',
       'ACCEPT',
     )
-    nat.add('KUBE-SERVICES', args, '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'ACCEPT')
+    nat.add(KUBE_SERVICES, args, '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'ACCEPT')
   }
   if (nonEmpty('EXTERNAL-IP')) {
     const args = [...comment('EXTERNAL-IP'), ...match('EXTERNAL-IP', 'dst,dst')]
-    nat.add('KUBE-SERVICES', args, '-j', 'KUBE-MARK-MASQ')
+    nat.add(KUBE_SERVICES, args, '-j', KUBE_MARK_MASQ)
     externalIPRules(args)
   }
   if (nonEmpty('EXTERNAL-IP-LOCAL'))
     externalIPRules([...comment('EXTERNAL-IP-LOCAL'), ...match('EXTERNAL-IP-LOCAL', 'dst,dst')])
-  nat.add('KUBE-SERVICES', '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'KUBE-NODE-PORT')
-  nat.add('KUBE-LOAD-BALANCER', '-j', 'KUBE-MARK-MASQ')
-  filter.add('KUBE-SOURCE-RANGES-FIREWALL', '-j', 'DROP')
+  nat.add(KUBE_SERVICES, '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', KUBE_NODE_PORT)
+  nat.add(KUBE_LOAD_BALANCER, '-j', KUBE_MARK_MASQ)
+  filter.add(KUBE_SOURCE_RANGES_FIREWALL, '-j', 'DROP')
   for (const e of out.noNodeAccess) {
     filter.add(
-      'KUBE-IPVS-OUT-FILTER',
+      KUBE_IPVS_OUT_FILTER,
       '-s',
       e.ip,
       '-m',
@@ -440,35 +450,10 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
   }
   // Accept IPVS traffic last, so that no other rule can break it.
   for (const key of ['CLUSTER-IP', 'LOAD-BALANCER'] as const)
-    if (nonEmpty(key)) nat.add('KUBE-SERVICES', match(key, 'dst,dst'), '-j', 'ACCEPT')
+    if (nonEmpty(key)) nat.add(KUBE_SERVICES, match(key, 'dst,dst'), '-j', 'ACCEPT')
+  writeForwardAcceptRules(filter, mark)
   filter.add(
-    'KUBE-FORWARD',
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes forwarding rules"',
-    '-m',
-    'mark',
-    '--mark',
-    `${mark}/${mark}`,
-    '-j',
-    'ACCEPT',
-  )
-  filter.add(
-    'KUBE-FORWARD',
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes forwarding conntrack rule"',
-    '-m',
-    'conntrack',
-    '--ctstate',
-    'RELATED,ESTABLISHED',
-    '-j',
-    'ACCEPT',
-  )
-  filter.add(
-    'KUBE-NODE-PORT',
+    KUBE_NODE_PORT,
     comment('HEALTH-CHECK-NODE-PORT'),
     match('HEALTH-CHECK-NODE-PORT', 'dst'),
     '-j',
@@ -481,10 +466,10 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     ['EXTERNAL-IP-LOCAL', 'dst,dst'],
     ['HEALTH-CHECK-NODE-PORT', 'dst'],
   ] as const) {
-    filter.add('KUBE-IPVS-FILTER', match(key, dir), '-j', 'RETURN')
+    filter.add(KUBE_IPVS_FILTER, match(key, dir), '-j', 'RETURN')
   }
   filter.add(
-    'KUBE-IPVS-FILTER',
+    KUBE_IPVS_FILTER,
     '-m',
     'conntrack',
     '--ctstate',
@@ -493,19 +478,7 @@ function iptablesText(out: FamilyOutput, family: Family, settings: NodeSettings)
     '-j',
     'REJECT',
   )
-  nat.add('KUBE-POSTROUTING', '-m', 'mark', '!', '--mark', `${mark}/${mark}`, '-j', 'RETURN')
-  nat.add('KUBE-POSTROUTING', '-j', 'MARK', '--xor-mark', mark)
-  nat.add(
-    'KUBE-POSTROUTING',
-    '-m',
-    'comment',
-    '--comment',
-    '"kubernetes service traffic requiring SNAT"',
-    '-j',
-    'MASQUERADE',
-    settings.randomFully ? ['--random-fully'] : [],
-  )
-  nat.add('KUBE-MARK-MASQ', '-j', 'MARK', '--or-mark', mark)
+  writeMasqueradeRules(nat, mark, settings.randomFully)
   return `${nat.text('nat')}\n${filter.text('filter')}\n`
 }
 

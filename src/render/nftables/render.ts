@@ -15,7 +15,27 @@
  */
 import {pushAll} from '../../core/arrays.js'
 import type {Family, ProxyState} from '../../model/types.js'
-import {endpointBaseName, hashAndTruncate, servicePortBaseName} from '../../readers/nft/hash.js'
+import {
+  CLUSTER_IPS_CHECK_CHAIN,
+  CLUSTER_IPS_SET,
+  endpointBaseName,
+  FIREWALL_CHECK_CHAIN,
+  FIREWALL_IPS_MAP,
+  hashAndTruncate,
+  MARK_FOR_MASQUERADE_CHAIN,
+  MASQUERADING_CHAIN,
+  NO_ENDPOINT_NODEPORTS_MAP,
+  NO_ENDPOINT_SERVICES_MAP,
+  NODEPORT_ENDPOINTS_CHECK_CHAIN,
+  NODEPORT_IPS_SET,
+  perServiceName,
+  REJECT_CHAIN,
+  SERVICE_ENDPOINTS_CHECK_CHAIN,
+  SERVICE_IPS_MAP,
+  SERVICE_NODEPORTS_MAP,
+  servicePortBaseName,
+  SERVICES_CHAIN,
+} from '../../kube-proxy/nftables-names.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {addressOrCidrFamily, cidrContains, isLoopback} from '../../core/address.js'
@@ -75,24 +95,24 @@ const BASE_CHAINS: Record<NftablesLayout, [string, string][]> = {
 /** `ct state new` jumps from the filter base chains, in kube-proxy's order within each chain. */
 const FILTER_JUMPS: Record<NftablesLayout, [string, string][]> = {
   current: [
-    ['filter-prerouting-pre-dnat', 'firewall-check'],
-    ['filter-forward', 'service-endpoints-check'],
-    ['filter-forward', 'cluster-ips-check'],
-    ['filter-input', 'nodeport-endpoints-check'],
-    ['filter-input', 'service-endpoints-check'],
-    ['filter-output', 'service-endpoints-check'],
-    ['filter-output-pre-dnat', 'firewall-check'],
-    ['filter-output', 'cluster-ips-check'],
+    ['filter-prerouting-pre-dnat', FIREWALL_CHECK_CHAIN],
+    ['filter-forward', SERVICE_ENDPOINTS_CHECK_CHAIN],
+    ['filter-forward', CLUSTER_IPS_CHECK_CHAIN],
+    ['filter-input', NODEPORT_ENDPOINTS_CHECK_CHAIN],
+    ['filter-input', SERVICE_ENDPOINTS_CHECK_CHAIN],
+    ['filter-output', SERVICE_ENDPOINTS_CHECK_CHAIN],
+    ['filter-output-pre-dnat', FIREWALL_CHECK_CHAIN],
+    ['filter-output', CLUSTER_IPS_CHECK_CHAIN],
   ],
   older: [
-    ['filter-input', 'nodeport-endpoints-check'],
-    ['filter-input', 'service-endpoints-check'],
-    ['filter-forward', 'service-endpoints-check'],
-    ['filter-output', 'service-endpoints-check'],
-    ['filter-prerouting', 'firewall-check'],
-    ['filter-output', 'firewall-check'],
-    ['filter-forward', 'cluster-ips-check'],
-    ['filter-output-post-dnat', 'cluster-ips-check'],
+    ['filter-input', NODEPORT_ENDPOINTS_CHECK_CHAIN],
+    ['filter-input', SERVICE_ENDPOINTS_CHECK_CHAIN],
+    ['filter-forward', SERVICE_ENDPOINTS_CHECK_CHAIN],
+    ['filter-output', SERVICE_ENDPOINTS_CHECK_CHAIN],
+    ['filter-prerouting', FIREWALL_CHECK_CHAIN],
+    ['filter-output', FIREWALL_CHECK_CHAIN],
+    ['filter-forward', CLUSTER_IPS_CHECK_CHAIN],
+    ['filter-output-post-dnat', CLUSTER_IPS_CHECK_CHAIN],
   ],
 }
 
@@ -181,7 +201,7 @@ function writeBase(
   const mark = settings.masqueradeMark
   s.add('table', '{ comment "rules for kube-proxy" ; }')
   s.blank()
-  s.add('set', `cluster-ips { type ${w.addrType} ; comment "Active ClusterIPs" ; }`)
+  s.add('set', `${CLUSTER_IPS_SET} { type ${w.addrType} ; comment "Active ClusterIPs" ; }`)
   const np = nodePortIPs(settings, family, 'nftables')
   findings.push(...np.findings)
   if (!np.matchAll)
@@ -192,7 +212,7 @@ function writeBase(
   s.blank()
   s.add(
     'map',
-    `firewall-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`,
+    `${FIREWALL_IPS_MAP} { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`,
   )
   s.add(
     'map',
@@ -204,68 +224,68 @@ function writeBase(
   )
   s.add(
     'map',
-    `service-ips { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`,
+    `${SERVICE_IPS_MAP} { type ${w.addrType} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`,
   )
   s.add(
     'map',
-    'service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }',
+    `${SERVICE_NODEPORTS_MAP} { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`,
   )
   s.blank()
-  s.chain('cluster-ips-check')
+  s.chain(CLUSTER_IPS_CHECK_CHAIN)
   for (const [name, spec] of BASE_CHAINS[layout]) s.chain(name, spec)
-  s.chain('firewall-check')
-  s.chain('mark-for-masquerade')
-  s.chain('masquerading')
+  s.chain(FIREWALL_CHECK_CHAIN)
+  s.chain(MARK_FOR_MASQUERADE_CHAIN)
+  s.chain(MASQUERADING_CHAIN)
   s.chain('nat-output', 'type nat hook output priority -100')
   s.chain('nat-postrouting', 'type nat hook postrouting priority 100')
   s.chain('nat-prerouting', 'type nat hook prerouting priority -100')
-  s.chain('nodeport-endpoints-check')
+  s.chain(NODEPORT_ENDPOINTS_CHECK_CHAIN)
   s.add(
     'chain',
     'reject-chain { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }',
   )
-  s.chain('services')
-  s.chain('service-endpoints-check')
+  s.chain(SERVICES_CHAIN)
+  s.chain(SERVICE_ENDPOINTS_CHECK_CHAIN)
   s.blank()
   s.rule(
-    'cluster-ips-check',
+    CLUSTER_IPS_CHECK_CHAIN,
     `${w.ipX} daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`,
   )
   const serviceCIDRs = settings.serviceCIDRs.filter((c) => addressOrCidrFamily(c) === family)
   if (serviceCIDRs.length > 0)
     s.rule(
-      'cluster-ips-check',
+      CLUSTER_IPS_CHECK_CHAIN,
       `${w.ipX} daddr { ${serviceCIDRs.join(' , ')} } drop comment "Drop traffic to unallocated ClusterIPs"`,
     )
   for (const [chain, target] of FILTER_JUMPS[layout]) s.rule(chain, `ct state new jump ${target}`)
-  s.rule('firewall-check', `${w.ipX} daddr . meta l4proto . th dport vmap @firewall-ips`)
-  s.rule('mark-for-masquerade', `mark set mark or ${mark}`)
-  s.rule('masquerading', `mark and ${mark} == 0 return`)
-  s.rule('masquerading', `mark set mark xor ${mark}`)
-  s.rule('masquerading', 'masquerade fully-random')
+  s.rule(FIREWALL_CHECK_CHAIN, `${w.ipX} daddr . meta l4proto . th dport vmap @${FIREWALL_IPS_MAP}`)
+  s.rule(MARK_FOR_MASQUERADE_CHAIN, `mark set mark or ${mark}`)
+  s.rule(MASQUERADING_CHAIN, `mark and ${mark} == 0 return`)
+  s.rule(MASQUERADING_CHAIN, `mark set mark xor ${mark}`)
+  s.rule(MASQUERADING_CHAIN, 'masquerade fully-random')
   s.rule('nat-output', 'jump services')
   s.rule('nat-postrouting', 'jump masquerading')
   s.rule('nat-prerouting', 'jump services')
   if (np.matchAll)
     s.rule(
-      'nodeport-endpoints-check',
+      NODEPORT_ENDPOINTS_CHECK_CHAIN,
       `${w.noLocalhost} meta l4proto . th dport vmap @no-endpoint-nodeports`,
     )
   else
     s.rule(
-      'nodeport-endpoints-check',
+      NODEPORT_ENDPOINTS_CHECK_CHAIN,
       `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`,
     )
-  s.rule('reject-chain', 'reject')
-  s.rule('services', `${w.ipX} daddr . meta l4proto . th dport vmap @service-ips`)
+  s.rule(REJECT_CHAIN, 'reject')
+  s.rule(SERVICES_CHAIN, `${w.ipX} daddr . meta l4proto . th dport vmap @${SERVICE_IPS_MAP}`)
   if (np.matchAll)
     s.rule(
-      'services',
+      SERVICES_CHAIN,
       `fib daddr type local ${w.noLocalhost} meta l4proto . th dport vmap @service-nodeports`,
     )
   else
     s.rule(
-      'services',
+      SERVICES_CHAIN,
       `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`,
     )
   s.blank()
@@ -287,11 +307,11 @@ function writeBase(
         )
         continue
       }
-      s.element('nodeport-ips', ip)
+      s.element(NODEPORT_IPS_SET, ip)
     }
   }
   s.rule(
-    'service-endpoints-check',
+    SERVICE_ENDPOINTS_CHECK_CHAIN,
     `${w.ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`,
   )
 }
@@ -307,10 +327,10 @@ function writeService(
 ): void {
   const base = servicePortBaseName(plan.namespace, plan.name, plan.protocol, plan.portName)
   const chainBase = hashAndTruncate(base)
-  const clusterPolicyChain = `service-${chainBase}`
-  const localPolicyChain = `local-${chainBase}`
-  const externalChain = `external-${chainBase}`
-  const fwChain = `firewall-${chainBase}`
+  const clusterPolicyChain = perServiceName('service', chainBase)
+  const localPolicyChain = perServiceName('local', chainBase)
+  const externalChain = perServiceName('external', chainBase)
+  const fwChain = perServiceName('firewall', chainBase)
   // Every locally reachable endpoint has a chain (and the cluster and local endpoints are among
   // them); its hashed name is used up to five times, so it is computed once.
   const epBases = new Map<PlannedEndpoint, string>()
@@ -340,7 +360,7 @@ function writeService(
   s.comment(plan.spn)
   // Chains first, in kube-proxy's order (endpoint, service, local, external, firewall): `nft -f`
   // needs a chain to exist before a rule or verdict map jumps to it.
-  for (const ep of plan.allLocallyReachable) s.chain(`endpoint-${epBase(ep)}`)
+  for (const ep of plan.allLocallyReachable) s.chain(perServiceName('endpoint', epBase(ep)))
   if (usesClusterPolicyChain) s.chain(clusterPolicyChain)
   if (usesLocalPolicyChain) s.chain(localPolicyChain)
   if (usesExternalChain) s.chain(externalChain)
@@ -349,7 +369,7 @@ function writeService(
     for (const ep of plan.allLocallyReachable) {
       s.add(
         'set',
-        `affinity-${epBase(ep)} { type ${w.addrType} ; flags dynamic,timeout ; timeout ${plan.affinitySeconds}s ; }`,
+        `${perServiceName('affinity', epBase(ep))} { type ${w.addrType} ; flags dynamic,timeout ; timeout ${plan.affinitySeconds}s ; }`,
       )
     }
   }
@@ -408,7 +428,7 @@ function writeService(
   }
 
   for (const ep of plan.allLocallyReachable) {
-    const chain = `endpoint-${epBase(ep)}`
+    const chain = perServiceName('endpoint', epBase(ep))
     s.rule(chain, `${w.ipX} saddr ${ep.ip} jump mark-for-masquerade`)
     if (plan.affinitySeconds !== null)
       s.rule(chain, `update @affinity-${epBase(ep)} { ${w.ipX} saddr }`)
@@ -444,41 +464,44 @@ function writeService(
 
   // Map and set elements.
   if (cip) {
-    s.element('cluster-ips', cip.ip)
+    s.element(CLUSTER_IPS_SET, cip.ip)
     if (hasInternalEndpoints)
-      s.element('service-ips', `${cip.ip} . ${p} . ${cip.port} : goto ${internalChain}`)
+      s.element(SERVICE_IPS_MAP, `${cip.ip} . ${p} . ${cip.port} : goto ${internalChain}`)
     else
       s.element(
-        'no-endpoint-services',
+        NO_ENDPOINT_SERVICES_MAP,
         `${cip.ip} . ${p} . ${cip.port} ${comment} : ${internalVerdict}`,
       )
   }
   for (const eip of plan.externalIPs) {
     if (hasEndpoints)
-      s.element('service-ips', `${eip.ip} . ${p} . ${eip.port} : goto ${externalChain}`)
+      s.element(SERVICE_IPS_MAP, `${eip.ip} . ${p} . ${eip.port} : goto ${externalChain}`)
     if (!hasExternalEndpoints)
       s.element(
-        'no-endpoint-services',
+        NO_ENDPOINT_SERVICES_MAP,
         `${eip.ip} . ${p} . ${eip.port} ${comment} : ${externalVerdict}`,
       )
   }
   for (const lb of plan.loadBalancerIPs) {
     if (hasEndpoints)
-      s.element('service-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${externalChain}`)
-    if (usesFWChain) s.element('firewall-ips', `${lb.ip} . ${p} . ${lb.port} : goto ${fwChain}`)
+      s.element(SERVICE_IPS_MAP, `${lb.ip} . ${p} . ${lb.port} : goto ${externalChain}`)
+    if (usesFWChain) s.element(FIREWALL_IPS_MAP, `${lb.ip} . ${p} . ${lb.port} : goto ${fwChain}`)
   }
   if (!hasExternalEndpoints) {
     for (const lb of plan.loadBalancerIPs)
       s.element(
-        'no-endpoint-services',
+        NO_ENDPOINT_SERVICES_MAP,
         `${lb.ip} . ${p} . ${lb.port} ${comment} : ${externalVerdict}`,
       )
   }
   if (plan.nodePort !== null) {
     if (hasEndpoints)
-      s.element('service-nodeports', `${p} . ${plan.nodePort} : goto ${externalChain}`)
+      s.element(SERVICE_NODEPORTS_MAP, `${p} . ${plan.nodePort} : goto ${externalChain}`)
     if (!hasExternalEndpoints)
-      s.element('no-endpoint-nodeports', `${p} . ${plan.nodePort} ${comment} : ${externalVerdict}`)
+      s.element(
+        NO_ENDPOINT_NODEPORTS_MAP,
+        `${p} . ${plan.nodePort} ${comment} : ${externalVerdict}`,
+      )
   }
   if (plan.healthCheckNodePort !== null) {
     findings.push(

@@ -7,7 +7,7 @@
 import {describe, expect, it} from 'vitest'
 import type {ServicePort} from '../../../src/model/types.js'
 import {buildIptablesState} from '../../../src/readers/iptables/build.js'
-import {iptablesChainHash, iptablesEndpointHash} from '../../../src/readers/iptables/hash.js'
+import {iptablesChainHash, iptablesEndpointHash} from '../../../src/kube-proxy/iptables-names.js'
 import {parse} from '../../../src/readers/iptables/parse.js'
 import {codes, readText, service} from './helpers.js'
 

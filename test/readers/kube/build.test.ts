@@ -6,12 +6,8 @@
 import {hostname} from 'node:os'
 import {describe, expect, it} from 'vitest'
 import type {Mode} from '../../../src/model/types.js'
-import {
-  frontendEndpoints,
-  frontendKey,
-  indexFrontends,
-  readClusterSources,
-} from '../../../src/readers/kube/build.js'
+import {frontendEndpoints} from '../../../src/kube-proxy/endpoints.js'
+import {frontendKey, indexFrontends, readClusterSources} from '../../../src/readers/kube/build.js'
 import {clusterState, codes, endpointsOf, frontendsOf, portOf} from './helpers.js'
 
 type Obj = Record<string, unknown>

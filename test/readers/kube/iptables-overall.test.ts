@@ -6,7 +6,7 @@
  * NodePort; ns6/svc6 (no endpoints) has REJECT / `goto reject-chain`; everything else forwards.
  */
 import {describe, expect, it} from 'vitest'
-import {frontendEndpoints} from '../../../src/readers/kube/build.js'
+import {frontendEndpoints} from '../../../src/kube-proxy/endpoints.js'
 import {clusterState, errors, fixtureText, portOf} from './helpers.js'
 import type {UpstreamExpectEntry} from '../../helpers/upstream-expect.js'
 

@@ -14,7 +14,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import type {Family} from '../../../src/model/types.js'
-import {frontendEndpoints} from '../../../src/readers/kube/build.js'
+import {frontendEndpoints} from '../../../src/kube-proxy/endpoints.js'
 import {clusterState, errors, fixtureText} from './helpers.js'
 
 interface CaseService {

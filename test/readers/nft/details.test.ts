@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest'
 import {displayName} from '../../../src/core/state.js'
 import type {ProxyState} from '../../../src/model/types.js'
-import {hashAndTruncate, nftNameHash} from '../../../src/readers/nft/hash.js'
+import {hashAndTruncate, nftNameHash} from '../../../src/kube-proxy/nftables-names.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {readFixture, readFixtureState} from './corpus-shape.js'
 

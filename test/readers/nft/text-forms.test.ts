@@ -9,7 +9,7 @@ import {
   endpointBaseName,
   hashAndTruncate,
   servicePortBaseName,
-} from '../../../src/readers/nft/hash.js'
+} from '../../../src/kube-proxy/nftables-names.js'
 import {sniffFormat} from '../../../src/readers/registry.js'
 import {readState} from '../../../src/readers/read-state.js'
 import {readFixture, withoutPositions} from './corpus-shape.js'

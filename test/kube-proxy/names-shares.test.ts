@@ -5,8 +5,8 @@ import {
   endpointString,
   iptablesChainHash,
   iptablesEndpointHash,
-} from '../../../src/readers/iptables/hash.js'
-import {effectiveShares} from '../../../src/readers/iptables/shares.js'
+} from '../../src/kube-proxy/iptables-names.js'
+import {effectiveShares} from '../../src/kube-proxy/shares.js'
 
 describe('chain-name hashes', () => {
   it("matches the names the spec checked against kube-proxy's tests", () => {

@@ -34,5 +34,13 @@ export function effectiveShares(probabilities: ReadonlyArray<number | null>): Ca
   return {shares, total, unreachableFrom}
 }
 
+/**
+ * The `--probability` kube-proxy writes on the rule of the k-th last endpoint: 1/k printed `%0.10f`
+ * (proxier.go writeServiceToEndpointRules), so that each of n endpoints gets 1/n in all.
+ */
+export function cascadeProbability(remaining: number): string {
+  return (1 / remaining).toFixed(10)
+}
+
 /** DESIGN §2: the shares of one service port must sum to 1 within this. */
 export const SHARE_SUM_TOLERANCE = 1e-6

@@ -2,7 +2,7 @@
  * kube-proxy's nftables chain-name hash (pkg/proxy/nftables/proxier.go, hashAndTruncate;
  * docs/kube-proxy-layouts.md §3.6): the first 8 characters of the standard
  * base32 encoding of sha256(name), then `-` and the name itself, cut to 237 characters plus
- * "..." when longer than 240. Exported for the nftables renderer.
+ * "..." when longer than 240. The reader checks these names and the renderer writes them.
  */
 import * as crypto from 'node:crypto'
 
@@ -63,4 +63,49 @@ export function servicePortBaseName(
 /** The base of an endpoint's chain and affinity set; IPv6 `:` become `.`, no brackets. */
 export function endpointBaseName(serviceBase: string, ip: string, port: number): string {
   return `${serviceBase}__${ip.replaceAll(':', '.')}/${port}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// The objects of kube-proxy's nftables mode (pkg/proxy/nftables/proxier.go), in `table ip
+// kube-proxy` and `table ip6 kube-proxy`.
+
+export const NFT_TABLE = 'kube-proxy'
+
+// Sets and maps.
+export const CLUSTER_IPS_SET = 'cluster-ips'
+export const NODEPORT_IPS_SET = 'nodeport-ips'
+export const SERVICE_IPS_MAP = 'service-ips'
+export const SERVICE_NODEPORTS_MAP = 'service-nodeports'
+export const FIREWALL_IPS_MAP = 'firewall-ips'
+export const NO_ENDPOINT_SERVICES_MAP = 'no-endpoint-services'
+export const NO_ENDPOINT_NODEPORTS_MAP = 'no-endpoint-nodeports'
+
+// Chains that are not per service.
+export const SERVICES_CHAIN = 'services'
+export const MASQUERADING_CHAIN = 'masquerading'
+export const MARK_FOR_MASQUERADE_CHAIN = 'mark-for-masquerade'
+export const REJECT_CHAIN = 'reject-chain'
+export const FIREWALL_CHECK_CHAIN = 'firewall-check'
+export const SERVICE_ENDPOINTS_CHECK_CHAIN = 'service-endpoints-check'
+export const NODEPORT_ENDPOINTS_CHECK_CHAIN = 'nodeport-endpoints-check'
+export const CLUSTER_IPS_CHECK_CHAIN = 'cluster-ips-check'
+
+/**
+ * The kinds of per-service object, each named `<kind>-HASH-base`: a service port's cluster and
+ * local policy chains, external and firewall chains, and an endpoint's chain and affinity set.
+ */
+export type PerServicePrefix =
+  'service' | 'local' | 'external' | 'firewall' | 'endpoint' | 'affinity'
+export const NFT_PER_SERVICE_PREFIXES: readonly PerServicePrefix[] = [
+  'service',
+  'local',
+  'external',
+  'firewall',
+  'endpoint',
+  'affinity',
+]
+
+/** `<kind>-HASH-base` (hashAndTruncate of the base is HASH-base). */
+export function perServiceName(prefix: PerServicePrefix, hashedBase: string): string {
+  return `${prefix}-${hashedBase}`
 }
