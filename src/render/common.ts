@@ -26,7 +26,6 @@ import {
   isLoopback,
   joinHostPort,
 } from '../core/address.js'
-import {endpointString} from '../kube-proxy/iptables-names.js'
 import {DEFAULT_AFFINITY_TIMEOUT_SECONDS, DEFAULT_MASQUERADE_MARK} from '../kube-proxy/settings.js'
 import {
   categorizeEndpoints,
