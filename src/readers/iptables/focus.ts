@@ -33,7 +33,7 @@
 import {decodeText} from '../../core/text.js'
 import {readRange, type ByteReader, type ByteSource} from '../bytes.js'
 import {parseServiceComment} from './comments.js'
-import {tokenizeLine} from './tokenize.js'
+import {tokenizeLine} from './words.js'
 
 /** Ranges no further apart than this are read with one read (the bytes between are read and dropped). */
 const READ_GAP_BYTES = 16 * 1024
