@@ -381,7 +381,7 @@ export function newRule(
 /**
  * newRule's row, without the view. `dumpIndex`: the piece of text the line is in, as stored once
  * with RuleStore.addValue (not setValue: its check against the last piece compared two alike
- * 1 MiB pieces (../bytes.ts textPieces) whole, for every row: 44 s for 150,000 copies of one rule).
+ * 1 MiB pieces (../bytes.ts textPieces) whole, for every row; with many copies of one rule, quadratic).
  */
 export function newRow(
   store: ParsedRules,

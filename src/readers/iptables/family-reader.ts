@@ -15,31 +15,23 @@
  * 7. one pass over every rule for foreign rules and chains (./foreign.ts).
  */
 import {toCidr} from '../../core/ipaddr.js'
-import {diag} from '../../core/state.js'
-import type {Diagnostic, ForeignObject, FrontendType} from '../../model/types.js'
-import {parseServiceComment, type ServiceComment} from './comments.js'
+import type {ForeignObject, FrontendType} from '../../model/types.js'
 import {findForeign} from './foreign.js'
 import {
   addressKey,
   emptyGroup,
   findDraftOfChain,
   findFrontend,
-  indexFrontend,
-  isKubeProxyChain,
   isPerServiceChain,
   nodePortKey,
   perServiceChain,
-  sameFrontendKey,
   SCANNED_ENDPOINTS,
-  SCANNED_FRONTENDS,
   SEP_PREFIX,
   typeKey,
   type Cascade,
   type EndpointDraft,
   type FamilyResult,
-  type FrontendDraft,
   type Group,
-  type NodeEvidence,
 } from './groups.js'
 import {
   findMatch,
@@ -48,8 +40,8 @@ import {
   findTargetValue,
   type IptablesChain,
   type IptablesRule,
-  type IptablesRuleset,
 } from './ruleset.js'
+import {FamilyState} from './family-state.js'
 import {servicePorts} from './service-ports.js'
 import {isMasqueradeMarking, markValue, parsePort, SNAT_COMMENT, splitHostPort} from './values.js'
 
@@ -59,29 +51,7 @@ const LOCALHOST_V4 = '127.0.0.0/8'
  * Reads one family's ruleset. `servicesOnly`: ReadOptions.servicesOnly (no rule references, no
  * foreign pass); `refsPerPort`: ReadOptions.refsPerPort (Infinity when not set).
  */
-export class IptablesFamilyReader {
-  /** A focused read (./focus.ts) holds only some services: skip the checks about the others. */
-  readonly focused: boolean
-  readonly diagnostics: Diagnostic[] = []
-  readonly node: NodeEvidence = {
-    podCIDRs: new Set(),
-    detector: null,
-    localInterface: null,
-    masqueradeMark: null,
-    masqMatchedAll: false,
-    masqMatchedLocal: false,
-    sawInternalChain: false,
-    randomFully: null,
-    localhostNodePorts: null,
-    nodePortAddresses: null,
-    conntrackInvalidDrop: null,
-  }
-  /** Comments repeat on a service's rules (and are one interned string each): each is parsed once. */
-  private readonly parsedComments = new Map<string, ServiceComment | null>()
-  private readonly natChains: Map<string, IptablesChain>
-  private readonly filterChains: Map<string, IptablesChain>
-  /** The service ports: by hash, then (stage 5) by `name:SPN|protocol` for those only the filter table shows. */
-  readonly groups = new Map<string, Group>()
+export class IptablesFamilyReader extends FamilyState {
   /** Compared with the live SEP chains the groups jump to: when they are as many, no SEP chain is an orphan. */
   private liveSepChains = 0
   /** Rules attributed by name only (old masquerade rules in KUBE-SERVICES / KUBE-NODEPORTS), joined after naming. */
@@ -99,18 +69,6 @@ export class IptablesFamilyReader {
   private readonly bySpn = new Map<string, Group>()
   private readonly spnGroups = new Map<string, Group[]>()
   private readonly healthChecks: Array<{spn: string; port: number | null; rule: IptablesRule}> = []
-
-  constructor(
-    readonly ruleset: IptablesRuleset,
-    readonly path: string,
-    readonly family: 'IPv4' | 'IPv6',
-    readonly servicesOnly: boolean,
-    readonly refsPerPort: number,
-  ) {
-    this.focused = ruleset.focused === true
-    this.natChains = ruleset.tables.get('nat')?.chains ?? new Map<string, IptablesChain>()
-    this.filterChains = ruleset.tables.get('filter')?.chains ?? new Map<string, IptablesChain>()
-  }
 
   read(): FamilyResult {
     this.indexChains()
@@ -130,39 +88,6 @@ export class IptablesFamilyReader {
         ? []
         : findForeign(this.ruleset, this.path, this.node.masqueradeMark, this.warn)
     return {services, foreign, diagnostics: this.diagnostics, node: this.node}
-  }
-
-  readonly warn = (
-    code: string,
-    message: string,
-    line: number | null,
-    severity: Diagnostic['severity'] = 'warning',
-  ): void => {
-    this.diagnostics.push(
-      diag(severity, code, message, line === null ? null : {path: this.path, line}),
-    )
-  }
-
-  private commentOf(rule: IptablesRule): ServiceComment | null {
-    const text = rule.comment
-    if (text === null) return null
-    let parsed = this.parsedComments.get(text)
-    if (parsed === undefined) {
-      parsed = parseServiceComment(text)
-      this.parsedComments.set(text, parsed)
-    }
-    return parsed
-  }
-
-  // ---- 1. index: live per-service chains grouped by hash; SEP chains by name.
-
-  private groupOf(hash: string): Group {
-    let g = this.groups.get(hash)
-    if (!g) {
-      g = emptyGroup(hash)
-      this.groups.set(hash, g)
-    }
-    return g
   }
 
   /** The per-service chains by hash, and the live SEP chains counted (forEach: no iterator result per chain). */
@@ -192,86 +117,6 @@ export class IptablesFamilyReader {
       if (ps) this.groupOf(ps.hash).chains[ps.kind] = chain
     })
     this.jumpedMark = maxMark + 1
-  }
-
-  /**
-   * A rule read for group g: its line is one of the port's rule references. A this.servicesOnly read
-   * makes no references and needs only the first line (where the port's diagnostics point), so
-   * it does not look up the line of each of the ~430,000 rules of a 10,000-service dump.
-   */
-  private noteRef(g: Group, rule: IptablesRule): void {
-    if (!this.servicesOnly || g.refLines.length === 0) g.refLines.push(rule.line)
-  }
-  private liveTarget(target: string | null): IptablesChain | undefined {
-    if (target === null) return undefined
-    const c = this.natChains.get(target)
-    return c && c.deletedLine === null ? c : undefined
-  }
-
-  /** The first rule that tells names the group; comments are only parsed while the name is unknown. */
-  private nameGroup(g: Group, rule: IptablesRule): void {
-    if (g.spn === null) {
-      const spn = this.commentOf(rule)?.spn
-      if (spn) g.spn = spn
-    }
-    if (g.protocol === null && rule.protocol && !rule.protocol.negated)
-      g.protocol = rule.protocol.value
-  }
-  private addFrontend(g: Group, fe: FrontendDraft): FrontendDraft {
-    const same = findFrontend(
-      g,
-      sameFrontendKey(fe.type, fe.ip, fe.port),
-      (f) => f.type === fe.type && f.ip === fe.ip && f.port === fe.port,
-    )
-    if (same) return same
-    g.frontends.push(fe)
-    if (g.frontendIndex !== null) indexFrontend(g.frontendIndex, fe)
-    else if (g.frontends.length > SCANNED_FRONTENDS) {
-      g.frontendIndex = new Map()
-      for (const f of g.frontends) indexFrontend(g.frontendIndex, f)
-    }
-    return fe
-  }
-  private noteInternalMasquerade(rule: IptablesRule): void {
-    if (rule.source?.negated) {
-      this.node.masqMatchedLocal = true
-      this.node.podCIDRs.add(rule.source.value)
-      this.node.detector ??= 'cidr'
-    } else if (rule.inInterface?.negated) {
-      this.node.masqMatchedLocal = true
-      this.noteInterface(rule.inInterface.value)
-    } else if (!rule.source && !rule.inInterface) {
-      this.node.masqMatchedAll = true
-    }
-  }
-  private noteMarkTarget(rule: IptablesRule): void {
-    const mark =
-      findTargetOption(rule, '--or-mark') ??
-      findTargetOption(rule, '--set-xmark') ??
-      findTargetOption(rule, '--set-mark')
-    if (mark?.values[0]) this.node.masqueradeMark ??= markValue(mark.values[0])
-  }
-  private noteInterface(iface: string): void {
-    // `-i veth+` is the interface-prefix detector; a plain name is the bridge detector.
-    if (iface.endsWith('+')) {
-      this.node.detector ??= 'interface-prefix'
-      this.node.localInterface ??= iface.slice(0, -1)
-    } else {
-      this.node.detector ??= 'interface'
-      this.node.localInterface ??= iface
-    }
-  }
-
-  /** A rule in one of kube-proxy's dispatch chains that is none of its shapes. A jump to a foreign chain is listed in `foreign` instead (step 7). */
-  private notUnderstood(rule: IptablesRule): void {
-    const foreignJump =
-      rule.target !== null && this.natChains.has(rule.target) && !isKubeProxyChain(rule.target)
-    if (!foreignJump)
-      this.warn(
-        'IPT_UNKNOWN_RULE',
-        `rule in ${rule.table} ${rule.chain} not understood (target ${rule.target ?? 'none'}); kept out of the service model`,
-        rule.line,
-      )
   }
 
   // ---- 2. nat KUBE-SERVICES: frontends and the jump to KUBE-NODEPORTS.
@@ -392,7 +237,7 @@ export class IptablesFamilyReader {
     // Affinity and SVL rules jump to the chains the SVC rules do: the group's draft is found again.
     // The chain is looked up first: a draft is then found again by its chain, one pointer compared
     // per draft, not by its name (the names are cut from the dump, and comparing two of them reads
-    // both places in the text: ~50 ms of a 10,000-service read).
+    // both places in the text).
     const chain = this.natChains.get(sep)
     let ep: EndpointDraft | undefined
     if (g.endpointBySep !== null) ep = g.endpointBySep.get(sep)

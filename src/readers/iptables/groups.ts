@@ -187,7 +187,7 @@ export function emptyGroup(hash: string | null): Group {
 
 /**
  * Up to this many frontends a group's are scanned; past it they are indexed (a service port with
- * 80,000 externalIPs made every lookup a scan: a dump of that shape took 23 s, quadratically).
+ * 80,000 externalIPs made every lookup a scan: quadratic in the frontends).
  */
 export const SCANNED_FRONTENDS = 16
 
@@ -218,7 +218,7 @@ export function findFrontend(
 }
 
 /** Each per-service kind's chain-name prefix (PER_SERVICE_PREFIXES the other way round). */
-const PREFIX_OF_KIND = Object.fromEntries(
+export const PREFIX_OF_KIND = Object.fromEntries(
   PER_SERVICE_PREFIXES.map(([prefix, kind]) => [kind, prefix]),
 ) as Record<ChainKind, string>
 

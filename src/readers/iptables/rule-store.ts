@@ -1,8 +1,8 @@
 /**
  * Where the iptables reader keeps its rules: a few numbers per rule in shared Int32Array blocks,
  * not an object per rule. A 10,000-service dump has 430,000 rules; as objects of 16 fields they
- * were about 65 MB of fresh heap that the collector copied and marked, and making them was the
- * largest single cost of the read (docs/benchmarks.md). Here a rule is a row of ROW_WIDTH
+ * were fresh heap that the collector copied and marked, and making them was the largest single
+ * cost of the read (docs/benchmarks.md). Here a rule is a row of ROW_WIDTH
  * numbers, and what it refers to (its chain's name, its target, its comment, its match objects,
  * the piece of text its line is in) is an index into one table of values.
  *
