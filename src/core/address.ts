@@ -399,3 +399,19 @@ export function joinHostPort(host: string, port: number | string | null, family?
   const h = v6 ? `[${host}]` : host
   return port === null ? h : `${h}:${port}`
 }
+
+// ---------------------------------------------------------------------------------------------
+// iptables' reading (what iptables-save prints)
+
+/** An IPv6 address as iptables-save prints it (inet_ntop), or null when ipaddr.js cannot read it. */
+export function iptablesIpv6(text: string): string | null {
+  if (!ipaddr.IPv6.isValid(text)) return null
+  const parsed = ipaddr.IPv6.parse(text)
+  // inet_ntop keeps IPv4-mapped addresses dotted (::ffff:1.2.3.4); ipaddr.js would not.
+  return parsed.isIPv4MappedAddress() ? text.toLowerCase() : parsed.toString()
+}
+
+/** Whether iptables would take the text as an IPv6 address (ipaddr.js's reading, no prefix). */
+export function isIptablesIpv6(text: string): boolean {
+  return ipaddr.IPv6.isValid(text)
+}

@@ -30,54 +30,27 @@
  * Lines end at the byte 0x0A, which is never part of a multi-byte UTF-8 character, so cutting
  * the bytes into lines and decoding only some of them gives the same lines as decoding first.
  */
-import {decodeText} from '../../core/text.js'
-import {readRange, type ByteReader, type ByteSource} from '../bytes.js'
-import {parseServiceComment} from './comments.js'
-import {tokenizeLine} from './tokenize.js'
+import type {ByteReader, ByteSource} from '../bytes.js'
+import {
+  ByteList,
+  findNewline,
+  IntList,
+  joinChosenLines,
+  LateLines,
+  readRanges,
+} from './focus-lines.js'
 import {
   KUBE_CHAIN_PREFIX,
   KUBE_EXTERNAL_SERVICES,
   KUBE_NODEPORTS,
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
-  SEP_CHAIN_PREFIX,
-  SERVICE_CHAIN_PREFIXES,
 } from '../../kube-proxy/iptables-names.js'
+import {parseServiceComment} from './comments.js'
+import {PER_SERVICE_PREFIXES, perServiceChain, PREFIX_OF_KIND, SEP_PREFIX} from './groups.js'
+import {tokenizeLine} from './words.js'
 
-/** Ranges no further apart than this are read with one read (the bytes between are read and dropped). */
-const READ_GAP_BYTES = 16 * 1024
-/** The most one such read takes. */
-const READ_GROUP_BYTES = 4 * 1024 * 1024
-
-/**
- * Reads the byte ranges [starts[i], ends[i]) of `reader`, given in file order, and hands each to
- * `use`: ranges close together are read with one read. One read per range made a focused read
- * of a service with 200,000 endpoints 1.2 million reads (11 s); the few scattered ranges of an
- * ordinary service are still read one by one.
- */
-export function readRanges(
-  reader: ByteReader,
-  starts: ArrayLike<number>,
-  ends: ArrayLike<number>,
-  use: (i: number, bytes: Buffer) => void,
-): void {
-  for (let i = 0; i < starts.length;) {
-    const groupStart = starts[i]!
-    let groupEnd = ends[i]!
-    let j = i + 1
-    while (
-      j < starts.length &&
-      starts[j]! >= groupEnd &&
-      starts[j]! - groupEnd <= READ_GAP_BYTES &&
-      ends[j]! - groupStart <= READ_GROUP_BYTES
-    )
-      groupEnd = ends[j++]!
-    const bytes = readRange(reader, groupStart, groupEnd)
-    for (let k = i; k < j; k++)
-      use(k, bytes.subarray(starts[k]! - groupStart, ends[k]! - groupStart))
-    i = j
-  }
-}
+export {readRanges}
 
 export interface FocusedLines {
   /** The chosen lines in source order, each with its own line ending (the source's last line may have none). */
@@ -91,8 +64,6 @@ export interface FocusedLines {
 }
 
 const DISPATCH_CHAINS = [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES, KUBE_PROXY_FIREWALL]
-const PER_SERVICE_PREFIXES = SERVICE_CHAIN_PREFIXES
-const SEP_PREFIX = SEP_CHAIN_PREFIX
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
 const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', 'ACCEPT'])
 /** The localhost copy of a NodePort rule sets a node setting (spec §2.4). */
@@ -101,13 +72,9 @@ const LOCALHOST_V4 = '127.0.0.0/8'
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
 const KUBE_BYTES = ascii(KUBE_CHAIN_PREFIX)
 const SEP_BYTES = ascii(SEP_PREFIX)
-const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(ascii) as [
-  Uint8Array,
-  Uint8Array,
-  Uint8Array,
-  Uint8Array,
-  Uint8Array,
-]
+const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(([p]) =>
+  ascii(p),
+) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]
 const DISPATCH_BYTES = DISPATCH_CHAINS.map(ascii)
 const MARK_BYTES = ascii('MARK')
 const QUOTE_BYTES = ascii('"')
@@ -116,10 +83,9 @@ const QUOTE_BYTES = ascii('"')
 type ChainKind = 0 | 1 | 2 | 3
 const ChainKind = {Other: 0, Dispatch: 1, PerService: 2, Sep: 3} as const
 
-/** The hash of a per-service chain name (the part after KUBE-SVC- etc.), or null. */
+/** The hash of a per-service chain name (the part after KUBE-SVC- etc.), or null: the builder's classification (./groups.ts). */
 function perServiceHash(name: string): string | null {
-  for (const p of PER_SERVICE_PREFIXES) if (name.startsWith(p)) return name.slice(p.length)
-  return null
+  return perServiceChain(name)?.hash ?? null
 }
 
 /** The `-j`/`-g` target of one rule line, read without tokenising (kube-proxy's targets are plain words). */
@@ -223,85 +189,6 @@ function stringKey(name: string): number {
   return nameKey(b, 0, b.length)
 }
 
-/** A list of non-negative integers that grows without boxing. */
-class IntList {
-  data: Int32Array
-  length = 0
-  constructor(capacity = 1024) {
-    this.data = new Int32Array(capacity)
-  }
-
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Int32Array(this.data.length * 2)
-      grown.set(this.data)
-      this.data = grown
-    }
-    this.data[this.length++] = value
-  }
-}
-
-/** Bytes appended in runs, in a buffer that doubles as it fills. */
-class ByteList {
-  data = Buffer.allocUnsafe(64 * 1024)
-  length = 0
-
-  append(from: Uint8Array, start: number, end: number): void {
-    const need = this.length + end - start
-    if (need > this.data.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.data.length * 2))
-      this.data.copy(grown, 0, 0, this.length)
-      this.data = grown
-    }
-    const to = this.data
-    // Most runs are one line: a loop beats making a view for set().
-    if (end - start <= 256)
-      for (let i = start, at = this.length; i < end; i++, at++) to[at] = from[i]!
-    else to.set(from.subarray(start, end), this.length)
-    this.length = need
-  }
-}
-
-/**
- * Lines whose reading is decided once the whole dump has been seen, in runs: neighbouring lines
- * of one chain (a SEP chain's two rules, a service chain's jumps) are one run. For each run, its
- * first line index, where it is in the source (up to and with the newline of its last line), and
- * the key of the name it is chosen by: four numbers in a row of one array.
- *
- * Memory the process has not touched yet is slow to touch on the bench machine (about 4 ms per
- * MB), so the array is made as large as the source could need at once, and only the part
- * written is ever touched; it grows only past that guess.
- */
-class LateLines {
-  data: Int32Array
-  length = 0
-
-  constructor(expectedRuns: number) {
-    this.data = new Int32Array(4 * Math.max(1024, expectedRuns))
-  }
-
-  add(idx: number, start: number, end: number, key: number): void {
-    const last = (this.length - 1) * 4
-    // A line that starts where the last run ends is the next line: it joins the run when its key is the same.
-    if (this.length > 0 && this.data[last + 2] === start && this.data[last + 3] === key) {
-      this.data[last + 2] = end
-      return
-    }
-    let at = this.length * 4
-    if (at === this.data.length) {
-      const grown = new Int32Array(at * 2)
-      grown.set(this.data)
-      this.data = grown
-    }
-    const d = this.data
-    d[at++] = idx
-    d[at++] = start
-    d[at++] = end
-    d[at] = key
-    this.length++
-  }
-}
-
 /** The most runs a LateLines makes room for before it sees them (64 MB untouched address space). */
 const MAX_EXPECTED_RUNS = 4 * 1024 * 1024
 
@@ -311,7 +198,7 @@ const PIECE_BYTES = 256 * 1024
 /**
  * When the rules of the chosen per-service chains are more than this share of the source, the
  * dump is read in full instead: the chosen service is most of the dump (one service of 200,000
- * endpoints: 7.6-8.6 s focused, ~1 GB, against ~4.5 s for the full read), and picking its lines
+ * endpoints read focused is slower and larger than the full read), and picking its lines
  * out one run at a time costs more than reading them all. An ordinary service's are well under 1 %.
  */
 const MAX_CHOSEN_SHARE = 1 / 8
@@ -320,23 +207,6 @@ const MIN_CHOSEN_FALLBACK_BYTES = 1024 * 1024
 
 /** Offsets are kept as 32-bit integers: a dump of 2 GiB or more is read in full instead. */
 const MAX_FOCUS_BYTES = 0x7fffffff
-
-/** The first newline in bytes[from, to), or `to`. Four bytes at a time where aligned: a word without a 0x0A byte is skipped whole. */
-function findNewline(bytes: Uint8Array, words: Int32Array, from: number, to: number): number {
-  let i = from
-  while (i < to && (i & 3) !== 0) {
-    if (bytes[i] === 10) return i
-    i++
-  }
-  const lastWord = to >> 2
-  let w = i >> 2
-  for (; w < lastWord; w++) {
-    const x = words[w]! ^ 0x0a0a0a0a
-    if (((x - 0x01010101) & ~x & 0x80808080) !== 0) break
-  }
-  for (i = Math.max(i, w << 2); i < to; i++) if (bytes[i] === 10) return i
-  return to
-}
 
 /**
  * Chooses the lines to read for the service ports the needles name, and returns them as text.
@@ -797,8 +667,8 @@ export function evidenceSignature(line: string): string {
 
 /** KUBE-SVC-ABC -> KUBE-SVC- (the name itself when it is not a per-service chain's). */
 function perServicePrefix(name: string): string {
-  for (const p of PER_SERVICE_PREFIXES) if (name.startsWith(p)) return p
-  return name
+  const ps = perServiceChain(name)
+  return ps === null ? name : PREFIX_OF_KIND[ps.kind]
 }
 
 /** The chain a rule line (`[p:b] -A CHAIN ...`) or a declaration (`:CHAIN ...`) names. */
@@ -827,49 +697,4 @@ function targetStart(bytes: Uint8Array, pos: number, nl: number): number {
     if (c === 106 /* j */ || c === 103 /* g */) return i + 4
   }
   return -1
-}
-
-/** The lines read at once and the ones chosen late, merged in source order into one text. */
-function joinChosenLines(
-  reader: ByteReader,
-  now: {bytes: ByteList; idx: IntList; at: IntList},
-  late: Array<{idx: number; start: number; end: number}>,
-  lineCount: number,
-  endsWithNewline: boolean,
-): FocusedLines {
-  late.sort((a, b) => a.idx - b.idx)
-  let total = now.bytes.length
-  for (const l of late) total += l.end - l.start
-  // The late lines' bytes, in file order, read with as few reads as they allow (readRanges).
-  const lateBytes: Buffer[] = new Array<Buffer>(late.length)
-  readRanges(
-    reader,
-    late.map((l) => l.start),
-    late.map((l) => l.end),
-    (i, bytes) => {
-      lateBytes[i] = bytes
-    },
-  )
-  const out = Buffer.allocUnsafe(total)
-  const lineIndex = new Int32Array(now.idx.length + late.length)
-  let at = 0
-  let lines = 0
-  let k = 0
-  for (let j = 0; j <= late.length; j++) {
-    // The lines read at once that come before late line j (all the rest after the last), in one copy.
-    const until = j < late.length ? late[j]!.idx : lineCount
-    const from = k
-    while (k < now.idx.length && now.idx.data[k]! < until) lineIndex[lines++] = now.idx.data[k++]!
-    if (k > from)
-      at += now.bytes.data.copy(
-        out,
-        at,
-        now.at.data[from]!,
-        k < now.idx.length ? now.at.data[k]! : now.bytes.length,
-      )
-    if (j === late.length) break
-    lineIndex[lines++] = late[j]!.idx
-    at += lateBytes[j]!.copy(out, at)
-  }
-  return {text: decodeText(out.subarray(0, at)), lineIndex, lineCount, endsWithNewline}
 }

@@ -1,12 +1,13 @@
 /**
  * Where the iptables reader keeps its rules: a few numbers per rule in shared Int32Array blocks,
  * not an object per rule. A 10,000-service dump has 430,000 rules; as objects of 16 fields they
- * were about 65 MB of fresh heap that the collector copied and marked, and making them was the
- * largest single cost of the read (docs/benchmarks.md). Here a rule is a row of ROW_WIDTH
+ * were fresh heap that the collector copied and marked, and making them was the largest single
+ * cost of the read (docs/benchmarks.md). Here a rule is a row of ROW_WIDTH
  * numbers, and what it refers to (its chain's name, its target, its comment, its match objects,
  * the piece of text its line is in) is an index into one table of values.
  *
- * Nothing here knows what the fields mean: ./parse.ts LazyRule reads and writes them.
+ * RuleStore knows nothing of what the fields mean; the iptables row layout and the codecs of
+ * its packed fields are at the end of this file, and ./chain.ts LazyRule reads and writes them.
  */
 
 /** Rows per block: blocks are never moved or copied once made (a growing array would be, at each doubling). */
@@ -95,3 +96,89 @@ export class RuleStore {
     return index
   }
 }
+
+/**
+ * The iptables reader's row layout (./chain.ts LazyRule reads and writes it). Numbers are kept
+ * as they are; the other fields are indexes into the store's values.
+ */
+export const enum RuleField {
+  Line = 0,
+  /** Where the rule's line is in its piece of text: [Start, End). */
+  Start = 1,
+  End = 2,
+  /** optionsFrom and a KeptValue code, packed (packOptions). */
+  Options = 3,
+  Goto = 4,
+  /** The piece of text the line is in. */
+  Dump = 5,
+  Table = 6,
+  Chain = 7,
+  Target = 8,
+  Comment = 9,
+  Protocol = 10,
+  Src = 11,
+  Dst = 12,
+  Dport = 13,
+  /** What few rules have (counters, -i, -o, --sport), as one object. */
+  Rare = 14,
+  /** A plain rule's comment as where it is in the line (packCommentAt), when Comment holds none. */
+  CommentAt = 15,
+}
+if (RuleField.CommentAt >= ROW_WIDTH)
+  throw new Error('rule-store.ts: a rule has more fields than a RuleStore row has places')
+
+// ---- The fields that pack two numbers in one: each encoder beside its decoder.
+
+/**
+ * CommentAt: a comment's place in its rule's line, 1 + offset × 4096 + length, or 0 when it does
+ * not fit (4,095 characters or more, or 512 KiB or more into a line): it is then kept as a string.
+ */
+const COMMENT_LENGTH_SPAN = 4096
+const COMMENT_OFFSET_LIMIT = 1 << 19
+
+export function packCommentAt(offset: number, length: number): number {
+  return length < COMMENT_LENGTH_SPAN - 1 && offset < COMMENT_OFFSET_LIMIT
+    ? 1 + offset * COMMENT_LENGTH_SPAN + length
+    : 0
+}
+
+/** The length of a packed CommentAt (not 0). */
+export const commentLength = (at: number): number => (at - 1) % COMMENT_LENGTH_SPAN
+/** The offset of a packed CommentAt (not 0). */
+export const commentOffset = (at: number): number =>
+  (at - 1 - commentLength(at)) / COMMENT_LENGTH_SPAN
+
+/**
+ * The options whose first value the plain reader keeps the place of, for the builder's questions
+ * about most rules of a large dump: each SVC->SEP rule's probability, each SEP chain's DNAT.
+ */
+export const KEPT_VALUES: ReadonlyArray<{name: string; afterTarget: boolean}> = [
+  {name: '--probability', afterTarget: false},
+  {name: '--to-destination', afterTarget: true},
+]
+
+/** The index in KEPT_VALUES of this option in this place, or -1. */
+export function keptIndex(name: string, afterTarget: boolean): number {
+  for (let i = 0; i < KEPT_VALUES.length; i++)
+    if (KEPT_VALUES[i]!.name === name && KEPT_VALUES[i]!.afterTarget === afterTarget) return i
+  return -1
+}
+
+/**
+ * A kept-value code: 0 nothing known (the line was tokenised), NONE_KEPT none of KEPT_VALUES in
+ * its place, else which one and how far into the rule's text its value's word starts.
+ */
+export const NOTHING_KNOWN = 0
+export const NONE_KEPT = 1
+export const keptCode = (index: number, offset: number): number =>
+  2 + index + KEPT_VALUES.length * offset
+export const keptIndexOf = (code: number): number => (code - 2) % KEPT_VALUES.length
+export const keptOffsetOf = (code: number): number => Math.floor((code - 2) / KEPT_VALUES.length)
+
+/** Options: optionsFrom (the word the options start at, at most 4) + OPTIONS_SPAN × a kept-value code. */
+const OPTIONS_SPAN = 8
+
+export const packOptions = (optionsFrom: number, kept: number): number =>
+  optionsFrom + OPTIONS_SPAN * kept
+export const optionsFromOf = (options: number): number => options % OPTIONS_SPAN
+export const keptCodeOf = (options: number): number => Math.floor(options / OPTIONS_SPAN)

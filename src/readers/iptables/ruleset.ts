@@ -86,8 +86,8 @@ export interface IptablesChain {
   /**
    * Scratch for one pass of a reader over the ruleset: the pass sets its own number here to
    * remember a chain (./build.ts: the SEP chains some service jumps to), and a number of another
-   * pass means nothing. 0 when made. A Set of 100,000 chain objects cost ~50 ms of a large read:
-   * each object was given an identity hash when added.
+   * pass means nothing. 0 when made. (Not a Set of chains:
+   * each object added to one is given an identity hash.)
    */
   passMark: number
   /**
@@ -99,8 +99,8 @@ export interface IptablesChain {
   readonly ruleCount: number
   /**
    * rules[index], without making the list: a view of its own (kept as long as wanted). For the
-   * builder's walks over 110,000 chains, where the lists and their iterators were ~25 MB of
-   * garbage on a 10,000-service dump.
+   * builder's walks over 110,000 chains, where the lists and their iterators were most of
+   * the garbage.
    */
   ruleAt(index: number): IptablesRule
 }

@@ -19,7 +19,7 @@ import {
   findTargetOption,
   type IptablesRule,
 } from '../../../src/readers/iptables/ruleset.js'
-import {tokenizeLine} from '../../../src/readers/iptables/tokenize.js'
+import {tokenizeLine} from '../../../src/readers/iptables/words.js'
 import {ROOT} from '../../helpers/run-cli.js'
 import {COMMON_NOISE, mutate, prng} from '../robustness.js'
 

@@ -1,0 +1,216 @@
+/**
+ * Stage 6 of the iptables reader: each group's drafts -> one ServicePort (protocol, names, hash
+ * checks, endpoints with their shares and locality, frontends with their source ranges).
+ */
+import {toCidr} from '../../core/address.js'
+import type {Endpoint, Frontend, Protocol, ServicePort} from '../../model/types.js'
+import {splitServicePortName} from './comments.js'
+import type {IptablesFamilyReader} from './family-reader.js'
+import {chainNamesOf, SCANNED_ENDPOINTS, SEP_PREFIX, type Group} from './groups.js'
+import {
+  endpointString,
+  iptablesChainHash,
+  iptablesEndpointHash,
+} from '../../kube-proxy/iptables-names.js'
+import {effectiveShares, SHARE_SUM_TOLERANCE} from '../../kube-proxy/shares.js'
+import {sourceRefs} from './values.js'
+
+const PROTOCOLS: Readonly<Record<string, Protocol>> = {tcp: 'TCP', udp: 'UDP', sctp: 'SCTP'}
+
+function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
+  if (g.frontends.length === 0) {
+    const chainNames = chainNamesOf(g)
+    if (chainNames.length > 0 && !r.focused)
+      r.warn(
+        'IPT_ORPHAN_CHAIN',
+        `${chainNames.join(', ')} ${chainNames.length > 1 ? 'are' : 'is'} not reached from KUBE-SERVICES or KUBE-NODEPORTS; not read as a service`,
+        Object.values(g.chains)[0]?.line ?? null,
+      )
+    return null
+  }
+  let protocol = g.protocol
+  if (protocol === null && g.hash !== null && g.spn !== null) {
+    // No rule carries -p (hand-trimmed dump): the hash tells which protocol the chains were made for.
+    protocol = Object.keys(PROTOCOLS).find((p) => iptablesChainHash(g.spn!, p) === g.hash) ?? null
+  }
+  const firstLine = g.refLines[0] ?? null
+  if (protocol === null || PROTOCOLS[protocol] === undefined) {
+    r.warn(
+      'IPT_UNKNOWN_PROTOCOL',
+      `cannot tell the protocol of ${g.spn ?? chainNamesOf(g).join(', ')}${protocol ? ` ("${protocol}")` : ''}; read as TCP`,
+      firstLine,
+    )
+  }
+  const proto = PROTOCOLS[protocol ?? 'tcp'] ?? 'TCP'
+  const names = g.spn !== null ? splitServicePortName(g.spn) : null
+  if (g.spn !== null && g.hash !== null) {
+    const expected = iptablesChainHash(g.spn, proto)
+    if (expected !== g.hash) {
+      const names = chainNamesOf(g)
+      r.warn(
+        'IPT_HASH_MISMATCH',
+        `${names.length === 1 ? `${names[0]} does` : `chains ${names.join(', ')} do`} not carry the hash of "${g.spn}" ${proto.toLowerCase()} (expected ${expected}): hand-edited or corrupted dump?`,
+        Object.values(g.chains)[0]?.line ?? firstLine,
+      )
+    }
+  }
+  if (g.spn === null)
+    r.warn(
+      'IPT_NO_NAME',
+      `no comment names the service port of ${chainNamesOf(g).join(', ') || 'these rules'}; it is identified by its ClusterIP`,
+      firstLine,
+      'info',
+    )
+
+  // Endpoints and shares. The cluster r.path is the chain a ClusterIP connection goes to.
+  const cluster = g.frontends.find((f) => f.type === 'ClusterIP' && f.action === 'forward')
+  const local = g.localCascade
+  const useLocal = (cluster?.via === 'svl' || g.cascade === null) && local !== null
+  const steps = useLocal ? local : g.cascade
+  /**
+   * By endpoint index: the sum of the shares of the steps into each SEP chain. Not a field of the
+   * drafts: a field that first holds 0 and then a fraction makes V8 change the shape of every draft.
+   */
+  const shares = steps !== null ? new Array<number>(g.endpoints.length).fill(0) : null
+  if (steps !== null && shares !== null) {
+    const result = effectiveShares(steps.probabilities)
+    for (let i = 0; i < result.shares.length; i++)
+      shares[steps.endpoints[i]!.index]! += result.shares[i]!
+    if (result.unreachableFrom !== null) {
+      const line = steps.lines[result.unreachableFrom]!
+      r.warn(
+        'IPT_UNREACHABLE_RULE',
+        `${steps.chain}: the rule on line ${line} follows an unconditional one and is never reached`,
+        line,
+      )
+    }
+    if (Math.abs(result.total - 1) > SHARE_SUM_TOLERANCE) {
+      r.warn(
+        'IPT_SHARES_SUM',
+        `the endpoint shares of ${steps.chain} sum to ${result.total.toFixed(9)}, not 1: the last rule of the cascade is not unconditional (cut-off or hand-edited chain?)`,
+        steps.lines[steps.lines.length - 1]!,
+      )
+    }
+  }
+  const localPolicy = g.etp === 'Local' || g.itp === 'Local'
+  const endpoints: Endpoint[] = []
+  /** The addresses so far, once there are more than SCANNED_ENDPOINTS drafts; until then the endpoints are scanned (a set per service port cost more). */
+  const seenIps = g.endpoints.length > SCANNED_ENDPOINTS ? new Set<string>() : null
+  const seenIp = (ip: string): boolean => {
+    if (seenIps !== null) return seenIps.has(ip)
+    for (let i = 0; i < endpoints.length; i++) if (endpoints[i]!.ip === ip) return true
+    return false
+  }
+  /** The ip:port of each endpoint, made once an address comes twice (endpointString is one-to-one: one ip:port is one ip and one port). */
+  let seenEndpoints: Set<string> | null = null
+  // A local endpoint on the local chain but not on a cluster chain that has endpoints is the
+  // serving-terminating fallback (see markTerminatingFallbacks in ../nft/kube-proxy-table.ts).
+  const clusterMembers =
+    g.localCascade !== null && g.cascade !== null && g.cascade.endpoints.length > 0
+      ? new Set(g.cascade.endpoints)
+      : null
+  for (const ep of g.endpoints) {
+    if (ep.written === null) continue // the SEP chain is missing or has no DNAT (reported above)
+    if (g.spn !== null) {
+      const expected = iptablesEndpointHash(g.spn, proto, ep.written)
+      if (ep.sep.length !== SEP_PREFIX.length + expected.length || !ep.sep.endsWith(expected)) {
+        r.warn(
+          'IPT_HASH_MISMATCH',
+          `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`,
+          ep.chain?.line ?? null,
+        )
+      }
+    }
+    // Two SEP chains for one ip:port (a hand-edited dump) give one endpoint; the hash check above names the odd one.
+    // A new address is a new endpoint: the ip:port strings are only made for an address seen before.
+    if (seenIp(ep.ip)) {
+      seenEndpoints ??= new Set(endpoints.map((e) => endpointString(e.ip, e.port)))
+      const key = endpointString(ep.ip, ep.port)
+      if (seenEndpoints.has(key)) continue
+      seenEndpoints.add(key)
+    } else {
+      seenIps?.add(ep.ip)
+      seenEndpoints?.add(endpointString(ep.ip, ep.port))
+    }
+    endpoints.push({
+      ip: ep.ip,
+      port: ep.port,
+      // Locality is only visible under a Local policy: the SVL/XLB members are this node's.
+      local: localPolicy ? ep.inLocal : null,
+      // An endpoint that is not on the cluster r.path (only in SVL) gets no new connection from it.
+      share: shares !== null ? shares[ep.index]! : null,
+      weight: null,
+      state:
+        clusterMembers !== null && ep.inLocal && !clusterMembers.has(ep)
+          ? 'serving-terminating'
+          : null,
+    })
+  }
+  if (g.localDrop) {
+    // 1.24 SVL / ≤1.23 XLB "has no local endpoints" -> KUBE-MARK-DROP: external traffic is dropped.
+    for (const fe of g.frontends)
+      if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw'))
+        fe.action = 'drop'
+  }
+  // kube-proxy also lets the LB IPs themselves through (`-s LBIP`): they are not ranges.
+  const lbCidrs = new Set<string>()
+  for (const f of g.frontends)
+    if (f.type === 'LoadBalancer' && f.ip !== null) lbCidrs.add(toCidr(f.ip))
+  const rangesFromFw = g.ranges.filter((r) => !lbCidrs.has(r))
+  const frontends: Frontend[] = g.frontends.map((f) => ({
+    type: f.type,
+    ip: f.ip,
+    port: f.port,
+    sourceRanges: f.via === 'fw' ? [...rangesFromFw] : [],
+    action: f.action,
+  }))
+  const externallyVisible = g.frontends.some((f) => f.type !== 'ClusterIP')
+  return {
+    namespace: names?.namespace ?? null,
+    name: names?.name ?? null,
+    portName: names?.portName ?? null,
+    protocol: proto,
+    family: r.family,
+    frontends,
+    healthCheckNodePort: g.healthCheckNodePort,
+    internalTrafficPolicy: g.itp,
+    externalTrafficPolicy: externallyVisible ? g.etp : null,
+    sessionAffinity: g.affinity ? {type: 'ClientIP', timeoutSeconds: g.affinitySeconds} : null,
+    scheduler: null,
+    endpoints,
+    rules: r.servicesOnly ? [] : sourceRefs(r.path, g.refLines, r.refsPerPort),
+  }
+}
+
+/** The service ports of the reader's groups (a group without frontends is none), and their conflicts. */
+export function servicePorts(r: IptablesFamilyReader): ServicePort[] {
+  const services: ServicePort[] = []
+  /** By service: the line of the first rule read for it, where its diagnostics point (not rules[0]: refs are in line order). */
+  const firstLines: Array<number | null> = []
+  for (const g of r.groups.values()) {
+    const sp = servicePortOf(r, g)
+    if (sp) {
+      services.push(sp)
+      firstLines.push(g.refLines[0] ?? null)
+    }
+  }
+
+  // Two service ports on one address:port/protocol: kube-proxy never writes that, so the dump was
+  // edited or mixes syncs (fixtures/iptables/upstream-sortrules-transition: 192.168.99.22).
+  const owners = new Map<string, string>()
+  services.forEach((sp, i) => {
+    const who = `${sp.namespace ?? '?'}/${sp.name ?? '?'}:${sp.portName ?? '?'}`
+    for (const fe of sp.frontends) {
+      const where = `${fe.type === 'NodePort' ? `NodePort ${fe.ip ?? '*'}` : fe.ip}:${fe.port ?? '?'}/${sp.protocol}`
+      const other = owners.get(where)
+      if (other !== undefined && other !== who)
+        r.warn(
+          'IPT_FRONTEND_CONFLICT',
+          `${where} belongs to both ${other} and ${who}`,
+          firstLines[i] ?? null,
+        )
+      else owners.set(where, who)
+    }
+  })
+  return services
+}
