@@ -4,8 +4,8 @@ import {isAscii} from 'node:buffer'
 const WHITESPACE_CHAR = /\s/
 
 /**
- * True when the text holds only whitespace. Stops at the first other character, so a 33 MB
- * dump costs a few characters here, not a trimmed copy of itself (docs/benchmarks.md).
+ * True when the text holds only whitespace. Stops at the first other character, so a large
+ * dump costs a few characters here, not a trimmed copy of itself.
  */
 export function isBlank(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -28,7 +28,7 @@ export function withoutByteOrderMark(text: string): string {
 }
 
 /**
- * Bytes -> text. Dumps are almost always plain ASCII, and a 33 MB one decodes as Latin-1 (one
+ * Bytes -> text. Dumps are almost always plain ASCII, and such a one decodes as Latin-1 (one
  * byte per character, the same string) in a fraction of the time UTF-8 decoding takes.
  */
 export function decodeText(bytes: Buffer): string {

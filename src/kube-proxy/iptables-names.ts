@@ -1,5 +1,5 @@
 /**
- * kube-proxy's iptables chain-name hashes (spec §2.6, pkg/proxy/iptables/proxier.go
+ * kube-proxy's iptables chain-name hashes (docs/kube-proxy-layouts.md §2.6, pkg/proxy/iptables/proxier.go
  * portProtoHash / servicePortEndpointChainName):
  *
  *   KUBE-SVC-/SVL-/EXT-/FW-/XLB- + base32(sha256(SPN + proto))[0:16]

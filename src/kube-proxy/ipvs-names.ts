@@ -1,6 +1,6 @@
 /**
  * The chains and ipsets only kube-proxy's IPVS mode writes (pkg/proxy/ipvs/proxier.go,
- * reference/ipvs-yaml-migration.md a.4); it shares KUBE-SERVICES, KUBE-POSTROUTING,
+ * docs/ipvs-layouts.md a.4); it shares KUBE-SERVICES, KUBE-POSTROUTING,
  * KUBE-MARK-MASQ, KUBE-FORWARD and KUBE-PROXY-FIREWALL with iptables mode (iptables-names.ts).
  */
 import type {Family} from '../model/types.js'

@@ -1,5 +1,5 @@
 /**
- * Effective endpoint shares from kube-proxy's probability cascade (spec §2.4, DESIGN §2).
+ * Effective endpoint shares from kube-proxy's probability cascade (docs/kube-proxy-layouts.md §2.4, docs/model.md).
  *
  * The rules of a KUBE-SVC/SVL chain are tried in order; rule i matches with its conditional
  * probability p_i (`--probability`, printed `%0.10f` by kube-proxy, `%0.5f` by old releases,
@@ -42,5 +42,5 @@ export function cascadeProbability(remaining: number): string {
   return (1 / remaining).toFixed(10)
 }
 
-/** DESIGN §2: the shares of one service port must sum to 1 within this. */
+/** docs/model.md: the shares of one service port must sum to 1 within this. */
 export const SHARE_SUM_TOLERANCE = 1e-6

@@ -1,8 +1,7 @@
 /**
  * An input's bytes, for readers that take them in pieces instead of as one decoded string: a file
- * on disk is then never held (or decoded) whole. Reading a 33 MB dump into one fresh buffer costs
- * about 120 ms on the 2-core bench machine, most of it the kernel mapping new pages; the same
- * bytes through one reused 256 KiB buffer take about 10 ms (docs/benchmarks.md).
+ * on disk is then never held (or decoded) whole: fresh memory is slow to touch on these machines,
+ * and one reused buffer is not (docs/performance.md).
  */
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 import {decodeText, isBlank} from '../core/text.js'

@@ -3,7 +3,7 @@
  * state's node, else kube-proxy's default, with a finding whenever a default or a gap decides),
  * and a "plan" per service port that restates the model as kube-proxy's own inputs
  * (ClusterIP, externalIPs, LB IPs, nodePort, policies, endpoints) and runs kube-proxy's endpoint
- * categorisation (pkg/proxy/topology.go CategorizeEndpoints, reference §1 "Endpoint
+ * categorisation (pkg/proxy/topology.go CategorizeEndpoints, docs/kube-proxy-layouts.md §1 "Endpoint
  * categorisation"). Each renderer then writes its own layout from the plans.
  */
 import type {
@@ -670,7 +670,7 @@ export function planService(
   const externalIPs: PlannedFrontend[] = []
   const loadBalancerIPs: PlannedFrontend[] = []
   const sourceRanges: string[] = []
-  /** sourceRanges as a set, made for a port with ranges only: a union by scanning the list was quadratic (80,000 ranges: 18 s per plan). */
+  /** sourceRanges as a set, made for a port with ranges only: a union by scanning the list is quadratic. */
   let seenRanges: Set<string> | null = null
   let nodePort: number | null = null
   for (const f of sp.frontends) {

@@ -1,5 +1,5 @@
 /**
- * What every renderer returns (DESIGN §1: renderers are pure functions `state -> {text, findings}`).
+ * What every renderer returns (docs/architecture.md: renderers are pure functions `state -> {text, findings}`).
  *
  * One decision documented here, because the targets differ in how many files they need:
  * - `text` is the primary output, what `kp migrate --to MODE` prints on stdout:

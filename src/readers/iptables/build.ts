@@ -3,7 +3,7 @@
  * an IPv6 dump, say) -> one ProxyState in mode 'iptables'. Each family's ruleset is read by an
  * IptablesFamilyReader (./family-reader.ts, which lists the stages); this joins the families.
  *
- * How a service port is recovered (spec §2, §5), without scanning the dump per service:
+ * How a service port is recovered (docs/kube-proxy-layouts.md §2, §5), without scanning the dump per service:
  * names come from whichever comment has them (large clusters drop the SEP and SVC->SEP
  * comments, fixtures/iptables/handmade-node-with-cni; old releases wrote other words,
  * fixtures/iptables/legacy-k8s-1.1), and every chain name is checked against the hash
@@ -153,7 +153,7 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     node.conntrackInvalidDrop ??= e.conntrackInvalidDrop
     if (e.nodePortAddresses !== null)
       node.nodePortAddresses = [...(node.nodePortAddresses ?? []), ...e.nodePortAddresses]
-    // masquerade-all: every internal masquerade rule lacks the local-detector part (spec §2.4).
+    // masquerade-all: every internal masquerade rule lacks the local-detector part (docs/kube-proxy-layouts.md §2.4).
     if (e.masqMatchedAll && !e.masqMatchedLocal) masqueradeAllVotes = true
     else if (e.masqMatchedLocal) masqueradeAllVotes ??= false
     if (e.sawInternalChain && e.detector === null && !e.masqMatchedAll && !e.masqMatchedLocal) {

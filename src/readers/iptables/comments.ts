@@ -1,5 +1,5 @@
 /**
- * The comments kube-proxy writes on its iptables rules, across its generations (spec §2.4,
+ * The comments kube-proxy writes on its iptables rules, across its generations (docs/kube-proxy-layouts.md §2.4,
  * §2.7), parsed by fixed prefixes and suffixes (no regex per line). A comment is where a
  * service port's name lives: `ns/name:port` (SPN), or `ns/name` for an unnamed port. Very old
  * releases wrote an unnamed port as `ns/name:` (an empty port after the colon); that spelling

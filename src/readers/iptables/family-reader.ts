@@ -177,7 +177,7 @@ export class IptablesFamilyReader extends FamilyState {
         continue
       }
       if (isMasqueradeMarking(rule) && comment?.spn) {
-        // ≤1.23: masquerade rules sat in KUBE-SERVICES before the jump (spec §2.7, fixtures/iptables/handmade-legacy-xlb);
+        // ≤1.23: masquerade rules sat in KUBE-SERVICES before the jump (docs/kube-proxy-layouts.md §2.7, fixtures/iptables/handmade-legacy-xlb);
         // in 2015 they set the mark directly.
         if (rule.target === 'MARK') this.noteMarkTarget(rule)
         if (comment.kind === 'cluster-ip') this.noteInternalMasquerade(rule)
@@ -185,7 +185,7 @@ export class IptablesFamilyReader extends FamilyState {
         continue
       }
       if (rule.target === KUBE_NODEPORTS) {
-        // The last rule: `--dst-type LOCAL` for every address, or one `-d NODEIP` per address (spec §2.3).
+        // The last rule: `--dst-type LOCAL` for every address, or one `-d NODEIP` per address (docs/kube-proxy-layouts.md §2.3).
         const dstType = findMatch(rule, '--dst-type')
         if (rule.destination && !rule.destination.negated) {
           ;(this.node.nodePortAddresses ??= []).push(rule.destination.value)
@@ -219,7 +219,7 @@ export class IptablesFamilyReader extends FamilyState {
           !rule.destination.negated &&
           rule.destination.value === LOCALHOST_V4
         ) {
-          // The localhost copy of a NodePort (spec §2.4, fixtures/iptables/upstream-overall) is a node setting, not another frontend.
+          // The localhost copy of a NodePort (docs/kube-proxy-layouts.md §2.4, fixtures/iptables/upstream-overall) is a node setting, not another frontend.
           this.node.localhostNodePorts = true
           continue
         }
@@ -369,7 +369,7 @@ export class IptablesFamilyReader extends FamilyState {
           g.etp = 'Local'
         } else if (into?.kind === 'svc') {
           if (rule.source && !rule.source.negated) {
-            // "pod traffic for C external destinations": the short-circuit of ETP=Local (spec §2.4).
+            // "pod traffic for C external destinations": the short-circuit of ETP=Local (docs/kube-proxy-layouts.md §2.4).
             g.etp = 'Local'
             this.node.podCIDRs.add(rule.source.value)
             this.node.detector ??= 'cidr'
@@ -544,7 +544,7 @@ export class IptablesFamilyReader extends FamilyState {
               (f) => f.type !== 'NodePort' && f.ip === ip && f.port === port,
             )
         if (!fe) {
-          // No nat rule names this address: a service without endpoints has no nat chains (spec §2.4).
+          // No nat rule names this address: a service without endpoints has no nat chains (docs/kube-proxy-layouts.md §2.4).
           // In filter KUBE-SERVICES it is the ClusterIP (≤1.2x also put externalIPs there, so only the
           // first address is taken as the ClusterIP); in KUBE-EXTERNAL-SERVICES an externalIP and a
           // LoadBalancer IP look the same, hence "External".
@@ -603,7 +603,7 @@ export class IptablesFamilyReader extends FamilyState {
         )
         continue
       }
-      // The health check is always tcp (spec §2.4) and belongs to every protocol of that port name.
+      // The health check is always tcp (docs/kube-proxy-layouts.md §2.4) and belongs to every protocol of that port name.
       // A health check alone is not a service (fixtures/iptables/upstream-parse-basic: ns2/svc2).
       for (const g of gs) {
         g.healthCheckNodePort = hc.port
@@ -632,7 +632,7 @@ export class IptablesFamilyReader extends FamilyState {
     }
     if (this.filterChains.has(KUBE_FORWARD)) this.node.conntrackInvalidDrop ??= false
     for (const rule of this.filterChains.get(KUBE_FIREWALL)?.rules ?? []) {
-      // kube-proxy adds "block incoming localnet connections" only for IPv4 with localhost NodePorts on (spec §2.3).
+      // kube-proxy adds "block incoming localnet connections" only for IPv4 with localhost NodePorts on (docs/kube-proxy-layouts.md §2.3).
       if (this.family === 'IPv4' && rule.comment === 'block incoming localnet connections')
         this.node.localhostNodePorts ??= true
     }

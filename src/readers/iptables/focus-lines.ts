@@ -120,26 +120,10 @@ export class LateLines {
   }
 }
 
-/** The first newline in bytes[from, to), or `to`. Four bytes at a time where aligned: a word without a 0x0A byte is skipped whole. */
-export function findNewline(
-  bytes: Uint8Array,
-  words: Int32Array,
-  from: number,
-  to: number,
-): number {
-  let i = from
-  while (i < to && (i & 3) !== 0) {
-    if (bytes[i] === 10) return i
-    i++
-  }
-  const lastWord = to >> 2
-  let w = i >> 2
-  for (; w < lastWord; w++) {
-    const x = words[w]! ^ 0x0a0a0a0a
-    if (((x - 0x01010101) & ~x & 0x80808080) !== 0) break
-  }
-  for (i = Math.max(i, w << 2); i < to; i++) if (bytes[i] === 10) return i
-  return to
+/** The first newline in bytes[from, to), or `to`. */
+export function findNewline(bytes: Buffer, from: number, to: number): number {
+  const i = bytes.indexOf(10, from)
+  return i < 0 || i >= to ? to : i
 }
 
 /** The lines read at once and the ones chosen late, merged in source order into one text. */

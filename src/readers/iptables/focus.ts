@@ -66,7 +66,7 @@ export interface FocusedLines {
 const DISPATCH_CHAINS = [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES, KUBE_PROXY_FIREWALL]
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
 const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', 'ACCEPT'])
-/** The localhost copy of a NodePort rule sets a node setting (spec §2.4). */
+/** The localhost copy of a NodePort rule sets a node setting (docs/kube-proxy-layouts.md §2.4). */
 const LOCALHOST_V4 = '127.0.0.0/8'
 
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
@@ -441,7 +441,6 @@ function sortLines(
   pieceBytes: number,
 ): {lineCount: number; endsWithNewline: boolean} {
   let piece = new Uint8Array(pieceBytes)
-  let words = new Int32Array(piece.buffer, 0, piece.length >> 2)
   let bytes = Buffer.from(piece.buffer, 0, piece.length)
   const {readNow, readNowIdx, readNowAt} = sorter
   /** Source offset of piece[0], and how many bytes of the piece are filled. */
@@ -464,7 +463,7 @@ function sortLines(
     /** Where the run of lines read now started in this piece, or -1. */
     let run = -1
     for (;;) {
-      const nl = findNewline(piece, words, pos, filled)
+      const nl = findNewline(bytes, pos, filled)
       if (nl === filled && !eof) break
       const next = nl === filled ? nl : nl + 1
       const idx = lineCount++
@@ -498,7 +497,6 @@ function sortLines(
       const grown = new Uint8Array(piece.length * 2)
       grown.set(piece)
       piece = grown
-      words = new Int32Array(piece.buffer, 0, piece.length >> 2)
       bytes = Buffer.from(piece.buffer, 0, piece.length)
     } else {
       piece.copyWithin(0, pos, filled)

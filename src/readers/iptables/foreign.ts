@@ -19,7 +19,7 @@ import {
 import {markValue, SNAT_COMMENT} from './values.js'
 
 /**
- * kube-proxy's (and kubelet's) own jumps from built-in chains, spec §2.2: table/chain/target ->
+ * kube-proxy's (and kubelet's) own jumps from built-in chains, docs/kube-proxy-layouts.md §2.2: table/chain/target ->
  * the comment kube-proxy's EnsureRule writes (null: kubelet's uncommented KUBE-FIREWALL jump).
  * The same jump without that comment was added by someone else.
  */

@@ -4,7 +4,7 @@
  *
  * Endpoint selection is kube-proxy's own (pkg/proxy/endpointslicecache.go here, topology.go
  * CategorizeEndpoints and serviceport.go in src/kube-proxy/endpoints.ts;
- * reference/ipvs-yaml-migration.md c.2-c.4 and kube-proxy-iptables-nftables.md §1). Where the modes differ the state is built for the target
+ * docs/ipvs-layouts.md c.2-c.4 and docs/kube-proxy-layouts.md §1). Where the modes differ the state is built for the target
  * mode (`opts.mode`, nftables when not given):
  *   * iptables / nftables (§2.4, §3.4): a frontend whose policy is Local and that has no local
  *     endpoint gets `drop`; a service without any endpoint gets `reject`.

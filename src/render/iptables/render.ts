@@ -3,7 +3,7 @@
  * family (`iptables-restore` and `ip6tables-restore` are separate programs).
  *
  * Layout, match order and comments follow pkg/proxy/iptables/proxier.go syncProxyRules as restated
- * in reference/kube-proxy-iptables-nftables.md §2.3-2.6; fixtures/render/upstream/iptables-*.dump
+ * in docs/kube-proxy-layouts.md §2.3-2.6; fixtures/render/upstream/iptables-*.dump
  * are kube-proxy's own expectations and test/render/iptables.test.ts compares against them.
  * Like kube-proxy's input it declares the chains it writes (`:NAME - [0:0]`), which with
  * --noflush flushes exactly those chains and leaves every other chain alone. It does not touch
@@ -45,7 +45,7 @@ const LARGE_CLUSTER_ENDPOINTS = 1000
 const NODEPORTS_LAST_RULE_COMMENT =
   '"kubernetes service nodeports; NOTE: this must be the last rule in this chain"'
 
-/** The jump rules kube-proxy keeps in the built-in chains (reference §2.2), for the header comment. */
+/** The jump rules kube-proxy keeps in the built-in chains (docs/kube-proxy-layouts.md §2.2), for the header comment. */
 const BUILTIN_JUMPS = [
   'filter INPUT/FORWARD: -m conntrack --ctstate NEW -m comment --comment "kubernetes externally-visible service portals" -j KUBE-EXTERNAL-SERVICES',
   'filter INPUT: -m comment --comment "kubernetes health check service ports" -j KUBE-NODEPORTS',

@@ -1,5 +1,5 @@
 /**
- * ProxyState -> what kube-proxy programs in IPVS mode (reference/ipvs-yaml-migration.md (a)):
+ * ProxyState -> what kube-proxy programs in IPVS mode (docs/ipvs-layouts.md (a)):
  *
  * * `ipvsadm-restore` input (b.3): one `-A` virtual server per (address, port, protocol) with
  *   its scheduler and persistence, then `-a ... -m -w 1` per real server (a.3);
@@ -8,7 +8,7 @@
  * * the `ip addr add IP/32 dev kube-ipvs0` lines for the addresses kube-proxy binds (a.2);
  * * the companion `iptables-restore --noflush` input per family (a.5), written like
  *   pkg/proxy/ipvs/proxier.go writeIptablesRules (compare
- *   ../shared/corpus/ipvs/generated/iptables-restore-input.as-written-by-kube-proxy.txt).
+ *   fixtures/ipvs/generated/iptables-restore-input.as-written-by-kube-proxy.txt).
  *
  * `text` is the ipvsadm-restore input; `files` holds all of them, that one first. Load the ipsets
  * before the iptables files (their `-m set` matches need the sets to exist).

@@ -9,7 +9,7 @@
  *
  * Layout: the current one by default (base chains `filter-prerouting-pre-dnat` /
  * `filter-output-pre-dnat` and the masquerade rule without `P dport PORT`), as in kube-proxy's
- * tests at 81810de (fixtures/render/upstream/nftables-*.dump; reference §3.2-3.4); `older` on
+ * tests at 81810de (fixtures/render/upstream/nftables-*.dump; docs/kube-proxy-layouts.md §3.2-3.4); `older` on
  * request (see NftablesLayout). Per-service objects follow
  * pkg/proxy/nftables/proxier.go syncProxyRules; chain names use the hashes of §3.6.
  */
@@ -67,7 +67,7 @@ function wordsFor(family: Family): FamilyWords {
 }
 
 /**
- * The two layouts of kube-proxy's base chains (reference §3.2). `current`: the tests at 81810de
+ * The two layouts of kube-proxy's base chains (docs/kube-proxy-layouts.md §3.2). `current`: the tests at 81810de
  * (fixtures/render/upstream/nftables-*.dump). `older`: proxier.go @b0f823e, whose filter chains
  * all run at dstnat-10 plus a `filter-output-post-dnat` at dstnat+10, and whose ClusterIP
  * masquerade rule also matches `P dport PORT` (§3.4). Priorities are written as numbers
@@ -168,7 +168,7 @@ class Script {
 
 /**
  * The detector's nftables match (pkg/proxy/util/localdetector.go, current version). Older
- * copies (reference §1, localdetector.go @3db434d6be34) wrote `iif`, which nft rejects for a prefix
+ * copies (docs/kube-proxy-layouts.md §1, localdetector.go @3db434d6be34) wrote `iif`, which nft rejects for a prefix
  * (`iif veth*`: "Interface does not exist"); the current `iifname` is written.
  */
 function detector(
@@ -350,7 +350,7 @@ function writeService(
   } = plan
   const internalChain = plan.internalLocal ? localPolicyChain : clusterPolicyChain
   const externalPolicyChain = plan.externalLocal ? localPolicyChain : clusterPolicyChain
-  // Unlike iptables, the firewall chain does not depend on endpoints (reference §3.4).
+  // Unlike iptables, the firewall chain does not depend on endpoints (docs/kube-proxy-layouts.md §3.4).
   const usesFWChain = plan.loadBalancerIPs.length > 0 && plan.sourceRanges.length > 0
   const internalVerdict = !hasEndpoints && !plan.internalDropsNoLocal ? 'goto reject-chain' : 'drop'
   const externalVerdict = !hasEndpoints && !plan.externalDropsNoLocal ? 'goto reject-chain' : 'drop'
