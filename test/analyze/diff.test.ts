@@ -5,20 +5,14 @@ import {emptyState} from '../../src/core/state.js'
 import type {Endpoint, Frontend, Mode, ProxyState, ServicePort} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
 import {upstreamOverallStates} from './diff-upstream-states.js'
+import {frontend, proxyState} from '../helpers/builders.js'
 
 const FIXTURES = `${ROOT}fixtures/diff/upstream-overall/`
 
 const fixture = (name: string): ProxyState =>
   JSON.parse(readFileSync(FIXTURES + name, 'utf8')) as ProxyState
 
-function fe(
-  type: Frontend['type'],
-  ip: string | null,
-  port: number | null,
-  extra: Partial<Frontend> = {},
-): Frontend {
-  return {type, ip, port, sourceRanges: [], action: 'forward', ...extra}
-}
+const fe = frontend
 
 function ep(ip: string, port: number, extra: Partial<Endpoint> = {}): Endpoint {
   return {ip, port, local: null, share: null, weight: null, state: null, ...extra}
@@ -43,11 +37,7 @@ function sp(extra: Partial<ServicePort> = {}): ServicePort {
   }
 }
 
-function state(mode: Mode, services: ServicePort[]): ProxyState {
-  const s = emptyState(mode)
-  s.services = services
-  return s
-}
+const state = (mode: Mode, services: ServicePort[]): ProxyState => proxyState(mode, services)
 
 describe('diffStates on the upstream overall scenario (fixtures/diff/upstream-overall)', () => {
   it('the fixtures are still what the generator makes from the corpus', () => {

@@ -3,7 +3,6 @@
  * network namespace, and exit 4 when nothing can be collected. The iptables/nftables round
  * trips (collect → list -f equals the file read) are in test/live/kernel.test.ts.
  */
-import {spawnSync} from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -17,20 +16,28 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import type {BundleManifest} from '../../src/readers/bundle.js'
-import {Netns, netnsUnavailable, runKpAsync} from '../live/netns.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
+import {
+  AS_NOBODY,
+  Netns,
+  kernelUnavailable,
+  nobodyUnavailable,
+  runKpAsync,
+  skipEachWhen,
+} from '../live/netns.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-collect-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-const skipReason = netnsUnavailable()
-if (skipReason) console.log(`collect.test: skipping the namespace cases: ${skipReason}`)
+const skipReason = kernelUnavailable('test/commands/collect.test.ts')
+const nobodyReason = nobodyUnavailable()
 
 describe('kp collect flags', () => {
   it('refuses a folder that already holds files, and leaves it alone (exit 2)', async () => {
     const out = join(tmp, 'busy')
     mkdirSync(out)
     writeFileSync(join(out, 'notes.txt'), 'mine\n')
-    const r = await runKpAsync(['collect', '--out', out])
+    const r = await runKpInProcess(['collect', '--out', out])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain(`--out ${out}: folder is not empty`)
     expect(r.stderr).toContain('--force')
@@ -42,9 +49,9 @@ describe('kp collect flags', () => {
     const file = join(tmp, 'a-file')
     writeFileSync(file, '')
     const [asFile, withF, noOut] = await Promise.all([
-      runKpAsync(['collect', '--out', file]),
-      runKpAsync(['collect', '--out', join(tmp, 'never'), '-f', 'x.rules']),
-      runKpAsync(['collect']),
+      runKpInProcess(['collect', '--out', file]),
+      runKpInProcess(['collect', '--out', join(tmp, 'never'), '-f', 'x.rules']),
+      runKpInProcess(['collect']),
     ])
     expect(asFile.exitCode).toBe(2)
     expect(asFile.stderr).toContain('exists and is not a folder')
@@ -56,7 +63,8 @@ describe('kp collect flags', () => {
   })
 })
 
-describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', () => {
+describe('kp collect in a fresh network namespace', () => {
+  skipEachWhen(skipReason)
   it('saves every output with a manifest, records what was not run, and the bundle says it has no rules', async () => {
     const ns = new Netns()
     const out = join(tmp, 'fresh')
@@ -109,7 +117,7 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
         })
       }
 
-      const list = await runKpAsync(['list', '-f', out])
+      const list = await runKpInProcess(['list', '-f', out])
       expect(list.exitCode).toBe(3)
       expect(list.stderr).toContain('the bundle holds no kube-proxy rules to read')
 
@@ -138,22 +146,20 @@ describe.skipIf(skipReason !== null)('kp collect in a fresh network namespace', 
   })
 })
 
-describe.skipIf(spawnSync('setpriv', ['--version']).status !== 0 || process.getuid?.() !== 0)(
-  'kp collect without root',
-  () => {
-    it('exits 4 when no ruleset could be saved, and writes nothing', async () => {
-      // A folder the unprivileged user may write, so the only failure left is the missing root.
-      chmodSync(tmp, 0o755)
-      const parent = join(tmp, 'world-writable')
-      mkdirSync(parent, {mode: 0o777})
-      chmodSync(parent, 0o777)
-      const out = join(parent, 'as-nobody')
-      const r = await runKpAsync(['collect', '--out', out, '--json'], {
-        prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
-      })
-      expect(r.exitCode).toBe(4)
-      expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'LIVE_NEEDS_ROOT', exitCode: 4}})
-      expect(existsSync(out)).toBe(false)
+describe('kp collect without root', () => {
+  skipEachWhen(nobodyReason)
+  it('exits 4 when no ruleset could be saved, and writes nothing', async () => {
+    // A folder the unprivileged user may write, so the only failure left is the missing root.
+    chmodSync(tmp, 0o755)
+    const parent = join(tmp, 'world-writable')
+    mkdirSync(parent, {mode: 0o777})
+    chmodSync(parent, 0o777)
+    const out = join(parent, 'as-nobody')
+    const r = await runKpAsync(['collect', '--out', out, '--json'], {
+      prefix: AS_NOBODY,
     })
-  },
-)
+    expect(r.exitCode).toBe(4)
+    expect(JSON.parse(r.stdout)).toMatchObject({error: {code: 'LIVE_NEEDS_ROOT', exitCode: 4}})
+    expect(existsSync(out)).toBe(false)
+  })
+})

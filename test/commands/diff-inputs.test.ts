@@ -7,7 +7,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {bundleFile, writeBundle} from '../helpers/bundle.js'
-import {ROOT, runKpAsync, type CliResult} from '../helpers/run-cli.js'
+import {ROOT, type CliResult} from '../helpers/run-cli.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
 
 const STATES = 'fixtures/diff/upstream-overall/'
 const IPT_OVERALL = 'fixtures/iptables/upstream-overall/input.rules'
@@ -54,11 +55,7 @@ const BUNDLE = writeBundle(
   },
 )
 
-/** A kp that hangs fails the test instead of blocking it. */
-const TIMEOUT = 45_000
-
-const runDiff = (args: string[]): Promise<CliResult> =>
-  runKpAsync(['diff', ...args], {timeout: TIMEOUT})
+const runDiff = (args: string[]): Promise<CliResult> => runKpInProcess(['diff', ...args])
 
 describe('kp diff of two inputs: exit code, no stack trace', () => {
   it.each([

@@ -2,7 +2,7 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runKp} from '../helpers/run-cli.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
 
 const DIR = 'fixtures/diff/upstream-overall/'
 // Other readers' fixtures of the same upstream scenario (see each folder's PROVENANCE.md).
@@ -12,8 +12,13 @@ const NFT_OVERALL = 'fixtures/nft/upstream-overall/input.nft'
 const CLUSTER = 'fixtures/kube/iptables-overall/cluster.yaml'
 
 describe('kp diff on saved states', () => {
-  it('exits 0 and reports equal for the same scenario in iptables and nftables mode', () => {
-    const r = runKp(['diff', `${DIR}iptables.state.json`, `${DIR}nftables.state.json`, '--json'])
+  it('exits 0 and reports equal for the same scenario in iptables and nftables mode', async () => {
+    const r = await runKpInProcess([
+      'diff',
+      `${DIR}iptables.state.json`,
+      `${DIR}nftables.state.json`,
+      '--json',
+    ])
     expect(r.exitCode).toBe(0)
     const doc = JSON.parse(r.stdout)
     expect(doc).toMatchObject({
@@ -30,8 +35,12 @@ describe('kp diff on saved states', () => {
     })
   })
 
-  it('shows differences as -/+ lines grouped by service, without colour when not on a terminal, and exits 1', () => {
-    const r = runKp(['diff', `${DIR}iptables.state.json`, `${DIR}iptables-older.state.json`])
+  it('shows differences as -/+ lines grouped by service, without colour when not on a terminal, and exits 1', async () => {
+    const r = await runKpInProcess([
+      'diff',
+      `${DIR}iptables.state.json`,
+      `${DIR}iptables-older.state.json`,
+    ])
     expect(r.exitCode).toBe(1)
     const lines = r.stdout.split('\n')
     const at = lines.indexOf('ns5/svc5:p80/tcp  (changed)')
@@ -43,8 +52,8 @@ describe('kp diff on saved states', () => {
     expect(r.stdout).not.toMatch(/\u001b\[/)
   })
 
-  it('reads one side from stdin', () => {
-    const r = runKp(['diff', '-', `${DIR}nftables.state.json`, '--json'], {
+  it('reads one side from stdin', async () => {
+    const r = await runKpInProcess(['diff', '-', `${DIR}nftables.state.json`, '--json'], {
       input: readFileSync(`${DIR}iptables.state.json`, 'utf8'),
     })
     expect(r.exitCode).toBe(0)
@@ -53,8 +62,8 @@ describe('kp diff on saved states', () => {
 })
 
 describe('kp diff on real dumps (through the readers)', () => {
-  it('the older upstream iptables test differs only by ns5/svc5 session affinity (fixtures/PROVENANCE.md), in one JSON document', () => {
-    const r = runKp(['diff', IPT_OVERALL, IPT_OLDER, '--json'])
+  it('the older upstream iptables test differs only by ns5/svc5 session affinity (fixtures/PROVENANCE.md), in one JSON document', async () => {
+    const r = await runKpInProcess(['diff', IPT_OVERALL, IPT_OLDER, '--json'])
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
     expect(doc.services).toEqual([
@@ -66,8 +75,8 @@ describe('kp diff on real dumps (through the readers)', () => {
     ])
   })
 
-  it('iptables rules equal the cluster objects they come from, seen from test-node', () => {
-    const r = runKp(['diff', IPT_OVERALL, CLUSTER, '--node', 'test-node', '--json'])
+  it('iptables rules equal the cluster objects they come from, seen from test-node', async () => {
+    const r = await runKpInProcess(['diff', IPT_OVERALL, CLUSTER, '--node', 'test-node', '--json'])
     expect(JSON.parse(r.stdout)).toMatchObject({
       equal: true,
       services: [],
@@ -78,8 +87,8 @@ describe('kp diff on real dumps (through the readers)', () => {
     expect(r.exitCode).toBe(0)
   })
 
-  it('iptables and nftables of the same scenario proxy the same service ports; node settings differ', () => {
-    const r = runKp(['diff', IPT_OVERALL, NFT_OVERALL, '--json'])
+  it('iptables and nftables of the same scenario proxy the same service ports; node settings differ', async () => {
+    const r = await runKpInProcess(['diff', IPT_OVERALL, NFT_OVERALL, '--json'])
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
     expect(doc.services).toEqual([])
@@ -94,16 +103,21 @@ describe('kp diff on real dumps (through the readers)', () => {
 })
 
 describe('kp diff errors', () => {
-  it('exits 3 with path:line on an unreadable side, 2 when both sides are stdin', () => {
-    const r = runKp(['diff', `${DIR}iptables.state.json`, 'does/not/exist', '--json'])
+  it('exits 3 with path:line on an unreadable side, 2 when both sides are stdin', async () => {
+    const r = await runKpInProcess([
+      'diff',
+      `${DIR}iptables.state.json`,
+      'does/not/exist',
+      '--json',
+    ])
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('does/not/exist:1: cannot read')
-    expect(runKp(['diff', '-', '-']).exitCode).toBe(2)
+    expect((await runKpInProcess(['diff', '-', '-'])).exitCode).toBe(2)
   })
 })
 
 describe('kp diff of cluster objects against the rules kube-proxy makes of them', () => {
-  it('internalTrafficPolicy=Local on a NodePort Service: no difference in iptables or nftables mode', () => {
+  it('internalTrafficPolicy=Local on a NodePort Service: no difference in iptables or nftables mode', async () => {
     // The cluster-object reader gave shares over all endpoints where the rules' readers give them
     // over the ClusterIP's local chain: every endpoint of such a service was reported changed.
     const yaml = `apiVersion: v1
@@ -144,7 +158,7 @@ items:
         ['nftables', 'rules.nft'],
       ] as const) {
         const out = join(dir, file)
-        const m = runKp([
+        const m = await runKpInProcess([
           'migrate',
           '--to',
           to,
@@ -158,7 +172,7 @@ items:
           out,
         ])
         expect(m.exitCode, m.stderr).toBe(0)
-        const d = runKp(['diff', cluster, out, '--node', 'node-a', '--json'])
+        const d = await runKpInProcess(['diff', cluster, out, '--node', 'node-a', '--json'])
         const doc = JSON.parse(d.stdout)
         expect(doc.services, to).toEqual([])
         expect(d.exitCode, to).toBe(0)

@@ -10,7 +10,8 @@ import {describe, expect, it} from 'vitest'
 import {explainService} from '../../src/analyze/explain.js'
 import {parseServiceQuery, type ServiceQuery} from '../../src/analyze/explain-query.js'
 import {readState} from '../../src/readers/read-state.js'
-import {kpCommand, ROOT, runKp} from '../helpers/run-cli.js'
+import {kpCommand, ROOT} from '../helpers/run-cli.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
 
 async function fullReadAnswer(path: string, service: string): Promise<unknown> {
   const state = await readState({sources: [{path, text: readFileSync(join(ROOT, path), 'utf8')}]})
@@ -24,14 +25,14 @@ describe('kp explain NAME reads only that service, and answers as a full read do
     ['fixtures/iptables/upstream-overall/input.rules', 'ns5/svc5'],
     ['fixtures/iptables/handmade-node-with-cni/input.rules', 'team/api'],
   ])('%s %s', async (path, service) => {
-    const r = runKp(['explain', service, '-f', path, '--json', '--verbose'])
+    const r = await runKpInProcess(['explain', service, '-f', path, '--json', '--verbose'])
     expect(r.exitCode, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual(await fullReadAnswer(path, service))
     expect(r.stderr).toContain('focused read')
   })
 
-  it('an unknown name still gets the closest names of the whole dump', () => {
-    const r = runKp([
+  it('an unknown name still gets the closest names of the whole dump', async () => {
+    const r = await runKpInProcess([
       'explain',
       'ns5/svc55',
       '-f',
@@ -42,13 +43,13 @@ describe('kp explain NAME reads only that service, and answers as a full read do
     expect(r.stderr).toMatch(/ns5\/svc5\b/)
   })
 
-  it('says each warning once, though an unknown name makes it read the dump twice', () => {
+  it('says each warning once, though an unknown name makes it read the dump twice', async () => {
     // The dump without its last COMMIT: the reader warns that it was cut off (IPT_TRUNCATED).
     const text = readFileSync(
       join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'),
       'utf8',
     ).replace(/COMMIT\n?$/, '')
-    const r = runKp(['explain', 'ns9/nothing', '-f', '-'], {input: text})
+    const r = await runKpInProcess(['explain', 'ns9/nothing', '-f', '-'], {input: text})
     expect(r.exitCode).toBe(3)
     const warnings = r.stderr.split('\n').filter((l) => l.includes('IPT_TRUNCATED'))
     expect(warnings).toHaveLength(1)
@@ -75,8 +76,13 @@ describe('kp explain NAME reads only that service, and answers as a full read do
     expect(r.stderr).toContain('focused read')
   })
 
-  it('a file that cannot be read is an input error, one line', () => {
-    const r = runKp(['explain', 'ns5/svc5', '-f', 'fixtures/iptables/no-such-dump.rules'])
+  it('a file that cannot be read is an input error, one line', async () => {
+    const r = await runKpInProcess([
+      'explain',
+      'ns5/svc5',
+      '-f',
+      'fixtures/iptables/no-such-dump.rules',
+    ])
     expect(r.exitCode).toBe(3)
     expect(r.stderr.trim()).toBe(
       'kp: fixtures/iptables/no-such-dump.rules:1: cannot read: no such file or directory',

@@ -7,13 +7,13 @@ import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runKp} from '../helpers/run-cli.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
 
 const RULES = 'fixtures/iptables/upstream-overall/input.rules'
 const STATE = 'fixtures/kp-json/overall/state.json'
 
-function explainJson(args: string[]): any {
-  const r = runKp(['explain', ...args, '--json'])
+async function explainJson(args: string[]): Promise<any> {
+  const r = await runKpInProcess(['explain', ...args, '--json'])
   expect(r.exitCode, r.stderr).toBe(0)
   return JSON.parse(r.stdout)
 }
@@ -21,8 +21,8 @@ function explainJson(args: string[]): any {
 const names = (result: any) => result.matches.map((m: any) => m.service.displayName)
 
 describe('kp explain', () => {
-  it('by name: ns5/svc5 from the dump, every frontend, affinity and rules', () => {
-    const r = explainJson(['ns5/svc5', '-f', RULES])
+  it('by name: ns5/svc5 from the dump, every frontend, affinity and rules', async () => {
+    const r = await explainJson(['ns5/svc5', '-f', RULES])
     expect(r).toMatchObject({
       schemaVersion: 1,
       kind: 'ExplainResult',
@@ -53,42 +53,42 @@ describe('kp explain', () => {
     ])
   })
 
-  it('by ns/name:port and by name -n ns give the same answer', () => {
-    const byPort = explainJson(['ns4/svc4:p80', '-f', STATE])
+  it('by ns/name:port and by name -n ns give the same answer', async () => {
+    const byPort = await explainJson(['ns4/svc4:p80', '-f', STATE])
     expect(names(byPort)).toEqual(['ns4/svc4:p80/tcp'])
-    expect(explainJson(['svc4', '-n', 'ns4', '-f', STATE]).matches).toEqual(byPort.matches)
+    expect((await explainJson(['svc4', '-n', 'ns4', '-f', STATE])).matches).toEqual(byPort.matches)
   })
 
-  it('by VIP, VIP:port/proto and NodePort', () => {
-    expect(names(explainJson(['192.168.99.22', '-f', RULES]))).toEqual(['ns2/svc2:p80/tcp'])
-    const lb = explainJson(['1.2.3.4:80/tcp', '-f', RULES]).matches[0]
+  it('by VIP, VIP:port/proto and NodePort', async () => {
+    expect(names(await explainJson(['192.168.99.22', '-f', RULES]))).toEqual(['ns2/svc2:p80/tcp'])
+    const lb = (await explainJson(['1.2.3.4:80/tcp', '-f', RULES])).matches[0]
     // lines 11 and 58-60: ETP=Local without local endpoints drops outside clients
     expect(lb.frontends).toMatchObject([
       {type: 'LoadBalancer', action: 'drop', trafficPolicy: 'Local'},
     ])
-    const np = explainJson([':3003', '-f', RULES]).matches[0]
+    const np = (await explainJson([':3003', '-f', RULES])).matches[0]
     expect([np.service.displayName, np.frontends.map((f: any) => f.address)]).toEqual([
       'ns3/svc3:p80/tcp',
       ['*:3003'],
     ])
   })
 
-  it('an unknown service exits 3 and names the closest matches', () => {
-    const r = runKp(['explain', 'ns5/svcc5', '-f', RULES])
+  it('an unknown service exits 3 and names the closest matches', async () => {
+    const r = await runKpInProcess(['explain', 'ns5/svcc5', '-f', RULES])
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('no service port matches "ns5/svcc5"')
     expect(r.stderr).toMatch(/hint: closest: ns5\/svc5:p80\/tcp, /)
-    const j = runKp(['explain', 'nope/x', '--json', '-f', RULES])
+    const j = await runKpInProcess(['explain', 'nope/x', '--json', '-f', RULES])
     expect(j.exitCode).toBe(3)
     expect(JSON.parse(j.stdout).error).toMatchObject({code: 'INPUT_SERVICE_NOT_FOUND', exitCode: 3})
   })
 
-  it('an unreadable SERVICE is a usage error (exit 2)', () => {
-    expect(runKp(['explain', 'a/b/c/d', '-f', RULES]).exitCode).toBe(2)
+  it('an unreadable SERVICE is a usage error (exit 2)', async () => {
+    expect((await runKpInProcess(['explain', 'a/b/c/d', '-f', RULES])).exitCode).toBe(2)
   })
 
-  it('--rules shows path:line with the rule text, and shares as percentages', () => {
-    const r = runKp(['explain', 'ns4/svc4', '--rules', '-f', RULES])
+  it('--rules shows path:line with the rule text, and shares as percentages', async () => {
+    const r = await runKpInProcess(['explain', 'ns4/svc4', '--rules', '-f', RULES])
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toMatch(/10\.180\.0\.4:80 +50 %/)
     // the rules print kube-proxy's conditional probability; the explanation above them never does
@@ -102,8 +102,8 @@ describe('kp explain', () => {
     expect(lines).toEqual([51, 52, 56, 57, 71, 72, 81, 82, 83, 84, 85])
   })
 
-  it('escapes control characters from the input in human output', () => {
-    const r = runKp([
+  it('escapes control characters from the input in human output', async () => {
+    const r = await runKpInProcess([
       'explain',
       '172.30.0.41',
       '--rules',
@@ -115,12 +115,12 @@ describe('kp explain', () => {
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
   })
 
-  it('a dump that starts with a byte order mark explains as without it (the focused read)', () => {
+  it('a dump that starts with a byte order mark explains as without it (the focused read)', async () => {
     const text = readFileSync('fixtures/iptables/upstream-overall/input.rules', 'utf8')
     const file = join(mkdtempSync(join(tmpdir(), 'kp-bom-')), 'input.rules')
     writeFileSync(file, `\ufeff${text}`)
-    const marked = runKp(['explain', 'ns5/svc5', '--json', '-f', file])
-    const plain = runKp([
+    const marked = await runKpInProcess(['explain', 'ns5/svc5', '--json', '-f', file])
+    const plain = await runKpInProcess([
       'explain',
       'ns5/svc5',
       '--json',
@@ -137,7 +137,7 @@ describe('kp explain', () => {
     )
   })
 
-  it('a newline in a name from the input does not split a warning line on stderr', () => {
+  it('a newline in a name from the input does not split a warning line on stderr', async () => {
     // JSON strings may hold "\n"; a warning quoting one must stay one `kp: ...` line.
     const state = JSON.parse(
       readFileSync('fixtures/kp-json/control-chars/state.json', 'utf8'),
@@ -145,7 +145,7 @@ describe('kp explain', () => {
     state['odd\nkey\r'] = 1
     const file = join(mkdtempSync(join(tmpdir(), 'kp-nl-')), 'state.json')
     writeFileSync(file, JSON.stringify(state))
-    const r = runKp(['explain', '172.30.0.41', '-f', file])
+    const r = await runKpInProcess(['explain', '172.30.0.41', '-f', file])
     expect(r.exitCode).toBe(0)
     expect(r.stderr).toContain('\\x0a')
     for (const line of r.stderr.trimEnd().split('\n')) expect(line).toMatch(/^kp: /)

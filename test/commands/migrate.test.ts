@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import type {Finding} from '../../src/analyze/findings.js'
-import {runKp} from '../helpers/run-cli.js'
+import {runKpAsync} from '../helpers/run-cli.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
 
 const NODE_A = 'fixtures/migrate/ipvs-node-a/state.json'
 const KEEPALIVED = 'fixtures/migrate/ipvs-keepalived/state.json'
@@ -14,8 +15,16 @@ const ids = (findings: Finding[]) => findings.map((f) => f.id)
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 describe('kp migrate --check', () => {
-  it('reports the IPVS-to-nftables caveats of node-a as one MigrateResult; exit status follows --fail-on error', () => {
-    const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--json'])
+  it('reports the IPVS-to-nftables caveats of node-a as one MigrateResult; exit status follows --fail-on error', async () => {
+    const r = await runKpInProcess([
+      'migrate',
+      '--to',
+      'nftables',
+      '-f',
+      NODE_A,
+      '--check',
+      '--json',
+    ])
     const doc = JSON.parse(r.stdout)
     expect(doc).toMatchObject({
       schemaVersion: 1,
@@ -59,28 +68,40 @@ describe('kp migrate --check', () => {
     expect(r.exitCode).toBe(doc.findings.some((f: Finding) => f.severity === 'error') ? 1 : 0)
   })
 
-  it('--fail-on warning and none move the threshold', () => {
+  it('--fail-on warning and none move the threshold', async () => {
     expect(
-      runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--check', '--fail-on', 'warning'])
-        .exitCode,
+      (
+        await runKpInProcess([
+          'migrate',
+          '--to',
+          'nftables',
+          '-f',
+          NODE_A,
+          '--check',
+          '--fail-on',
+          'warning',
+        ])
+      ).exitCode,
     ).toBe(1)
     expect(
-      runKp([
-        'migrate',
-        '--to',
-        'nftables',
-        '-f',
-        KEEPALIVED,
-        '--check',
-        '--fail-on',
-        'none',
-        '--json',
-      ]).exitCode,
+      (
+        await runKpInProcess([
+          'migrate',
+          '--to',
+          'nftables',
+          '-f',
+          KEEPALIVED,
+          '--check',
+          '--fail-on',
+          'none',
+          '--json',
+        ])
+      ).exitCode,
     ).toBe(0)
   })
 
-  it('exits 1 on a foreign virtual server the switch would flush, with its path:line', () => {
-    const r = runKp(['migrate', '--to', 'nftables', '-f', KEEPALIVED, '--check'])
+  it('exits 1 on a foreign virtual server the switch would flush, with its path:line', async () => {
+    const r = await runKpInProcess(['migrate', '--to', 'nftables', '-f', KEEPALIVED, '--check'])
     expect(r.exitCode).toBe(1)
     expect(r.stdout).toContain('ERROR MIGRATE_IPVS_FOREIGN_FLUSHED')
     expect(r.stdout).toContain('fixtures/migrate/ipvs-keepalived/ipvsadm-Sn.txt:44')
@@ -88,13 +109,13 @@ describe('kp migrate --check', () => {
 })
 
 describe('kp migrate', () => {
-  it('writes the rules to stdout and the findings to stderr; --json carries rules, files and findings in one document', () => {
-    const r = runKp(['migrate', '--to', 'nftables', '-f', NODE_A])
+  it('writes the rules to stdout and the findings to stderr; --json carries rules, files and findings in one document', async () => {
+    const r = await runKpInProcess(['migrate', '--to', 'nftables', '-f', NODE_A])
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toContain('table ip kube-proxy')
     expect(r.stdout).not.toContain('MIGRATE_')
     expect(r.stderr).toContain('INFO MIGRATE_IPVS_DRAINING')
-    const j = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--json'])
+    const j = await runKpInProcess(['migrate', '--to', 'nftables', '-f', NODE_A, '--json'])
     expect(j.exitCode).toBe(0)
     const doc = JSON.parse(j.stdout)
     expect(r.stdout).toBe(`${doc.text}\n`)
@@ -102,25 +123,29 @@ describe('kp migrate', () => {
     expect(ids(doc.findings)).toContain('MIGRATE_IPVS_DRAINING')
   })
 
-  it('--out writes the rules to a file instead of stdout', () => {
+  it('--out writes the rules to a file instead of stdout', async () => {
     const out = join(tmp, 'rules.txt')
-    const w = runKp(['migrate', '--to', 'iptables', '-f', NODE_A, '--out', out])
+    const w = await runKpInProcess(['migrate', '--to', 'iptables', '-f', NODE_A, '--out', out])
     expect(w.exitCode).toBe(0)
     expect(w.stdout).toBe('')
     expect(readFileSync(out, 'utf8')).toContain('*nat')
     expect(w.stderr).toContain('MIGRATE_NO_AUTOMATIC_CLEANUP')
   })
 
-  it('--out-dir makes missing folders, and exits 4 where one cannot be made (it hung at full CPU under /proc)', () => {
+  it('--out-dir makes missing folders, and exits 4 where one cannot be made (it hung at full CPU under /proc)', async () => {
     const outDir = join(tmp, 'new', 'folder')
-    const ok = runKp(['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', outDir], {
-      timeout: 30_000,
-    })
+    // Spawned: a hang must end in a kill (timeout), not hold up the test worker.
+    const ok = await runKpAsync(
+      ['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', outDir],
+      {
+        timeout: 30_000,
+      },
+    )
     expect(ok.exitCode).toBe(0)
     expect(readFileSync(join(outDir, 'kube-proxy.nft'), 'utf8')).toContain(
       'add table ip kube-proxy',
     )
-    const refused = runKp(
+    const refused = await runKpAsync(
       ['migrate', '--to', 'nftables', '-f', NODE_A, '--out-dir', '/proc/kp-test-no-such-folder'],
       {timeout: 30_000},
     )
@@ -146,8 +171,8 @@ describe('kp migrate target settings', () => {
     ['--nodeport-addresses', 'primary,eth0', 'nftables', 'a CIDR, an IP address, or primary'],
   ])(
     '%s %j is refused with exit 2 before anything is read or written',
-    (flag, value, to, expected) => {
-      const r = runKp(['migrate', '--to', to, '-f', NODE_A, flag, value])
+    async (flag, value, to, expected) => {
+      const r = await runKpInProcess(['migrate', '--to', to, '-f', NODE_A, flag, value])
       expect(r.exitCode).toBe(2)
       expect(r.stdout).toBe('')
       const bad = value.split(',').find((v) => v !== 'primary' && v !== '10.96.0.0/12')!
@@ -161,8 +186,8 @@ describe('kp migrate target settings', () => {
     },
   )
 
-  it('list flags take comma-separated values, as kube-proxy flags do (dual-stack pod CIDRs)', () => {
-    const r = runKp([
+  it('list flags take comma-separated values, as kube-proxy flags do (dual-stack pod CIDRs)', async () => {
+    const r = await runKpInProcess([
       'migrate',
       '--to',
       'nftables',

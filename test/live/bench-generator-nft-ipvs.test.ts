@@ -13,14 +13,12 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {generateNftTransaction, nftChainBase} from '../../scripts/bench/gen-nft.mjs'
 import {generateIpvsadmList, realServerLine} from '../../scripts/bench/gen-ipvsadm.mjs'
 import {ROOT} from '../helpers/run-cli.js'
-import {Netns, netnsUnavailable} from './netns.js'
+import {Netns, kernelUnavailable} from './netns.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-gen-nft-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-const skipReason = netnsUnavailable()
-if (skipReason)
-  console.log(`bench-generator-nft-ipvs.test: skipping the load into the kernel: ${skipReason}`)
+const skipReason = kernelUnavailable('test/live/bench-generator-nft-ipvs.test.ts')
 
 const fixture = (path: string) => readFileSync(join(ROOT, 'fixtures', path), 'utf8')
 type Written = {lines: number; bytes: number}
@@ -72,25 +70,25 @@ describe('nft benchmark generator', () => {
     )
   })
 
-  it.skipIf(skipReason !== null)(
-    'writes a transaction that nft loads, listing one chain per service and endpoint',
-    async () => {
-      const path = join(tmp, 'load.nft')
-      await generateNftTransaction(path, {services: 20, endpointsPerService: 3})
-      const ns = new Netns()
-      try {
-        ns.run(['nft', '-f', path])
-        const listed = ns.run(['nft', 'list', 'table', 'ip', 'kube-proxy'])
-        expect(listed.match(/^\tchain service-[A-Z2-7]{8}-/gm)?.length).toBe(20)
-        expect(listed.match(/^\tchain endpoint-/gm)?.length).toBe(60)
-        expect(listed).toContain(
-          'ip daddr 172.20.0.19 ip saddr != 10.0.0.0/8 jump mark-for-masquerade',
-        )
-      } finally {
-        ns.delete()
-      }
-    },
-  )
+  it('writes a transaction that nft loads, listing one chain per service and endpoint', async ({
+    skip,
+  }) => {
+    if (skipReason !== null) skip(skipReason)
+    const path = join(tmp, 'load.nft')
+    await generateNftTransaction(path, {services: 20, endpointsPerService: 3})
+    const ns = new Netns()
+    try {
+      ns.run(['nft', '-f', path])
+      const listed = ns.run(['nft', 'list', 'table', 'ip', 'kube-proxy'])
+      expect(listed.match(/^\tchain service-[A-Z2-7]{8}-/gm)?.length).toBe(20)
+      expect(listed.match(/^\tchain endpoint-/gm)?.length).toBe(60)
+      expect(listed).toContain(
+        'ip daddr 172.20.0.19 ip saddr != 10.0.0.0/8 jump mark-for-masquerade',
+      )
+    } finally {
+      ns.delete()
+    }
+  })
 })
 
 describe('ipvsadm benchmark generator', () => {

@@ -13,14 +13,12 @@ import {
   generateIptablesSave,
   kernelProbability,
 } from '../../scripts/bench/gen-iptables.mjs'
-import {Netns, netnsUnavailable} from './netns.js'
+import {Netns, kernelUnavailable} from './netns.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-gen-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-const skipReason = netnsUnavailable()
-if (skipReason)
-  console.log(`bench-generator.test: skipping the round trip through the kernel: ${skipReason}`)
+const skipReason = kernelUnavailable('test/live/bench-generator.test.ts')
 
 /** Header/footer comment lines carry the time; counters are the kernel's. */
 const comparable = (dump: string) =>
@@ -43,30 +41,30 @@ describe('benchmark dump generator', () => {
     ])
   })
 
-  it.skipIf(skipReason !== null)(
-    'writes dumps that iptables-save prints back unchanged, with and without comments',
-    async () => {
-      // 20 × 3 = 60 endpoints keeps the comments; 150 × 10 = 1500 is kube-proxy's large-cluster mode.
-      for (const [services, endpointsPerService, largeCluster] of [
-        [20, 3, false],
-        [150, 10, true],
-      ] as const) {
-        const path = join(tmp, `${services}x${endpointsPerService}.txt`)
-        const written = (await generateIptablesSave(path, {services, endpointsPerService})) as {
-          lines: number
-          largeCluster: boolean
-        }
-        expect(written.largeCluster).toBe(largeCluster)
-        const text = readFileSync(path, 'utf8')
-        expect(text.split('\n').length - 1).toBe(written.lines)
-        const ns = new Netns()
-        try {
-          ns.run(['iptables-restore'], text)
-          expect(comparable(ns.run(['iptables-save']))).toBe(comparable(text))
-        } finally {
-          ns.delete()
-        }
+  it('writes dumps that iptables-save prints back unchanged, with and without comments', async ({
+    skip,
+  }) => {
+    if (skipReason !== null) skip(skipReason)
+    // 20 × 3 = 60 endpoints keeps the comments; 150 × 10 = 1500 is kube-proxy's large-cluster mode.
+    for (const [services, endpointsPerService, largeCluster] of [
+      [20, 3, false],
+      [150, 10, true],
+    ] as const) {
+      const path = join(tmp, `${services}x${endpointsPerService}.txt`)
+      const written = (await generateIptablesSave(path, {services, endpointsPerService})) as {
+        lines: number
+        largeCluster: boolean
       }
-    },
-  )
+      expect(written.largeCluster).toBe(largeCluster)
+      const text = readFileSync(path, 'utf8')
+      expect(text.split('\n').length - 1).toBe(written.lines)
+      const ns = new Netns()
+      try {
+        ns.run(['iptables-restore'], text)
+        expect(comparable(ns.run(['iptables-save']))).toBe(comparable(text))
+      } finally {
+        ns.delete()
+      }
+    }
+  })
 })

@@ -3,7 +3,6 @@
  * network namespace made for the test, and kp run inside it must read the same model as from
  * the file. Skips (and says why) where namespaces cannot be made.
  */
-import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -12,16 +11,20 @@ import {chainHash, generateIptablesSave} from '../../scripts/bench/gen-iptables.
 import type {BundleManifest} from '../../src/readers/bundle.js'
 import type {ProxyState} from '../../src/model/types.js'
 import {ROOT} from '../helpers/run-cli.js'
+import {runKpInProcess} from '../helpers/run-in-process.js'
 import {
+  AS_NOBODY,
   Netns,
   addKubeProxyNfacctCounters,
-  netnsUnavailable,
+  kernelUnavailable,
+  nobodyUnavailable,
   objectsBeforeRules,
   runKpAsync,
+  skipEachWhen,
 } from './netns.js'
 
-const skipReason = netnsUnavailable()
-if (skipReason) console.log(`kernel.test: skipping the real-kernel tests: ${skipReason}`)
+const skipReason = kernelUnavailable('test/live/kernel.test.ts')
+const nobodyReason = nobodyUnavailable()
 
 const IPTABLES_OVERALL = join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')
 const NFTABLES_OVERALL = `${ROOT}fixtures/nft/upstream-overall/input.nft`
@@ -95,13 +98,17 @@ function comparable(state: ProxyState): unknown {
 }
 
 async function listJson(args: string[], prefix?: string[]): Promise<ProxyState> {
-  const r = await runKpAsync(['list', '--json', ...args], {prefix})
+  // A read of files needs no namespace: it runs in this process.
+  const r = prefix
+    ? await runKpAsync(['list', '--json', ...args], {prefix})
+    : await runKpInProcess(['list', '--json', ...args])
   if (r.exitCode !== 0)
     throw new Error(`kp list ${args.join(' ')} exited ${r.exitCode}: ${r.stderr}`)
   return JSON.parse(r.stdout) as ProxyState
 }
 
-describe.skipIf(skipReason !== null)('live reading in a network namespace', () => {
+describe('live reading in a network namespace', () => {
+  skipEachWhen(skipReason)
   const tmp = mkdtempSync(join(tmpdir(), 'kp-kernel-'))
   afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
@@ -139,6 +146,7 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
     let ns: Netns
     let fromFile: ProxyState
     beforeAll(async () => {
+      if (skipReason !== null) return
       ns = new Netns()
       addKubeProxyNfacctCounters(ns)
       ns.run(['iptables-restore'], readFileSync(IPTABLES_OVERALL, 'utf8'))
@@ -251,6 +259,7 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
   describe('nftables mode (upstream nftables-overall loaded with nft -f)', () => {
     let ns: Netns
     beforeAll(async () => {
+      if (skipReason !== null) return
       ns = new Netns()
       ns.run(['nft', '-f', '-'], objectsBeforeRules(readFileSync(NFTABLES_OVERALL, 'utf8')))
     })
@@ -283,19 +292,15 @@ describe.skipIf(skipReason !== null)('live reading in a network namespace', () =
     })
   })
 
-  it.skipIf(spawnSync('setpriv', ['--version']).status !== 0)(
-    'exits 4 with a hint when not root',
-    async () => {
-      const r = await runKpAsync(['list', '--json'], {
-        prefix: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
-      })
-      expect(r.exitCode).toBe(4)
-      const {error} = JSON.parse(r.stdout) as {
-        error: {code: string; message: string; hints: string[]}
-      }
-      expect(error.code).toBe('LIVE_NEEDS_ROOT')
-      expect(error.message).toMatch(/needs root/)
-      expect(error.hints[0]).toMatch(/run kp as root/)
-    },
-  )
+  it('exits 4 with a hint when not root', async ({skip}) => {
+    if (nobodyReason !== null) skip(nobodyReason)
+    const r = await runKpAsync(['list', '--json'], {prefix: AS_NOBODY})
+    expect(r.exitCode).toBe(4)
+    const {error} = JSON.parse(r.stdout) as {
+      error: {code: string; message: string; hints: string[]}
+    }
+    expect(error.code).toBe('LIVE_NEEDS_ROOT')
+    expect(error.message).toMatch(/needs root/)
+    expect(error.hints[0]).toMatch(/run kp as root/)
+  })
 })

@@ -5,6 +5,9 @@
  * tests skip and say why.
  */
 import {spawn, spawnSync} from 'node:child_process'
+import {accessSync, constants} from 'node:fs'
+import {join} from 'node:path'
+import {beforeEach} from 'vitest'
 import {type CliResult, ROOT, kpCommand} from '../helpers/run-cli.js'
 
 let counter = 0
@@ -28,6 +31,89 @@ export function netnsUnavailable(): string | null {
   const add = sh(['ip', 'netns', 'add', probe])
   if (add.status !== 0) return `\`ip netns add\` failed: ${add.stderr.trim() || 'unknown error'}`
   sh(['ip', 'netns', 'del', probe])
+  return null
+}
+
+/**
+ * The programs the kernel tests load and list rules with. One list for every such file: a machine
+ * that lacks one of them skips them all, saying which are missing, instead of failing half of them.
+ */
+export const KERNEL_TOOLS = [
+  'ip',
+  'iptables',
+  'iptables-save',
+  'iptables-restore',
+  'ip6tables',
+  'ip6tables-save',
+  'ip6tables-restore',
+  'nft',
+  'ipset',
+  'nfacct',
+] as const
+
+/** The programs of `tools` that the tests' own spawns (which search PATH only) would not find. */
+export function missingTools(tools: readonly string[]): string[] {
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean)
+  const found = (tool: string) =>
+    dirs.some((dir) => {
+      try {
+        accessSync(join(dir, tool), constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    })
+  return tools.filter((t) => !found(t))
+}
+
+/**
+ * Why the kernel tests of `file` cannot run here (not root, a program missing from PATH, no
+ * network namespaces), or null when they can; said once on stderr. Under CI=true a missing
+ * prerequisite is an error instead, so the file fails: CI is set up to run them, and a skip
+ * there would hide every regression they guard.
+ */
+export function kernelUnavailable(
+  file: string,
+  tools: readonly string[] = KERNEL_TOOLS,
+): string | null {
+  let reason: string | null = null
+  if (process.getuid?.() !== 0)
+    reason = 'not root: loading rules into a network namespace needs root'
+  else {
+    const missing = missingTools(tools)
+    if (missing.length > 0) reason = `not found on PATH: ${missing.join(', ')}`
+    else reason = netnsUnavailable()
+  }
+  if (reason === null) return null
+  if (process.env.CI === 'true')
+    throw new Error(
+      `${file}: kernel tests cannot run, and CI=true does not let them skip: ${reason}`,
+    )
+  process.stderr.write(`${file}: kernel tests skipped: ${reason}\n`)
+  return reason
+}
+
+/** Skips each test of the enclosing describe (or file) with `reason` as its note, when there is one. */
+export function skipEachWhen(reason: string | null): void {
+  beforeEach((ctx) => {
+    if (reason !== null) ctx.skip(reason)
+  })
+}
+
+/** The argv prefix that runs a program as nobody (uid 65534). */
+export const AS_NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
+
+/**
+ * Why kp cannot be run here as an unprivileged user, or null. Such a kp must still load: a clone
+ * in a folder other users cannot enter (`mktemp -d` makes mode 700) cannot be read by nobody,
+ * and kp would fail to start (exit 1) instead of failing for want of root.
+ */
+export function nobodyUnavailable(): string | null {
+  if (process.getuid?.() !== 0) return 'not root: cannot switch to another user'
+  if (missingTools(['setpriv']).length > 0) return 'setpriv(1) not found on PATH'
+  const probe = sh([...AS_NOBODY, 'sh', '-c', 'test -r "$0"', join(ROOT, 'package.json')])
+  if (probe.status !== 0)
+    return `uid 65534 cannot read this clone (${ROOT}): a parent folder is closed to other users`
   return null
 }
 

@@ -13,6 +13,7 @@ import type {RenderOptions} from '../../src/render/types.js'
 import {readState} from '../../src/readers/read-state.js'
 import {readDump, stateFromExpect, UPSTREAM, type CorpusExtras} from './corpus-states.js'
 import {sortIptablesRules} from './normalise.js'
+import {endpoint, servicePort} from '../helpers/builders.js'
 
 /** Node settings of the upstream iptables harness: random-fully off, localhost NodePorts on, every address for NodePorts. */
 const IPT_NODE = {randomFully: false, localhostNodePorts: true, nodePortAddresses: []}
@@ -145,26 +146,7 @@ describe('nftables-overall, read by the nftables reader, rendered into iptables'
   })
 })
 
-function svc(over: Partial<ServicePort>): ServicePort {
-  return {
-    namespace: 'ns1',
-    name: 'svc1',
-    portName: 'p80',
-    protocol: 'TCP',
-    family: 'IPv4',
-    frontends: [
-      {type: 'ClusterIP', ip: '172.30.0.41', port: 80, sourceRanges: [], action: 'forward'},
-    ],
-    healthCheckNodePort: null,
-    internalTrafficPolicy: 'Cluster',
-    externalTrafficPolicy: null,
-    sessionAffinity: null,
-    scheduler: null,
-    endpoints: [],
-    rules: [],
-    ...over,
-  }
-}
+const svc = servicePort
 
 function stateWith(services: ServicePort[], node: Partial<ProxyState['node']> = {}): ProxyState {
   const s = emptyState('iptables')
@@ -186,14 +168,7 @@ function stateWith(services: ServicePort[], node: Partial<ProxyState['node']> = 
   return s
 }
 
-const ep = (ip: string, port = 80, local: boolean | null = null) => ({
-  ip,
-  port,
-  local,
-  share: null,
-  weight: null,
-  state: 'ready' as const,
-})
+const ep = (ip: string, port = 80, local: boolean | null = null) => endpoint(ip, port, {local})
 
 describe('renderIptables, shapes the corpus has no dump for (docs/kube-proxy-layouts.md §2.4)', () => {
   it('prints the cascade probabilities with %0.10f: 1/3, 1/2, then unconditional', () => {

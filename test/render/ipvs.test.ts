@@ -16,6 +16,7 @@ import {emptyState} from '../../src/core/state.js'
 import type {ProxyState, ServicePort} from '../../src/model/types.js'
 import type {RenderResult} from '../../src/render/types.js'
 import {ROOT} from '../helpers/run-cli.js'
+import {endpoint, servicePort} from '../helpers/builders.js'
 
 const DIR = join(ROOT, 'fixtures/render/ipvs-generated')
 const YAML = join(
@@ -148,35 +149,9 @@ describe('the node’s IPVS dumps -> IPVS reader -> renderIpvs gives them back',
   })
 })
 
-function svc(over: Partial<ServicePort>): ServicePort {
-  return {
-    namespace: 'ns1',
-    name: 'svc1',
-    portName: 'p80',
-    protocol: 'TCP',
-    family: 'IPv4',
-    frontends: [
-      {type: 'ClusterIP', ip: '172.30.0.41', port: 80, sourceRanges: [], action: 'forward'},
-    ],
-    healthCheckNodePort: null,
-    internalTrafficPolicy: 'Cluster',
-    externalTrafficPolicy: null,
-    sessionAffinity: null,
-    scheduler: null,
-    endpoints: [],
-    rules: [],
-    ...over,
-  }
-}
+const svc = servicePort
 
-const ep = (ip: string, port = 80, local: boolean | null = null) => ({
-  ip,
-  port,
-  local,
-  share: null,
-  weight: null,
-  state: 'ready' as const,
-})
+const ep = (ip: string, port = 80, local: boolean | null = null) => endpoint(ip, port, {local})
 
 function stateWith(services: ServicePort[]): ProxyState {
   const s = emptyState('ipvs')

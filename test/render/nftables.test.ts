@@ -8,7 +8,6 @@ import {describe, expect, it} from 'vitest'
 import {readState} from '../../src/readers/read-state.js'
 import {renderNftables} from '../../src/render/nftables/render.js'
 import {emptyState} from '../../src/core/state.js'
-import type {ServicePort} from '../../src/model/types.js'
 import type {RenderOptions} from '../../src/render/types.js'
 import {
   readDump,
@@ -18,6 +17,7 @@ import {
   type CorpusExtras,
 } from './corpus-states.js'
 import {sortNftablesTransaction} from './normalise.js'
+import {endpoint, servicePort} from '../helpers/builders.js'
 
 /**
  * The nftables harness: NodePorts on the node IP 192.168.0.2 only (the dumps' nodeport-ips
@@ -168,35 +168,9 @@ describe('nft dump -> nftables reader -> renderNftables gives the dump back', ()
   })
 })
 
-function svc(over: Partial<ServicePort>): ServicePort {
-  return {
-    namespace: 'ns1',
-    name: 'svc1',
-    portName: 'p80',
-    protocol: 'TCP',
-    family: 'IPv4',
-    frontends: [
-      {type: 'ClusterIP', ip: '172.30.0.41', port: 80, sourceRanges: [], action: 'forward'},
-    ],
-    healthCheckNodePort: null,
-    internalTrafficPolicy: 'Cluster',
-    externalTrafficPolicy: null,
-    sessionAffinity: null,
-    scheduler: null,
-    endpoints: [],
-    rules: [],
-    ...over,
-  }
-}
+const svc = servicePort
 
-const ep = (ip: string, port = 80, local: boolean | null = null) => ({
-  ip,
-  port,
-  local,
-  share: null,
-  weight: null,
-  state: 'ready' as const,
-})
+const ep = (ip: string, port = 80, local: boolean | null = null) => endpoint(ip, port, {local})
 
 describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-layouts.md §3)', () => {
   const node = {

@@ -25,11 +25,9 @@ import {renderIptables} from '../../src/render/iptables/render.js'
 import {renderNftables} from '../../src/render/nftables/render.js'
 import type {RenderedFile, RenderResult} from '../../src/render/types.js'
 import {ROOT} from '../helpers/run-cli.js'
-import {Netns, netnsUnavailable, runKpAsync} from '../live/netns.js'
+import {Netns, kernelUnavailable, runKpAsync, skipEachWhen} from '../live/netns.js'
 
-const skipReason = netnsUnavailable()
-if (skipReason)
-  process.stderr.write(`test/roundtrip/kernel-roundtrip.test.ts skipped: ${skipReason}\n`)
+const skipReason = kernelUnavailable('test/roundtrip/kernel-roundtrip.test.ts')
 
 interface CorpusCase {
   /** e.g. 'iptables/upstream-overall' */
@@ -342,47 +340,45 @@ it('finds the corpus cases', () => {
   ])
 })
 
-describe.skipIf(skipReason !== null)(
-  'round trip: corpus state -> render -> kernel -> live read',
-  () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'kp-roundtrip-'))
-    afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+describe('round trip: corpus state -> render -> kernel -> live read', () => {
+  skipEachWhen(skipReason)
+  const tmp = mkdtempSync(join(tmpdir(), 'kp-roundtrip-'))
+  afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-    async function prepare(c: CorpusCase, target: Target): Promise<Prepared> {
-      const state = await readFixture(c.input)
-      expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-      expect(state.services.length).toBeGreaterThan(0)
-      const dir = mkdtempSync(join(tmp, `${c.name.replace('/', '-')}-${target}-`))
-      const saved = join(dir, 'source-state.json')
-      writeFileSync(saved, JSON.stringify(state))
-      return {state, saved, rendered: render(state, target)}
-    }
+  async function prepare(c: CorpusCase, target: Target): Promise<Prepared> {
+    const state = await readFixture(c.input)
+    expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    expect(state.services.length).toBeGreaterThan(0)
+    const dir = mkdtempSync(join(tmp, `${c.name.replace('/', '-')}-${target}-`))
+    const saved = join(dir, 'source-state.json')
+    writeFileSync(saved, JSON.stringify(state))
+    return {state, saved, rendered: render(state, target)}
+  }
 
-    describe.concurrent.each(CASES)('$name', (c) => {
-      it.each(TARGETS)(
-        'renders into %s, loads, and reads back live unchanged',
-        async (target) => {
-          const {state, saved, rendered} = await prepare(c, target)
-          const ns = new Netns()
-          try {
-            load(ns, target, rendered.files, dirname(saved))
-            const r = await runKpAsync(['diff', saved, 'live', '--json'], {prefix: ns.prefix})
-            const shown = `${c.name} -> ${target}: kp diff exited ${r.exitCode}\n${r.stderr}\n${r.stdout}`
-            const expectedNode = expectedNodeDifferences(state, target)
-            expect(r.exitCode, shown).toBe(expectedNode.length === 0 ? 0 : 1)
-            const diff = JSON.parse(r.stdout) as DiffResult
-            expect(diff.b.mode, shown).toBe(target)
-            expect(diff.services, shown).toEqual([])
-            expect(diff.node, shown).toEqual(expectedNode)
-          } finally {
-            ns.delete()
-          }
-        },
-        ROUND_TRIP_TIMEOUT_MS,
-      )
-    })
-  },
-)
+  describe.concurrent.each(CASES)('$name', (c) => {
+    it.each(TARGETS)(
+      'renders into %s, loads, and reads back live unchanged',
+      async (target) => {
+        const {state, saved, rendered} = await prepare(c, target)
+        const ns = new Netns()
+        try {
+          load(ns, target, rendered.files, dirname(saved))
+          const r = await runKpAsync(['diff', saved, 'live', '--json'], {prefix: ns.prefix})
+          const shown = `${c.name} -> ${target}: kp diff exited ${r.exitCode}\n${r.stderr}\n${r.stdout}`
+          const expectedNode = expectedNodeDifferences(state, target)
+          expect(r.exitCode, shown).toBe(expectedNode.length === 0 ? 0 : 1)
+          const diff = JSON.parse(r.stdout) as DiffResult
+          expect(diff.b.mode, shown).toBe(target)
+          expect(diff.services, shown).toEqual([])
+          expect(diff.node, shown).toEqual(expectedNode)
+        } finally {
+          ns.delete()
+        }
+      },
+      ROUND_TRIP_TIMEOUT_MS,
+    )
+  })
+})
 
 // Nothing is dropped silently (docs/architecture.md). What `kp migrate --to nftables` shows (the renderer's findings
 // and the migration analysis) must name each node setting the round trip above loses.

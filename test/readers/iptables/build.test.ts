@@ -9,7 +9,8 @@ import {describe, expect, it} from 'vitest'
 import {buildIptablesState} from '../../../src/readers/iptables/build.js'
 import {iptablesChainHash, iptablesEndpointHash} from '../../../src/kube-proxy/iptables-names.js'
 import {parse} from '../../../src/readers/iptables/parse.js'
-import {ROOT, runKp} from '../../helpers/run-cli.js'
+import {ROOT} from '../../helpers/run-cli.js'
+import {runKpInProcess} from '../../helpers/run-in-process.js'
 import {codes, readFixture, readText, service} from './helpers.js'
 
 const H = (spn: string, proto = 'tcp') => iptablesChainHash(spn, proto)
@@ -426,7 +427,7 @@ describe('foreign rules and other dumps', () => {
     expect(codes(state)).toEqual(['IPT_NO_KUBE_PROXY'])
     expect(state.diagnostics[0]!.message).toContain("kubelet's")
   })
-  it('an IPVS-mode dump read as iptables mode (--mode iptables) says to read it with ipvsadm and ipset', () => {
+  it('an IPVS-mode dump read as iptables mode (--mode iptables) says to read it with ipvsadm and ipset', async () => {
     // Called directly: without --mode, read-state sends such a dump to the IPVS reader.
     const text =
       '*nat\n:KUBE-SERVICES - [0:0]\n:KUBE-LOOP-BACK - [0:0]\n-A KUBE-SERVICES -m set --match-set KUBE-CLUSTER-IP dst,dst -j ACCEPT\nCOMMIT\n'
@@ -464,8 +465,10 @@ describe('foreign rules and other dumps', () => {
 })
 
 describe('through the CLI', () => {
-  it('a dump without kube-proxy rules exits 3 with path:line', () => {
-    const r = runKp(['list', '-f', '-'], {input: '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n'})
+  it('a dump without kube-proxy rules exits 3 with path:line', async () => {
+    const r = await runKpInProcess(['list', '-f', '-'], {
+      input: '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n',
+    })
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('-:1: no kube-proxy rules in this dump')
   })

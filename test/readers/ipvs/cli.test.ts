@@ -4,13 +4,13 @@
  */
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
-import {runKp} from '../../helpers/run-cli.js'
+import {runKpInProcess} from '../../helpers/run-in-process.js'
 
 const G = 'fixtures/ipvs/generated/'
 
 describe('kp list on IPVS dumps', () => {
-  it('ipvsadm -Sn + ipset list + iptables-save of node-a: exit 0, eleven service ports in IPVS mode', () => {
-    const r = runKp([
+  it('ipvsadm -Sn + ipset list + iptables-save of node-a: exit 0, eleven service ports in IPVS mode', async () => {
+    const r = await runKpInProcess([
       'list',
       '--json',
       '-f',
@@ -29,8 +29,13 @@ describe('kp list on IPVS dumps', () => {
     expect(state.services).toHaveLength(11)
   })
 
-  it('ipvsadm -L without -n: exit 3, the first resolved line, and the advice to use -n', () => {
-    const r = runKp(['list', '--json', '-f', 'fixtures/ipvsadm/non-numeric/ipvsadm-L.txt'])
+  it('ipvsadm -L without -n: exit 3, the first resolved line, and the advice to use -n', async () => {
+    const r = await runKpInProcess([
+      'list',
+      '--json',
+      '-f',
+      'fixtures/ipvsadm/non-numeric/ipvsadm-L.txt',
+    ])
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('fixtures/ipvsadm/non-numeric/ipvsadm-L.txt:4: ')
     expect(r.stderr).toContain('ipvsadm -Ln')

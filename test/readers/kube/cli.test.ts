@@ -4,13 +4,22 @@
  */
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
-import {runKp} from '../../helpers/run-cli.js'
+import {runKpInProcess} from '../../helpers/run-in-process.js'
 
 const FIXTURE = 'fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml'
 
 describe('kp list on cluster objects', () => {
-  it('prints the cluster state for --node and --mode', () => {
-    const r = runKp(['list', '--json', '-f', FIXTURE, '--node', 'node-c', '--mode', 'iptables'])
+  it('prints the cluster state for --node and --mode', async () => {
+    const r = await runKpInProcess([
+      'list',
+      '--json',
+      '-f',
+      FIXTURE,
+      '--node',
+      'node-c',
+      '--mode',
+      'iptables',
+    ])
     expect(r.exitCode).toBe(0)
     const state = JSON.parse(r.stdout) as ProxyState
     expect(state.mode).toBe('cluster')
@@ -26,8 +35,8 @@ describe('kp list on cluster objects', () => {
     expect(r.stderr).toMatch(/info diagnostic\(s\) hidden/)
   })
 
-  it('exits 3 with path:line for malformed YAML on stdin', () => {
-    const r = runKp(['list', '--json', '-f', '-'], {
+  it('exits 3 with path:line for malformed YAML on stdin', async () => {
+    const r = await runKpInProcess(['list', '--json', '-f', '-'], {
       input: 'apiVersion: v1\nkind: Service\nmetadata:\n\tname: a\n',
     })
     expect(r.exitCode).toBe(3)

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {buildNftablesState} from '../../../src/readers/nft/build.js'
 import {parse} from '../../../src/readers/nft/parse.js'
 import {readState} from '../../../src/readers/read-state.js'
-import {runKp} from '../../helpers/run-cli.js'
+import {runKpInProcess} from '../../helpers/run-in-process.js'
 import {fixturePath, readFixture, withoutPositions} from './corpus-shape.js'
 
 const read = (text: string, path = 'in.nft') => readState({sources: [{path, text}], format: 'nft'})
@@ -15,7 +15,7 @@ const codes = (s: {diagnostics: {code: string; severity: string}[]}) =>
   s.diagnostics.map((d) => `${d.severity} ${d.code}`)
 
 describe('nft reader on bad input', () => {
-  it('empty text: no tables, so NFT_NO_KUBE_PROXY at line 1', () => {
+  it('empty text: no tables, so NFT_NO_KUBE_PROXY at line 1', async () => {
     const parsed = parse({path: 'empty.nft', text: ''})
     expect(parsed.diagnostics).toEqual([])
     const state = buildNftablesState([parsed], {})
@@ -40,8 +40,13 @@ describe('nft reader on bad input', () => {
     expect(codes(state)).toContain('error NFT_NO_KUBE_PROXY')
   })
 
-  it('an unrelated ruleset exits 3 with path:1 (no kube-proxy table)', () => {
-    const r = runKp(['list', '--json', '-f', fixturePath('nft', 'bad', 'unrelated.nft')])
+  it('an unrelated ruleset exits 3 with path:1 (no kube-proxy table)', async () => {
+    const r = await runKpInProcess([
+      'list',
+      '--json',
+      '-f',
+      fixturePath('nft', 'bad', 'unrelated.nft'),
+    ])
     expect(r.exitCode).toBe(3)
     expect(r.stderr).toContain('unrelated.nft:1: no `table ip kube-proxy`')
   })

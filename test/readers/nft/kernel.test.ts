@@ -10,14 +10,12 @@ import {describe, expect, it} from 'vitest'
 import {readState} from '../../../src/readers/read-state.js'
 import {readFixture, readFixtureState, withoutPositions} from './corpus-shape.js'
 import {ROOT} from '../../helpers/run-cli.js'
+import {kernelUnavailable, skipEachWhen} from '../../live/netns.js'
 
 const ns = `kpnfttest${process.pid}`
 const run = (args: string[], input?: string) =>
   spawnSync(args[0]!, args.slice(1), {input, encoding: 'utf8'})
-const canRun =
-  process.getuid?.() === 0 &&
-  run(['nft', '--version']).status === 0 &&
-  run(['ip', 'netns', 'list']).status === 0
+const skipReason = kernelUnavailable('test/readers/nft/kernel.test.ts')
 
 /** The dump's lines grouped by object type, as fixtures/nft/PROVENANCE.md describes. */
 function regroup(dump: string): string {
@@ -34,7 +32,8 @@ const CASES = readdirSync(`${ROOT}fixtures/nft`)
   .filter((d) => d.startsWith('upstream-'))
   .sort()
 
-describe.skipIf(!canRun)('nft list from the kernel', () => {
+describe('nft list from the kernel', () => {
+  skipEachWhen(skipReason)
   it('covers every upstream nftables case', () => {
     expect(CASES.length).toBe(8)
   })
@@ -78,5 +77,3 @@ describe.skipIf(!canRun)('nft list from the kernel', () => {
     },
   )
 })
-if (!canRun)
-  process.stderr.write('test/readers/nft/kernel.test.ts: skipped (needs root, nft and ip netns)\n')
