@@ -11,23 +11,21 @@
  * Truncated input (a block or statement still open at the end) keeps everything that was
  * complete and reports NFT_TRUNCATED as an error: the services in the missing part are
  * unknown, so the answer cannot be trusted (src/errors.ts EXIT, exit 3).
+ *
+ * This file reads the lines and the block form; the transaction form is in parse-commands.ts,
+ * the objects both describe in parse-objects.ts, the word-level helpers in parse-words.ts.
  */
 import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {
   NFT_FAMILIES,
-  NftChain,
-  emptyDocument,
   getOrAddTable,
-  parseNftDuration,
-  resolvePriority,
   unquote,
+  type NftChain,
   type NftDocument,
-  type NftElement,
   type NftRule,
   type NftSet,
   type NftTable,
-  type CompactRules,
 } from './ir.js'
 import {indexAtOrBefore, withoutByteOrderMark} from '../../core/text.js'
 import {textPieces} from '../bytes.js'
@@ -42,10 +40,9 @@ import {
   tokenizeRange,
   type LineTokens,
 } from './tokenize.js'
-import type {DiagnosticCode} from '../../catalog/diagnostics.js'
-
-/** More "not understood" lines than this are summarised in one diagnostic. */
-const MAX_UNKNOWN_REPORTS = 20
+import {NftCommandReader} from './parse-commands.js'
+import {MAX_UNKNOWN_REPORTS} from './parse-objects.js'
+import {lineAt, splitStatements, toRule, type WordLines} from './parse-words.js'
 
 type Context =
   | {kind: 'top'}
@@ -60,13 +57,6 @@ interface Pending {
   depth: number
 }
 
-/** The line of each word of a statement: one number when it is on one line (the common case). */
-type WordLines = number[] | number
-
-function lineAt(lines: WordLines, k: number): number {
-  return typeof lines === 'number' ? lines : lines[Math.min(k, lines.length - 1)]!
-}
-
 const COMMANDS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush'])
 const TABLE_BLOCKS = new Set([
   'flowtable',
@@ -79,12 +69,13 @@ const TABLE_BLOCKS = new Set([
   'tunnel',
 ])
 
-class TextReader implements CompactRules {
-  readonly doc: NftDocument = emptyDocument()
-  readonly diagnostics: Diagnostic[] = []
+/**
+ * The block form, line by line, on top of the transaction form (NftCommandReader) and the
+ * objects both describe (NftObjectReader).
+ */
+class TextReader extends NftCommandReader {
   private readonly stack: Context[] = [{kind: 'top'}]
   private pending: Pending | null = null
-  private unknownCount = 0
   private readonly words = new WordCache()
   /**
    * The text, as the pieces of whole lines it was read in (a file is decoded a piece at a time,
@@ -102,9 +93,11 @@ class TextReader implements CompactRules {
    * give the same document (test/readers/nft/compact-rules.test.ts).
    */
   constructor(
-    private readonly path: string,
+    path: string,
     private readonly wordByWord = false,
-  ) {}
+  ) {
+    super(path)
+  }
 
   /** Every line, once. Returns the number of lines. */
   readAll(text: string | Iterable<string>): number {
@@ -175,28 +168,6 @@ class TextReader implements CompactRules {
     let end = text.indexOf('\n', from)
     if (end < 0) end = text.length
     return toRule(tokenizeRange(text, from, end, this.words).words, line)
-  }
-
-  private report(
-    severity: Diagnostic['severity'],
-    code: DiagnosticCode,
-    message: string,
-    line: number,
-  ): void {
-    this.diagnostics.push({severity, code, message, source: {path: this.path, line}})
-  }
-
-  private notUnderstood(words: string[], line: number, where: string): void {
-    this.unknownCount++
-    if (this.unknownCount <= MAX_UNKNOWN_REPORTS) {
-      const shown = words.join(' ')
-      this.report(
-        'warning',
-        'NFT_UNKNOWN_STATEMENT',
-        `not understood ${where}: ${shown.length > 120 ? shown.slice(0, 120) + '...' : shown}`,
-        line,
-      )
-    }
   }
 
   private get top(): Context {
@@ -346,33 +317,6 @@ class TextReader implements CompactRules {
     this.stack.push({kind: 'chain', table, chain: this.chainOf(table, name, lineNo), line: lineNo})
   }
 
-  private chainOf(table: NftTable, name: string, line: number): NftChain {
-    let chain = table.chains.get(name)
-    if (!chain) {
-      chain = new NftChain(name, line, this)
-      table.chains.set(name, chain)
-    }
-    return chain
-  }
-
-  private setOf(table: NftTable, kind: 'set' | 'map', name: string, line: number): NftSet {
-    let set = table.sets.get(name)
-    if (!set) {
-      set = {
-        kind,
-        name,
-        line,
-        type: '',
-        flags: [],
-        timeoutSeconds: null,
-        comment: null,
-        elements: [],
-      }
-      table.sets.set(name, set)
-    }
-    return set
-  }
-
   /** One complete statement (braces balanced) in the current context. */
   private statement(words: string[], lines: WordLines): void {
     const ctx = this.top
@@ -406,322 +350,6 @@ class TextReader implements CompactRules {
       }
     }
   }
-
-  /** `type filter hook input priority filter`, `policy accept`, `comment "..."`, `devices = {...}`. */
-  private chainProperty(chain: NftChain, words: string[], line: number): boolean {
-    const first = words[0]
-    if (first === 'type' && words[2] === 'hook') {
-      const prio = words.indexOf('priority')
-      const priorityText = prio >= 0 ? words.slice(prio + 1).join(' ') : ''
-      const hook = words[3] ?? ''
-      chain.hook = {
-        type: words[1]!,
-        hook,
-        priority: resolvePriority(priorityText),
-        priorityText,
-        policy: chain.hook?.policy ?? null,
-      }
-      if (prio < 0 || chain.hook.priority === null)
-        this.report(
-          'warning',
-          'NFT_SYNTAX',
-          `chain ${chain.name}: cannot read the priority "${priorityText}"`,
-          line,
-        )
-      return true
-    }
-    if (first === 'policy' && words.length === 2) {
-      if (chain.hook) chain.hook.policy = words[1]!
-      return true
-    }
-    if (first === 'comment' && words.length === 2) {
-      chain.comment = unquote(words[1]!)
-      return true
-    }
-    if (first === 'devices' || first === 'device') return true
-    return false
-  }
-
-  private setProperty(set: NftSet, words: string[], lines: WordLines): boolean {
-    const first = words[0]
-    if (first === 'type' || first === 'typeof') {
-      set.type = words.slice(1).join(' ')
-      return true
-    }
-    if (first === 'flags') {
-      set.flags = words
-        .slice(1)
-        .join('')
-        .split(',')
-        .filter((f) => f !== '')
-      return true
-    }
-    if (first === 'timeout' && words.length === 2) {
-      set.timeoutSeconds = parseNftDuration(words[1]!)
-      if (set.timeoutSeconds === null)
-        this.report(
-          'warning',
-          'NFT_SYNTAX',
-          `${set.kind} ${set.name}: cannot read the timeout "${words[1]}"`,
-          lineAt(lines, 0),
-        )
-      return true
-    }
-    if (first === 'comment' && words.length === 2) {
-      set.comment = unquote(words[1]!)
-      return true
-    }
-    if (first === 'elements' && words[1] === '=' && words[2] === '{') {
-      this.addElements(set, words, lines, 2)
-      return true
-    }
-    return (
-      first === 'size' ||
-      first === 'gc-interval' ||
-      first === 'policy' ||
-      first === 'auto-merge' ||
-      first === 'counter'
-    )
-  }
-
-  private addRule(chain: NftChain, words: string[], line: number, atStart: boolean): void {
-    chain.addRule(toRule(words, line), atStart)
-  }
-
-  /** Elements between the `{` at words[open] and its matching `}`. */
-  private addElements(set: NftSet, words: string[], lines: WordLines, open: number): void {
-    const close = matchingBrace(words, open)
-    for (const el of splitElements(
-      words,
-      lines,
-      open + 1,
-      close < 0 ? words.length : close,
-      set.kind === 'map',
-    ))
-      set.elements.push(el)
-  }
-
-  // ---- transaction form ------------------------------------------------------------------
-
-  private command(words: string[], lines: WordLines): void {
-    const line = lineAt(lines, 0)
-    const verb = words[0]!
-    const object = words[1]
-    if (object === 'ruleset') {
-      if (verb === 'flush') this.doc.tables.clear()
-      else this.notUnderstood(words, line, 'as a command')
-      return
-    }
-    let i = 2
-    let family = 'ip'
-    if (
-      words[i] !== undefined &&
-      NFT_FAMILIES.has(words[i]!) &&
-      words[i + 1] !== undefined &&
-      words[i + 1] !== '{'
-    ) {
-      family = words[i]!
-      i++
-    }
-    const tableName = words[i]
-    if (tableName === undefined || tableName === '{') {
-      this.report('warning', 'NFT_SYNTAX', `incomplete command: ${words.join(' ')}`, line)
-      return
-    }
-    i++
-    if (object === 'table') {
-      if (verb === 'delete' || verb === 'destroy') {
-        this.doc.tables.delete(`${family} ${tableName}`)
-        return
-      }
-      const table = getOrAddTable(this.doc, family, tableName, line)
-      if (verb === 'flush') {
-        for (const c of table.chains.values()) c.clearRules()
-        for (const s of table.sets.values()) s.elements = []
-        return
-      }
-      for (const part of blockStatements(words, lines, i)) {
-        if (part.words[0] === 'comment' && part.words.length === 2)
-          table.comment = unquote(part.words[1]!)
-        else if (part.words[0] !== 'flags')
-          this.notUnderstood(part.words, lineAt(part.lines, 0), `in table ${family} ${tableName}`)
-      }
-      return
-    }
-    const objectName = words[i]
-    if (objectName === undefined || objectName === '{') {
-      this.report('warning', 'NFT_SYNTAX', `incomplete command: ${words.join(' ')}`, line)
-      return
-    }
-    i++
-    const existing = this.doc.tables.get(`${family} ${tableName}`)
-    if ((verb === 'delete' || verb === 'destroy') && !existing) return
-    const table = existing ?? getOrAddTable(this.doc, family, tableName, line)
-    if (!existing)
-      this.report(
-        'info',
-        'NFT_UNDECLARED',
-        `table ${family} ${tableName} is used before it is added; taken as declared here`,
-        line,
-      )
-    switch (object) {
-      case 'chain':
-        return this.chainCommand(verb, table, objectName, words, lines, i)
-      case 'set':
-      case 'map':
-        return this.setCommand(verb, object, table, objectName, words, lines, i)
-      case 'rule':
-        return this.ruleCommand(verb, table, objectName, words, lines, i)
-      case 'element':
-        return this.elementCommand(verb, table, objectName, words, lines, i)
-      default:
-        this.notUnderstood(words, line, 'as a command')
-    }
-  }
-
-  private chainCommand(
-    verb: string,
-    table: NftTable,
-    name: string,
-    words: string[],
-    lines: WordLines,
-    i: number,
-  ): void {
-    if (verb === 'delete' || verb === 'destroy') {
-      table.chains.delete(name)
-      return
-    }
-    const chain = this.chainOf(table, name, lineAt(lines, 0))
-    if (verb === 'flush') {
-      chain.clearRules()
-      return
-    }
-    for (const part of blockStatements(words, lines, i)) {
-      if (!this.chainProperty(chain, part.words, lineAt(part.lines, 0)))
-        this.notUnderstood(part.words, lineAt(part.lines, 0), `in chain ${name}`)
-    }
-  }
-
-  private setCommand(
-    verb: string,
-    kind: 'set' | 'map',
-    table: NftTable,
-    name: string,
-    words: string[],
-    lines: WordLines,
-    i: number,
-  ): void {
-    if (verb === 'delete' || verb === 'destroy') {
-      table.sets.delete(name)
-      return
-    }
-    const set = this.setOf(table, kind, name, lineAt(lines, 0))
-    if (verb === 'flush') {
-      set.elements = []
-      return
-    }
-    for (const part of blockStatements(words, lines, i)) {
-      if (!this.setProperty(set, part.words, part.lines))
-        this.notUnderstood(part.words, lineAt(part.lines, 0), `in ${kind} ${name}`)
-    }
-  }
-
-  private ruleCommand(
-    verb: string,
-    table: NftTable,
-    chainName: string,
-    words: string[],
-    lines: WordLines,
-    i: number,
-  ): void {
-    const line = lineAt(lines, 0)
-    if (verb === 'delete' || verb === 'destroy' || verb === 'replace') {
-      // Rules are addressed by kernel handle here, which a saved transaction cannot resolve.
-      this.report(
-        'warning',
-        'NFT_UNSUPPORTED',
-        `\`${verb} rule\` addresses a rule by its handle, which kp cannot resolve from text; ignored`,
-        line,
-      )
-      return
-    }
-    let chain = table.chains.get(chainName)
-    if (!chain) {
-      this.report(
-        'info',
-        'NFT_UNDECLARED',
-        `chain ${chainName} gets a rule before it is added; taken as declared here`,
-        line,
-      )
-      chain = this.chainOf(table, chainName, line)
-    }
-    const atStart = verb === 'insert'
-    const position = words[i]
-    if (
-      (position === 'position' || position === 'handle' || position === 'index') &&
-      words[i + 1] !== undefined
-    ) {
-      this.report(
-        'info',
-        'NFT_UNSUPPORTED',
-        `\`${verb} rule ... ${position} ${words[i + 1]}\`: the position cannot be resolved from text; the rule is ${atStart ? 'put first' : 'appended'}`,
-        line,
-      )
-      i += 2
-    }
-    if (i >= words.length) {
-      this.report('warning', 'NFT_SYNTAX', `empty rule for chain ${chainName}`, line)
-      return
-    }
-    this.addRule(chain, words.slice(i), lineAt(lines, i), atStart)
-  }
-
-  private elementCommand(
-    verb: string,
-    table: NftTable,
-    setName: string,
-    words: string[],
-    lines: WordLines,
-    i: number,
-  ): void {
-    const line = lineAt(lines, 0)
-    if (words[i] !== '{') {
-      this.report(
-        'warning',
-        'NFT_SYNTAX',
-        `element command without { ... }: ${words.join(' ')}`,
-        line,
-      )
-      return
-    }
-    let set = table.sets.get(setName)
-    if (verb === 'delete' || verb === 'destroy') {
-      if (!set) return
-      const close = matchingBrace(words, i)
-      const gone = new Set(
-        splitElements(words, lines, i + 1, close < 0 ? words.length : close, false).map((e) =>
-          e.key.join(' . '),
-        ),
-      )
-      set.elements = set.elements.filter((e) => !gone.has(e.key.join(' . ')))
-      return
-    }
-    if (!set) {
-      this.report(
-        'info',
-        'NFT_UNDECLARED',
-        `set ${setName} gets elements before it is added; taken as declared here`,
-        line,
-      )
-      set = this.setOf(table, 'set', setName, line)
-    }
-    const close = matchingBrace(words, i)
-    const elements = splitElements(words, lines, i + 1, close < 0 ? words.length : close, true)
-    // A set first seen through its elements: mapped values make it a map.
-    if (set.type === '' && elements.some((e) => e.value !== null)) set.kind = 'map'
-    for (const el of elements) set.elements.push(el)
-  }
-
   finish(lineCount: number): void {
     if (this.pending) {
       this.report(
@@ -761,133 +389,6 @@ class TextReader implements CompactRules {
       )
     }
   }
-}
-
-/** Index of the `}` that closes the `{` at `open`, or -1. */
-function matchingBrace(words: string[], open: number): number {
-  let depth = 0
-  for (let k = open; k < words.length; k++) {
-    if (words[k] === '{') depth++
-    else if (words[k] === '}' && --depth === 0) return k
-  }
-  return -1
-}
-
-interface Part {
-  words: string[]
-  lines: WordLines
-}
-
-/** Splits at top-level `;` (`type nat hook output priority -100 ; policy accept ;`). */
-function splitStatements(words: string[], lines: WordLines): Part[] {
-  if (!words.includes(';')) return [{words, lines}]
-  const out: Part[] = []
-  let start = 0
-  let depth = 0
-  const cut = (end: number): void => {
-    if (end > start)
-      out.push({
-        words: words.slice(start, end),
-        lines: typeof lines === 'number' ? lines : lines.slice(start, end),
-      })
-  }
-  for (let k = 0; k < words.length; k++) {
-    const w = words[k]!
-    if (w === '{') depth++
-    else if (w === '}') depth--
-    else if (w === ';' && depth === 0) {
-      cut(k)
-      start = k + 1
-    }
-  }
-  cut(words.length)
-  return out
-}
-
-/** The `;`-separated statements of the `{ ... }` block that starts at words[i], if any. */
-function blockStatements(words: string[], lines: WordLines, i: number): Part[] {
-  if (words[i] !== '{') return []
-  const close = matchingBrace(words, i)
-  const end = close < 0 ? words.length : close
-  return splitStatements(
-    words.slice(i + 1, end),
-    typeof lines === 'number' ? lines : lines.slice(i + 1, end),
-  )
-}
-
-/** A rule's words without its trailing `comment "..."` (nft prints it last). */
-function toRule(words: string[], line: number): NftRule {
-  let end = words.length
-  while (end > 0 && words[end - 1] === ';') end--
-  let comment: string | null = null
-  const c = end - 2
-  if (c >= 0 && words[c] === 'comment' && words[c + 1]!.startsWith('"')) {
-    comment = unquote(words[c + 1]!)
-    end = c
-  }
-  return {tokens: end === words.length ? words : words.slice(0, end), comment, line}
-}
-
-const KEY_END = new Set([':', 'comment', 'timeout', 'expires', 'counter'])
-
-/** Elements of `{ a . b : v , c . d : w }` between words[from] and words[to] (exclusive). */
-function splitElements(
-  words: string[],
-  lines: WordLines,
-  from: number,
-  to: number,
-  allowValue: boolean,
-): NftElement[] {
-  const out: NftElement[] = []
-  let k = from
-  while (k < to) {
-    while (k < to && words[k] === ',') k++
-    if (k >= to) break
-    const line = lineAt(lines, k)
-    const key: string[] = []
-    let part = ''
-    while (k < to && words[k] !== ',' && !KEY_END.has(words[k]!)) {
-      const w = words[k]!
-      if (w === '.') {
-        key.push(part)
-        part = ''
-      } else {
-        part = part === '' ? w : `${part} ${w}`
-      }
-      k++
-    }
-    key.push(part)
-    let comment: string | null = null
-    let value: string[] | null = null
-    while (k < to && words[k] !== ',') {
-      const w = words[k]!
-      if (w === 'comment' && k + 1 < to) {
-        comment = unquote(words[k + 1]!)
-        k += 2
-      } else if ((w === 'timeout' || w === 'expires') && k + 1 < to) {
-        k += 2
-      } else if (w === 'counter') {
-        k++
-        while (k < to && (words[k] === 'packets' || words[k] === 'bytes')) k += 2
-      } else if (w === ':' && allowValue) {
-        k++
-        const v: string[] = []
-        let depth = 0
-        while (k < to && (depth > 0 || words[k] !== ',')) {
-          const x = words[k]!
-          if (x === '{') depth++
-          else if (x === '}') depth--
-          v.push(x)
-          k++
-        }
-        value = v
-      } else {
-        k++
-      }
-    }
-    out.push({key, value, comment, line})
-  }
-  return out
 }
 
 /** `text`: the whole text, or its pieces of whole lines in order (textPieces). */
