@@ -98,7 +98,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       exclusive: ['out'],
     }),
     // Target settings: each overrides what the input shows; without either the renderer uses
-    // kube-proxy's default and says so in a finding (src/render/common.ts resolveNodeSettings).
+    // kube-proxy's default and says so in a finding (src/render/node-settings.ts resolveNodeSettings).
     'pod-cidr': Flags.string({
       multiple: true,
       delimiter: ',',
