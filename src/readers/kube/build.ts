@@ -37,6 +37,9 @@ import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {binaryDataProblem, SNIFF_BYTES} from '../bytes.js'
 import {sniffFormat} from '../registry.js'
 import {emptyKubeObjects, parseKube} from './parse.js'
+import {LABEL_SERVICE_NAME, slicesFromLegacy} from './legacy-endpoints.js'
+
+export {frontendKey, indexFrontends, type FrontendMatch} from './frontend-index.js'
 import type {
   KubeEndpointSlice,
   KubeLegacyEndpoints,
@@ -49,8 +52,6 @@ import type {
 const LABEL_SERVICE_PROXY_NAME = 'service.kubernetes.io/service-proxy-name'
 /** Set by the EndpointSlice controller on the slices of headless Services (c.2). */
 const LABEL_HEADLESS = 'service.kubernetes.io/headless'
-/** Associates a slice with its Service (c.4); without it kube-proxy ignores the slice. */
-const LABEL_SERVICE_NAME = 'kubernetes.io/service-name'
 /** EndpointSliceMirroring does not mirror Endpoints carrying this label set to "true" (c.2). */
 const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror'
 
@@ -73,10 +74,6 @@ const endpointKey = (e: CachedEndpoint): string => `${e.ip}|${e.port}`
 
 const nsName = (namespace: string, name: string) => `${namespace}/${name}`
 
-function family(ip: string): Family | null {
-  return parseIpSloppy(ip)?.family ?? null
-}
-
 /** pkg/api/v1/service/util.go ExternallyAccessible: decided by the Service's type. */
 function serviceExternallyAccessible(svc: KubeService): boolean {
   return (
@@ -84,49 +81,6 @@ function serviceExternallyAccessible(svc: KubeService): boolean {
     svc.type === 'NodePort' ||
     (svc.type === 'ClusterIP' && svc.externalIPs.length > 0)
   )
-}
-
-/**
- * Turns legacy v1 Endpoints into slices the way EndpointSliceMirroring would (c.2): one slice per
- * subset and family (a subset is one port set), addresses ready, notReadyAddresses not ready.
- */
-function slicesFromLegacy(ep: KubeLegacyEndpoints): KubeEndpointSlice[] {
-  const slices: KubeEndpointSlice[] = []
-  for (const [i, subset] of ep.subsets.entries()) {
-    const byFamily = new Map<Family, KubeEndpointSlice>()
-    const add = (addr: {ip: string; nodeName: string | null}, ready: boolean) => {
-      // An address that is not an IP goes to an IPv4 slice, where the endpoint check reports it.
-      const fam = family(addr.ip) ?? 'IPv4'
-      let slice = byFamily.get(fam)
-      if (!slice) {
-        slice = {
-          ref: ep.ref,
-          namespace: ep.namespace,
-          name: `${ep.name} (Endpoints subset ${i}, ${fam})`,
-          labels: {[LABEL_SERVICE_NAME]: ep.name},
-          addressType: fam,
-          ports: subset.ports,
-          endpoints: [],
-          synthesizedFrom: 'Endpoints',
-        }
-        byFamily.set(fam, slice)
-        slices.push(slice)
-      }
-      slice.endpoints.push({
-        addresses: [addr.ip],
-        ready,
-        serving: ready,
-        terminating: false,
-        nodeName: addr.nodeName,
-        zone: null,
-        zoneHints: [],
-        nodeHints: [],
-      })
-    }
-    for (const a of subset.addresses) add(a, true)
-    for (const a of subset.notReadyAddresses) add(a, false)
-  }
-  return slices
 }
 
 interface ServiceWork {
@@ -786,38 +740,6 @@ function buildServicePort(input: ServicePortInput): ServicePort {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers for other readers (the IPVS builder names virtual servers from cluster objects).
-
-/**
- * The key of a frontend as an IPVS virtual server sees it: `address|port|protocol`. A NodePort
- * frontend (ip null) is keyed with `*`: a NodePort VS on any node address, `nodeIP:nodePort`,
- * matches `frontendKey(null, nodePort, protocol)`.
- */
-export function frontendKey(ip: string | null, port: number | null, protocol: Protocol): string {
-  const addr = ip === null ? '*' : (parseIpSloppy(ip)?.text ?? ip)
-  return `${addr}|${port ?? '?'}|${protocol}`
-}
-
-export interface FrontendMatch {
-  service: ServicePort
-  frontend: Frontend
-}
-
-/**
- * Indexes every frontend of the given service ports by frontendKey. Several service ports can
- * share a key (e.g. the same externalIP on two Services), so each key maps to a list.
- */
-export function indexFrontends(services: ServicePort[]): Map<string, FrontendMatch[]> {
-  const index = new Map<string, FrontendMatch[]>()
-  for (const service of services) {
-    for (const frontend of service.frontends) {
-      const k = frontendKey(frontend.ip, frontend.port, service.protocol)
-      const list = index.get(k)
-      if (list) list.push({service, frontend})
-      else index.set(k, [{service, frontend}])
-    }
-  }
-  return index
-}
 
 /**
  * Reads cluster-object sources (`--cluster`) straight into the state kube-proxy would program
