@@ -6,7 +6,7 @@ import {pushAll} from '../../core/arrays.js'
 import {diag} from '../../core/state.js'
 import type {Diagnostic, ServicePort} from '../../model/types.js'
 import type {Classified} from './classify.js'
-import {push} from './kube-sets.js'
+import {pushTo} from '../../core/arrays.js'
 import type {KubeVirtualServer, VirtualServerSeen} from './virtual-servers.js'
 
 export interface Group {
@@ -36,8 +36,8 @@ class AnchorIndex {
     const vs = g.members[0]!.vs
     const active = activeSet(vs)
     this.active.set(g, new Set(active))
-    push(this.bySignature, `${vs.protocol} ${vs.family} ${active.join(',')}`, g)
-    for (const rs of active) push(this.byRealServer, `${vs.protocol} ${vs.family} ${rs}`, g)
+    pushTo(this.bySignature, `${vs.protocol} ${vs.family} ${active.join(',')}`, g)
+    for (const rs of active) pushTo(this.byRealServer, `${vs.protocol} ${vs.family} ${rs}`, g)
   }
 
   /** Anchors with exactly these active real servers. */

@@ -2,6 +2,7 @@
  * kube-proxy's ipsets of one node (ipset save|list), indexed by address and port, and the
  * cross-checks of those sets against the virtual servers and service ports built from them.
  */
+import {pushTo} from '../../core/arrays.js'
 import {diag} from '../../core/state.js'
 import type {Diagnostic, Family, ServicePort, SourceRef} from '../../model/types.js'
 import type {IpsetDump, IpsetMember} from '../ipset/parse.js'
@@ -68,7 +69,7 @@ export class KubeSets {
           const key = memberKey(set.type, m)
           if (key === null) continue
           const member = {...m, source: {path: p.source.path, line: m.line}}
-          push(index.byKey, key, member)
+          pushTo(index.byKey, key, member)
           index.all.push(member)
         }
       }
@@ -108,13 +109,6 @@ function memberKey(type: string, m: IpsetMember): string | null {
   if (type === 'hash:ip') return m.ip
   if (m.ip === null || m.protocol === null || m.port === null) return null
   return endpointKey(m.ip, m.protocol, m.port)
-}
-
-/** Appends value to the list under key (also used by group.ts to index anchors). */
-export function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key)
-  if (list) list.push(value)
-  else map.set(key, [value])
 }
 
 /**

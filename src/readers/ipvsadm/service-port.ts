@@ -2,6 +2,7 @@
  * Turns one group of virtual servers into a ServicePort: frontends, scheduler, persistence, and
  * endpoints with their weights, locality (KUBE-LOOP-BACK) and states.
  */
+import {pushTo} from '../../core/arrays.js'
 import {pushAll} from '../../core/arrays.js'
 import {diag, uniqueSourceRefs} from '../../core/state.js'
 import type {
@@ -39,9 +40,7 @@ export function toServicePort(
   const nodePorts = new Map<number, Classified[]>()
   for (const m of members) {
     if (m.type === 'NodePort') {
-      const list = nodePorts.get(m.vs.port)
-      if (list) list.push(m)
-      else nodePorts.set(m.vs.port, [m])
+      pushTo(nodePorts, m.vs.port, m)
       continue
     }
     frontends.push({

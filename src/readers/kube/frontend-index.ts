@@ -3,6 +3,7 @@
  * port of the cluster objects a virtual server belongs to.
  */
 import {parseIpSloppy} from '../../core/address.js'
+import {pushTo} from '../../core/arrays.js'
 import type {Frontend, Protocol, ServicePort} from '../../model/types.js'
 
 /**
@@ -28,10 +29,7 @@ export function indexFrontends(services: ServicePort[]): Map<string, FrontendMat
   const index = new Map<string, FrontendMatch[]>()
   for (const service of services) {
     for (const frontend of service.frontends) {
-      const k = frontendKey(frontend.ip, frontend.port, service.protocol)
-      const list = index.get(k)
-      if (list) list.push({service, frontend})
-      else index.set(k, [{service, frontend}])
+      pushTo(index, frontendKey(frontend.ip, frontend.port, service.protocol), {service, frontend})
     }
   }
   return index
