@@ -8,7 +8,8 @@
  *
  * Modules: endpoints.ts (CategorizeEndpoints, serviceport.go), iptables-names.ts, ipvs-names.ts,
  * nftables-names.ts (names and hashes per mode), shares.ts (the probability cascade), settings.ts
- * (defaults). Nothing here reads or writes a format; it imports only the model.
+ * (defaults), versions.ts (the releases whose layouts kp knows). Nothing here reads or writes a
+ * format; it imports only the model.
  */
 export * from './endpoints.js'
 export * from './iptables-names.js'
@@ -16,3 +17,4 @@ export * from './ipvs-names.js'
 export * from './nftables-names.js'
 export * from './settings.js'
 export * from './shares.js'
+export * from './versions.js'
