@@ -291,7 +291,7 @@ export const DIAGNOSTICS = {
   INPUT_SERVICE_NOT_FOUND: {
     severity: 'error',
     exit: 'input',
-    meaning: '`kp explain`: no service port matches the query.',
+    meaning: '`kp explain`, `kp trace`: no service port matches the query.',
     action:
       'Check the name or address; `kp list` shows every service port, and the hint names the closest.',
   },
@@ -339,6 +339,13 @@ export const DIAGNOSTICS = {
     meaning: 'A dump command needs root (or cannot be executed).',
     action: 'Run kp as root (for example with sudo), or read a saved dump with -f FILE.',
   },
+  INPUT_TRACE_UNSUPPORTED: {
+    severity: 'error',
+    exit: 'input',
+    meaning:
+      '`kp trace`: the input holds no rules kp can walk for this connection (a mode it does not walk yet, or no rules of its address family).',
+    action: 'Give iptables-save output of the node (with -f), or use `kp explain` for this input.',
+  },
   LIVE_NO_KUBE_PROXY: {
     severity: 'error',
     exit: 'input',
@@ -357,14 +364,15 @@ export const DIAGNOSTICS = {
   USAGE_BAD_SERVICE: {
     severity: 'error',
     exit: 'usage',
-    meaning: '`kp explain`: the SERVICE argument cannot be read as a name or an address.',
+    meaning:
+      '`kp explain`, `kp trace`: the SERVICE or DESTINATION argument cannot be read as a name or an address.',
     action: 'Write it as ns/name, ns/name:port, name -n ns, IP:PORT/PROTO, [v6]:PORT or :NODEPORT.',
   },
   USAGE_BAD_VALUE: {
     severity: 'error',
     exit: 'usage',
     meaning:
-      '`kp migrate`: a node setting flag has a value not of its kind (mark, CIDR, address, scheduler, ...).',
+      '`kp migrate`, `kp trace`: a flag has a value not of its kind (mark, CIDR, address, scheduler, ...).',
     action: 'Fix the flag value; the message says what was expected.',
   },
   USAGE_COLLECT_INPUT: {
@@ -384,6 +392,14 @@ export const DIAGNOSTICS = {
     exit: 'usage',
     meaning: '`kp diff`: both A and B are stdin (-).',
     action: 'Give at most one of A and B as -.',
+  },
+  USAGE_TRACE_AMBIGUOUS: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      '`kp trace`: the destination names no single frontend with a port (a service with several ports, or none known).',
+    action:
+      'Name the port (ns/name:port) or give the destination as IP:PORT; the hints list the candidates.',
   },
   USAGE_OUT_NOT_DIR: {
     severity: 'error',

@@ -34,7 +34,7 @@ export interface LoadFlags {
 }
 
 /** What a command wants read of its input beyond the flags (ReadOptions: kp explain's focus, kp diff's servicesOnly, kp migrate's refsPerPort). */
-export type LoadWants = Pick<ReadOptions, 'focus' | 'servicesOnly' | 'refsPerPort'>
+export type LoadWants = Pick<ReadOptions, 'focus' | 'servicesOnly' | 'refsPerPort' | 'onParsed'>
 
 /** The flags as a request to read these files (src/readers/read-state.ts readFiles). */
 function fileRequest(flags: LoadFlags, files: string[], wants: LoadWants): FileReadRequest {

@@ -12,6 +12,7 @@
  * format; it imports only the model.
  */
 export * from './endpoints.js'
+export * from './iptables-hooks.js'
 export * from './iptables-names.js'
 export * from './ipvs-names.js'
 export * from './nftables-names.js'

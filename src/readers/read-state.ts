@@ -135,6 +135,7 @@ export async function readState(
   const savedPaths: string[] = []
   for (const src of input.sources) {
     const r = await parseOne(src, input.format, opts)
+    if (!isState(r)) opts.onParsed?.(r)
     if (isState(r)) failed.push(r)
     else if (r.format === 'kp-json' && r.data) {
       // The reader's warnings (members the model does not have) go with the saved state.
@@ -220,6 +221,8 @@ export interface FileReadRequest {
   servicesOnly?: boolean
   /** ReadOptions.refsPerPort. */
   refsPerPort?: number
+  /** ReadOptions.onParsed. */
+  onParsed?: ReadOptions['onParsed']
 }
 
 export interface FileRead {
@@ -244,6 +247,7 @@ export async function readFiles(req: FileReadRequest): Promise<FileRead> {
       focus: req.focus,
       servicesOnly: req.servicesOnly,
       refsPerPort: req.refsPerPort,
+      onParsed: req.onParsed,
     },
   )
   return {state, facts: inputs.facts}

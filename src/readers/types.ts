@@ -63,6 +63,11 @@ export interface ReadOptions {
    * reader's lists; the iptables reader does not make the rest.
    */
   refsPerPort?: number
+  /**
+   * Called with each source as parsed, before the state is built: `kp trace` walks the rules
+   * as read, not the model made of them.
+   */
+  onParsed?: (parsed: ParsedSource) => void
 }
 
 /** Builds one node's ProxyState from the parsed sources of one mode. */

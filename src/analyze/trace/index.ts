@@ -1,0 +1,75 @@
+/**
+ * `kp trace`: one new connection, walked through the rules as read. The iptables walk is in
+ * ./iptables.ts; the other modes are not walked yet and say so.
+ */
+import {joinHostPort} from '../../core/address.js'
+import type {ProxyState} from '../../model/types.js'
+import type {IptablesRuleset} from '../../readers/iptables/ruleset.js'
+import {packetFamily, type AddressFacts} from './addresses.js'
+import {IptablesTracer} from './iptables.js'
+import type {TracePacket, TraceResult} from './types.js'
+
+export type {TraceOutcome, TracePacket, TraceResult, TraceStep, ClientKind} from './types.js'
+
+export interface TraceInput {
+  state: ProxyState
+  /** The iptables text sources as read, with their paths. */
+  rulesets: Array<{path: string; ruleset: IptablesRuleset}>
+  packet: TracePacket
+  /** Addresses the user says are this node's (`--node-ip`). */
+  nodeIps: string[]
+}
+
+const CLIENTS = {pod: 'a pod', node: 'this node', external: 'a client outside the cluster'}
+
+export function packetTitle(p: TracePacket): string {
+  const from = p.source === null ? CLIENTS[p.from] : `${p.source} (${CLIENTS[p.from]})`
+  const to = joinHostPort(
+    p.destination ?? 'NODE-IP',
+    p.port,
+    p.destination?.includes(':') ? 'IPv6' : 'IPv4',
+  )
+  return `${p.protocol} from ${from} to ${to}`
+}
+
+/** Addresses that are services' virtual ones, never this node's in iptables mode. */
+function virtualAddresses(state: ProxyState): Set<string> {
+  const out = new Set<string>()
+  for (const sp of state.services)
+    for (const f of sp.frontends)
+      if (f.ip !== null && (f.type === 'ClusterIP' || f.type === 'LoadBalancer')) out.add(f.ip)
+  return out
+}
+
+export function traceConnection(input: TraceInput): TraceResult {
+  const {state, packet} = input
+  const base = {kind: 'Trace' as const, mode: state.mode, packet, title: packetTitle(packet)}
+  if (state.mode !== 'iptables')
+    return {
+      ...base,
+      assumed: [],
+      outcomes: [],
+      unsupported: `kp trace walks iptables rules; this input is in ${state.mode} mode (use kp explain for it)`,
+    }
+  const family = packetFamily(packet)
+  const chosen = input.rulesets.find(
+    (r) => family === null || r.ruleset.family === null || r.ruleset.family === family,
+  )
+  if (!chosen)
+    return {
+      ...base,
+      assumed: [],
+      outcomes: [],
+      unsupported: `the input has no ${family ?? ''} iptables rules to walk`.replace('  ', ' '),
+    }
+  const facts: AddressFacts = {
+    packet,
+    podCIDRs: state.node.podCIDRs,
+    nodeIps: input.nodeIps,
+    notLocal: virtualAddresses(state),
+    assumed: new Set(),
+  }
+  const tracer = new IptablesTracer(chosen.ruleset, chosen.path, facts)
+  const outcomes = tracer.trace()
+  return {...base, assumed: [...tracer.assumed, ...facts.assumed], outcomes, unsupported: null}
+}

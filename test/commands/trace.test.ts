@@ -1,0 +1,101 @@
+/**
+ * `kp trace` through oclif: the text and JSON answers on kube-proxy's own overall dump, and its
+ * errors (a mode it does not walk, an ambiguous destination, a bad --from) with their exit codes.
+ */
+import {describe, expect, it} from 'vitest'
+import {runKpInProcess} from '../helpers/run-in-process.js'
+
+const RULES = 'fixtures/iptables/upstream-overall/input.rules'
+
+describe('kp trace', () => {
+  it('prints each branch with its chance, DNAT target and the rules it took', async () => {
+    const r = await runKpInProcess(['trace', '172.30.0.44:80', '-f', RULES, '--no-color'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toContain('TCP from a pod to 172.30.0.44:80  (iptables mode)')
+    expect(r.stdout).toMatch(/ 50 % {2}forwarded to 10\.180\.0\.4:80 \(DNAT\), source kept/)
+    expect(r.stdout).toMatch(/ 50 % {2}forwarded to 10\.180\.0\.5:80 \(DNAT\), source kept/)
+    expect(r.stdout).toContain(
+      `${RULES}:84  nat KUBE-SVC-4SW47YFZTEDKD3PK: jump to KUBE-SEP-UKSFD7AGPMPPLUHC`,
+    )
+  })
+
+  it('a service name traces its ClusterIP; --from external is masqueraded there', async () => {
+    const r = await runKpInProcess([
+      'trace',
+      'ns5/svc5',
+      '--from',
+      'external',
+      '-f',
+      RULES,
+      '--json',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const t = JSON.parse(r.stdout)
+    expect(t).toMatchObject({kind: 'Trace', mode: 'iptables', unsupported: null})
+    expect(t.packet).toEqual({
+      from: 'external',
+      source: null,
+      destination: '172.30.0.45',
+      port: 80,
+      protocol: 'TCP',
+    })
+    expect(t.outcomes).toEqual([
+      expect.objectContaining({
+        verdict: 'forwarded',
+        dnat: '10.180.0.3:80',
+        masquerade: true,
+        probability: 1,
+      }),
+    ])
+  })
+
+  it('a client outside loadBalancerSourceRanges is dropped, with the reason in words', async () => {
+    const r = await runKpInProcess([
+      'trace',
+      '5.6.7.8:80',
+      '--from',
+      '198.51.100.7',
+      '-f',
+      RULES,
+      '--no-color',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toContain(
+      "100 %  dropped: source 198.51.100.7 is outside the service's loadBalancerSourceRanges",
+    )
+    expect(r.stdout).toContain(`${RULES}:17  filter KUBE-PROXY-FIREWALL: dropped`)
+  })
+
+  it('a service with no endpoints is rejected', async () => {
+    const r = await runKpInProcess(['trace', '172.30.0.46:80', '-f', RULES, '--json'])
+    expect(JSON.parse(r.stdout).outcomes).toEqual([
+      expect.objectContaining({
+        verdict: 'rejected',
+        reason: 'the service has no endpoints, so kube-proxy rejects new connections',
+      }),
+    ])
+  })
+
+  it('nftables input is not walked yet: exit 3 with the reason', async () => {
+    const r = await runKpInProcess([
+      'trace',
+      '172.30.0.41:80',
+      '-f',
+      'fixtures/nft/upstream-overall/input.nft',
+    ])
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr).toContain(
+      'cannot trace: kp trace walks iptables rules; this input is in nftables mode',
+    )
+  })
+
+  it('usage errors exit 2: a bad --from, and a service that is not one frontend', async () => {
+    const bad = await runKpInProcess(['trace', '172.30.0.44:80', '--from', 'mars', '-f', RULES])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toContain('--from "mars" is neither a kind of client nor an IP address')
+    const noPort = await runKpInProcess(['trace', '172.30.0.44', '-f', RULES])
+    expect(noPort.exitCode, noPort.stderr).toBe(0)
+    const unknown = await runKpInProcess(['trace', 'ns9/nope', '-f', RULES])
+    expect(unknown.exitCode).toBe(3)
+  })
+})
