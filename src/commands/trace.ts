@@ -5,6 +5,7 @@ import {KpCommand} from '../cli/base-command.js'
 import {InputError, UsageError} from '../errors.js'
 import type {ProxyState, Protocol} from '../model/types.js'
 import type {IptablesRuleset} from '../readers/iptables/ruleset.js'
+import type {NftDocument} from '../readers/nft/ir.js'
 
 const CLIENT_KINDS: readonly ClientKind[] = ['pod', 'node', 'external']
 
@@ -45,10 +46,13 @@ export default class Trace extends KpCommand {
   async run(): Promise<TraceResult> {
     const {args, flags} = await this.parse(Trace)
     const rulesets: Array<{path: string; ruleset: IptablesRuleset}> = []
+    const nftDocuments: Array<{path: string; doc: NftDocument}> = []
     const state = await this.loadState(flags, {
       onParsed: (p) => {
         if (p.format === 'iptables-save' && p.data)
           rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
+        else if ((p.format === 'nft' || p.format === 'nft-json') && p.data)
+          nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
       },
     })
     const nodeIps = await this.nodeIps(flags['node-ip'] ?? [])
@@ -58,6 +62,7 @@ export default class Trace extends KpCommand {
     const result = traceConnection({
       state,
       rulesets,
+      nftDocuments,
       nodeIps,
       packet: {...from, ...destination},
     })

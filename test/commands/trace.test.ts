@@ -76,17 +76,30 @@ describe('kp trace', () => {
     ])
   })
 
-  it('nftables input is not walked yet: exit 3 with the reason', async () => {
+  it('IPVS input is not walked: exit 3 with the reason', async () => {
     const r = await runKpInProcess([
       'trace',
-      '172.30.0.41:80',
+      '10.96.0.1:443',
+      '-f',
+      'fixtures/ipvs/generated/ipvsadm-Ln.txt',
+    ])
+    expect(r.exitCode, r.stderr).toBe(3)
+    expect(r.stderr).toContain(
+      'cannot trace: kp trace walks iptables and nftables rules; this input is in ipvs mode',
+    )
+  })
+
+  it('nftables input is walked too', async () => {
+    const r = await runKpInProcess([
+      'trace',
+      '172.30.0.44:80',
       '-f',
       'fixtures/nft/upstream-overall/input.nft',
+      '--no-color',
     ])
-    expect(r.exitCode).toBe(3)
-    expect(r.stderr).toContain(
-      'cannot trace: kp trace walks iptables rules; this input is in nftables mode',
-    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/ 50 % {2}forwarded to 10\.180\.0\.4:80 \(DNAT\), source kept/)
+    expect(r.stdout).toContain('ip kube-proxy services: goto service-LAUZTJTB-ns4/svc4/tcp/p80')
   })
 
   it('usage errors exit 2: a bad --from, and a service that is not one frontend', async () => {

@@ -7,6 +7,8 @@ import type {ProxyState} from '../../model/types.js'
 import type {IptablesRuleset} from '../../readers/iptables/ruleset.js'
 import {packetFamily, type AddressFacts} from './addresses.js'
 import {IptablesTracer} from './iptables.js'
+import {NftTracer} from './nft.js'
+import type {NftDocument} from '../../readers/nft/ir.js'
 import type {TracePacket, TraceResult} from './types.js'
 
 export type {TraceOutcome, TracePacket, TraceResult, TraceStep, ClientKind} from './types.js'
@@ -15,6 +17,8 @@ export interface TraceInput {
   state: ProxyState
   /** The iptables text sources as read, with their paths. */
   rulesets: Array<{path: string; ruleset: IptablesRuleset}>
+  /** The nftables sources as read (text or JSON), with their paths. */
+  nftDocuments: Array<{path: string; doc: NftDocument}>
   packet: TracePacket
   /** Addresses the user says are this node's (`--node-ip`). */
   nodeIps: string[]
@@ -44,24 +48,7 @@ function virtualAddresses(state: ProxyState): Set<string> {
 export function traceConnection(input: TraceInput): TraceResult {
   const {state, packet} = input
   const base = {kind: 'Trace' as const, mode: state.mode, packet, title: packetTitle(packet)}
-  if (state.mode !== 'iptables')
-    return {
-      ...base,
-      assumed: [],
-      outcomes: [],
-      unsupported: `kp trace walks iptables rules; this input is in ${state.mode} mode (use kp explain for it)`,
-    }
-  const family = packetFamily(packet)
-  const chosen = input.rulesets.find(
-    (r) => family === null || r.ruleset.family === null || r.ruleset.family === family,
-  )
-  if (!chosen)
-    return {
-      ...base,
-      assumed: [],
-      outcomes: [],
-      unsupported: `the input has no ${family ?? ''} iptables rules to walk`.replace('  ', ' '),
-    }
+  const family = packetFamily(packet) ?? 'IPv4'
   const facts: AddressFacts = {
     packet,
     podCIDRs: state.node.podCIDRs,
@@ -69,7 +56,24 @@ export function traceConnection(input: TraceInput): TraceResult {
     notLocal: virtualAddresses(state),
     assumed: new Set(),
   }
-  const tracer = new IptablesTracer(chosen.ruleset, chosen.path, facts)
+  const nft = input.nftDocuments[0]
+  const iptables = input.rulesets.find(
+    (r) => r.ruleset.family === null || r.ruleset.family === family,
+  )
+  let tracer: IptablesTracer | NftTracer
+  if (nft && state.mode !== 'ipvs') tracer = new NftTracer(nft.doc, family, nft.path, facts)
+  else if (iptables && state.mode === 'iptables')
+    tracer = new IptablesTracer(iptables.ruleset, iptables.path, facts)
+  else
+    return {
+      ...base,
+      assumed: [],
+      outcomes: [],
+      unsupported:
+        state.mode === 'ipvs' || state.mode === 'cluster'
+          ? `kp trace walks iptables and nftables rules; this input is in ${state.mode} mode (use kp explain for it)`
+          : `the input has no ${family} rules to walk`,
+    }
   const outcomes = tracer.trace()
   return {...base, assumed: [...tracer.assumed, ...facts.assumed], outcomes, unsupported: null}
 }

@@ -11,26 +11,43 @@ import {traceConnection, type TraceResult} from '../../../src/analyze/trace/inde
 import type {ClientKind} from '../../../src/analyze/trace/types.js'
 import type {ProxyState} from '../../../src/model/types.js'
 import type {IptablesRuleset} from '../../../src/readers/iptables/ruleset.js'
+import type {NftDocument} from '../../../src/readers/nft/ir.js'
 import {readFiles} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
-const DIR = join(ROOT, 'fixtures/iptables')
-const FIXTURES = readdirSync(DIR)
-  .map((d) => join(DIR, d, 'input.rules'))
-  .filter((p) => existsSync(p))
+/** Every fixture dump of a node in iptables or nftables mode, text or JSON. */
+const FIXTURES = [
+  ['fixtures/iptables', 'input.rules'],
+  ['fixtures/nft', 'input.nft'],
+  ['fixtures/nft-json', 'input.json'],
+].flatMap(([dir, file]) =>
+  readdirSync(join(ROOT, dir!))
+    .map((d) => join(ROOT, dir!, d, file!))
+    .filter((p) => existsSync(p))
+    // iptables-nft seen through nft hides its xt matches and targets: the walk there is open
+    // questions and unknowns by design (test/analyze/trace/nft.test.ts), not explain's answer.
+    .filter((p) => !p.includes('/iptables-nft-')),
+)
 
-async function read(
-  path: string,
-): Promise<{state: ProxyState; rulesets: Array<{path: string; ruleset: IptablesRuleset}>}> {
-  const rulesets: Array<{path: string; ruleset: IptablesRuleset}> = []
+interface Read {
+  state: ProxyState
+  rulesets: Array<{path: string; ruleset: IptablesRuleset}>
+  nftDocuments: Array<{path: string; doc: NftDocument}>
+}
+
+async function read(path: string): Promise<Read> {
+  const rulesets: Read['rulesets'] = []
+  const nftDocuments: Read['nftDocuments'] = []
   const {state} = await readFiles({
     files: [path],
     onParsed: (p) => {
       if (p.format === 'iptables-save')
         rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
+      if (p.format === 'nft' || p.format === 'nft-json')
+        nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
     },
   })
-  return {state, rulesets}
+  return {state, rulesets, nftDocuments}
 }
 
 /** DNAT target → summed chance. */
@@ -43,15 +60,15 @@ function reached(outcomes: TraceResult['outcomes']): Map<string, number> {
   return out
 }
 
-describe('kp trace agrees with kp explain on every iptables fixture', () => {
+describe('kp trace agrees with kp explain on every iptables and nftables fixture', () => {
   it('finds the fixtures', () => {
     expect(FIXTURES.length).toBeGreaterThan(10)
   })
 
   for (const path of FIXTURES) {
     it(path.slice(ROOT.length), async () => {
-      const {state, rulesets} = await read(path)
-      if (state.mode !== 'iptables') return
+      const {state, rulesets, nftDocuments} = await read(path)
+      if (state.mode !== 'iptables' && state.mode !== 'nftables') return
       let checked = 0
       const claimed = new Map<string, number>()
       for (const x of state.services)
@@ -60,7 +77,20 @@ describe('kp trace agrees with kp explain on every iptables fixture', () => {
           claimed.set(k, (claimed.get(k) ?? 0) + 1)
         }
       for (const sp of state.services) {
+        // By address, so services a dump does not name (iptables-nft seen through nft) are checked too.
+        const clusterIp = sp.frontends.find(
+          (f) => f.type === 'ClusterIP' && f.ip && f.port !== null,
+        )
+        if (!clusterIp) continue
         const found = explainService(state, {
+          by: 'address',
+          text: '',
+          ip: clusterIp.ip,
+          port: clusterIp.port,
+          protocol: sp.protocol,
+        })
+        if (found.kind === 'NotFound') continue
+        const named = explainService(state, {
           by: 'name',
           text: '',
           namespace: sp.namespace,
@@ -68,10 +98,12 @@ describe('kp trace agrees with kp explain on every iptables fixture', () => {
           port: sp.portName,
           protocol: sp.protocol,
         })
-        if (found.kind === 'NotFound') continue
-        const m = found.matches.find(
-          (x) => x.service.family === sp.family && x.service.portName === sp.portName,
-        )!
+        const m =
+          (named.kind === 'NotFound'
+            ? undefined
+            : named.matches.find(
+                (x) => x.service.family === sp.family && x.service.portName === sp.portName,
+              )) ?? found.matches[0]!
         for (const fe of m.frontends) {
           if (fe.port === null || fe.ip === null) continue
           // An address two services claim (IPT_FRONTEND_CONFLICT) goes where the first rule sends it.
@@ -82,6 +114,7 @@ describe('kp trace agrees with kp explain on every iptables fixture', () => {
           const t = traceConnection({
             state,
             rulesets,
+            nftDocuments,
             nodeIps: [],
             packet: {from, source, destination: fe.ip, port: fe.port, protocol: m.service.protocol},
           })
@@ -94,12 +127,15 @@ describe('kp trace agrees with kp explain on every iptables fixture', () => {
             groups.set(key, [...(groups.get(key) ?? []), o])
           }
           const label = `${m.service.displayName} ${fe.address} from ${source ?? from}`
+          expect(groups.size, label).toBeGreaterThan(0)
+          let compared = 0
           for (const [conditions, outcomes] of groups) {
             const at = `${label} [${conditions}]`
             const kinds = [...new Set(outcomes.map((o) => o.verdict))]
             // A built-in chain's DROP policy is the node's (a CNI's rules, absent from a hand-made
             // dump, would accept the packet first): kube-proxy's rules, which explain reads, did not drop it.
             if (outcomes.every((o) => o.reason?.startsWith('the policy of') === true)) continue
+            compared++
             if (fe.action === 'reject') expect(kinds, at).toEqual(['rejected'])
             else if (fe.action === 'drop') expect(kinds, at).toEqual(['dropped'])
             else if (fe.reaches.length > 0 && fe.reaches.every((r) => r.share !== null)) {
@@ -113,6 +149,7 @@ describe('kp trace agrees with kp explain on every iptables fixture', () => {
               for (const [k, v] of want) expect(got.get(k)!, `${at} → ${k}`).toBeCloseTo(v, 6)
             }
           }
+          expect(compared, `${label}: no answer of the rules to compare`).toBeGreaterThan(0)
           checked++
         }
       }

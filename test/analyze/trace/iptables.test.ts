@@ -14,6 +14,7 @@ function trace(rules: string, packet: Partial<TracePacket> = {}) {
   return traceConnection({
     state,
     rulesets: [{path: 'rules.txt', ruleset}],
+    nftDocuments: [],
     nodeIps: [],
     packet: {
       from: 'pod',
