@@ -13,9 +13,14 @@ import {pushAll} from '../core/arrays.js'
 import {type Finding, sortFindings} from './findings.js'
 import {SEVERITIES, SEVERITY_RANK} from '../catalog/severity.js'
 import type {ProxyState} from '../model/types.js'
+import type {KubeProxyConfig} from '../model/kube-proxy-config.js'
+import {type KubeProxyVersion, NEWEST_KUBE_PROXY_VERSION} from '../kube-proxy/versions.js'
+import {releaseChecks} from './migrate/releases.js'
+import {networkPluginChecks} from './migrate/network-plugins.js'
 import {conntrackChecks} from './migrate/conntrack.js'
 import {
   type Check,
+  type KernelCheck,
   type MigrationContext,
   type ProxyMode,
   type TargetSettings,
@@ -26,7 +31,7 @@ import {nodePortChecks} from './migrate/nodeports.js'
 import {platformChecks} from './migrate/platform.js'
 import {thirdPartyChecks} from './migrate/third-party.js'
 
-export type {ProxyMode, TargetSettings} from './migrate/context.js'
+export type {KernelCheck, ProxyMode, TargetSettings} from './migrate/context.js'
 export const PROXY_MODES: readonly ProxyMode[] = ['iptables', 'ipvs', 'nftables']
 
 export interface MigrationOptions {
@@ -36,6 +41,12 @@ export interface MigrationOptions {
   sysctls?: Record<string, string> | null
   /** What the operator already set for the target mode. */
   target?: TargetSettings
+  /** The kube-proxy release the node will run (default NEWEST_KUBE_PROXY_VERSION). */
+  kubeProxyVersion?: KubeProxyVersion
+  /** kube-proxy's configuration, when the operator gave it (--kube-proxy-config). */
+  config?: KubeProxyConfig | null
+  /** The result of --check-kernel, when it ran. */
+  kernelCheck?: KernelCheck | null
 }
 
 const CHECKS: readonly Check[] = [
@@ -44,6 +55,8 @@ const CHECKS: readonly Check[] = [
   ...conntrackChecks,
   ...thirdPartyChecks,
   ...ipvsBehaviourChecks,
+  ...releaseChecks,
+  ...networkPluginChecks,
 ]
 
 /** Reader warnings mean the state may be missing something a check would have seen. */
@@ -104,6 +117,9 @@ export function planMigration(
     to,
     sysctls: opts.sysctls ?? null,
     target: opts.target ?? {},
+    kubeProxyVersion: opts.kubeProxyVersion ?? NEWEST_KUBE_PROXY_VERSION,
+    config: opts.config ?? null,
+    kernelCheck: opts.kernelCheck ?? null,
   }
   const findings: Finding[] = []
   for (const check of [unknownSource, incompleteInput, ...CHECKS]) pushAll(findings, check(ctx))

@@ -54,6 +54,19 @@ export interface NodeInfo {
   kernel: string | null
   nftVersion: string | null
   iptablesBackends: string[] | null
+  /**
+   * Optional (added for issue 22 §3): the nftables tables of an nft listing that are not
+   * kube-proxy's, as `family name` ("inet firewalld", "ip filter"). [] when there are none;
+   * absent or null when the input has no nftables listing. Tables a newer host nft wrote can
+   * crash an older kube-proxy's nft, and CNIs show in them.
+   */
+  otherTables?: string[] | null
+  /**
+   * Optional (issue 22 §3): the first word of the chains in an iptables dump that neither
+   * kube-proxy nor iptables itself made ("cali-", "CILIUM_", "KUBE-ROUTER-"), once each; absent
+   * or null when the input has no iptables dump. How kp tells which CNI runs on the node.
+   */
+  otherChains?: string[] | null
 }
 
 export interface Frontend {
