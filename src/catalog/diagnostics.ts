@@ -393,6 +393,12 @@ export const DIAGNOSTICS = {
       '`kp migrate`: a node setting flag has a value not of its kind (mark, CIDR, address, scheduler, ...).',
     action: 'Fix the flag value; the message says what was expected.',
   },
+  USAGE_CHECK_KERNEL_TARGET: {
+    severity: 'error',
+    exit: 'usage',
+    meaning: '`kp migrate --check-kernel` checks nftables rules; the target is another mode.',
+    action: 'Use --check-kernel with --to nftables.',
+  },
   USAGE_COLLECT_INPUT: {
     severity: 'error',
     exit: 'usage',
