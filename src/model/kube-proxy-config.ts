@@ -13,6 +13,8 @@ export interface KubeProxyConfig {
   /** `mode` / --proxy-mode as written ("" is the same as unset: the default, iptables). */
   mode: string | null
   nodePortAddresses: string[] | null
+  /** detectLocalMode as written (ClusterCIDR, NodeCIDR, BridgeInterface, InterfaceNamePrefix). */
+  detectLocalMode: string | null
   /** detectLocalMode read into kp's detector names. */
   localDetector: LocalDetector | null
   /** The detector's interface (bridgeInterface or interfaceNamePrefix). */

@@ -10,7 +10,12 @@ export function renderOptionsFromConfig(config: KubeProxyConfig): RenderOptions 
   const o: RenderOptions = {}
   if (config.localDetector !== null) o.localDetector = config.localDetector
   if (config.localInterface !== null) o.localInterface = config.localInterface
-  if (config.clusterCIDRs !== null && config.clusterCIDRs.length > 0)
+  // NodeCIDR detects by the node's own pod CIDR (node.spec.podCIDRs), not by clusterCIDR.
+  if (
+    config.clusterCIDRs !== null &&
+    config.clusterCIDRs.length > 0 &&
+    config.detectLocalMode !== 'NodeCIDR'
+  )
     o.podCIDRs = config.clusterCIDRs
   // An empty list is kube-proxy's default, which differs by mode: leave it to the renderer.
   if (config.nodePortAddresses !== null && config.nodePortAddresses.length > 0)

@@ -32,6 +32,7 @@ function emptyConfig(form: KubeProxyConfig['form']): KubeProxyConfig {
     kind: 'KubeProxyConfig',
     form,
     mode: null,
+    detectLocalMode: null,
     nodePortAddresses: null,
     localDetector: null,
     localInterface: null,
@@ -128,7 +129,12 @@ class YamlConfigReader {
     const mode = this.string(c, ['mode'], 'mode')
     // Each mode has its own masqueradeBit and masqueradeAll; kube-proxy reads the running mode's.
     const section = mode === 'nftables' ? 'nftables' : 'iptables'
-    this.string(c, ['detectLocalMode'], 'localDetector', (v) => DETECTORS[v] ?? null)
+    this.config.detectLocalMode = this.string(
+      c,
+      ['detectLocalMode'],
+      'localDetector',
+      (v) => DETECTORS[v] ?? null,
+    )
     this.string(c, ['detectLocal', 'bridgeInterface'], 'localInterface')
     this.string(c, ['detectLocal', 'interfaceNamePrefix'], 'localInterface')
     this.string(c, ['clusterCIDR'], 'clusterCIDRs', splitList)
@@ -289,7 +295,12 @@ const FLAGS: Record<string, {field: keyof KubeProxyConfig; read: FlagReading; bo
   },
   'detect-local-mode': {
     field: 'localDetector',
-    read: (c, v) => (DETECTORS[v] ? ((c.localDetector = DETECTORS[v]), true) : false),
+    read: (c, v) => {
+      if (!DETECTORS[v]) return false
+      c.localDetector = DETECTORS[v]
+      c.detectLocalMode = v
+      return true
+    },
   },
   'pod-bridge-interface': {field: 'localInterface', read: stringFlag('localInterface')},
   'pod-interface-name-prefix': {field: 'localInterface', read: stringFlag('localInterface')},

@@ -8,6 +8,7 @@ function config(fields: Partial<KubeProxyConfig> = {}): KubeProxyConfig {
     kind: 'KubeProxyConfig',
     form: 'configmap',
     mode: null,
+    detectLocalMode: null,
     nodePortAddresses: null,
     localDetector: null,
     localInterface: null,

@@ -130,3 +130,19 @@ describe('what is not a configuration', () => {
     expect(r.config!.nodePortAddresses).toBeNull()
   })
 })
+
+describe('detectLocalMode NodeCIDR', () => {
+  it("is the cidr detector over the node's own pod CIDRs: clusterCIDR is not rendered as them", () => {
+    const r = parseKubeProxyConfig(
+      'kind: KubeProxyConfiguration\nclusterCIDR: 10.244.0.0/16\ndetectLocalMode: NodeCIDR\n',
+      'c.yaml',
+    )
+    expect(r.config).toMatchObject({detectLocalMode: 'NodeCIDR', localDetector: 'cidr'})
+    expect(renderOptionsFromConfig(r.config!).podCIDRs).toBeUndefined()
+    const flags = parseKubeProxyConfig(
+      'kube-proxy --detect-local-mode NodeCIDR --cluster-cidr 10.244.0.0/16',
+      'f',
+    )
+    expect(renderOptionsFromConfig(flags.config!).podCIDRs).toBeUndefined()
+  })
+})
