@@ -18,9 +18,8 @@ import {
   UsageError,
   formatDiagnostic,
 } from '../errors.js'
-import type {KubeProxyConfig} from '../model/kube-proxy-config.js'
 import {renderOptionsFromConfig, withConfigDefaults} from '../render/config-options.js'
-import type {ProxyState} from '../model/types.js'
+import type {KubeProxyConfig, ProxyState} from '../model/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'

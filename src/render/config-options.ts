@@ -3,7 +3,7 @@
  * that the operator does not have to guess flags. A flag given on the command line wins; what the
  * configuration leaves unset stays unset, and the renderer uses kube-proxy's default and says so.
  */
-import type {KubeProxyConfig} from '../model/kube-proxy-config.js'
+import type {KubeProxyConfig} from '../model/types.js'
 import type {RenderOptions} from './types.js'
 
 export function renderOptionsFromConfig(config: KubeProxyConfig): RenderOptions {

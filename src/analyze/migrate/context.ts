@@ -6,8 +6,13 @@
 import {joinHostPort} from '../../core/address.js'
 import type {Finding} from '../findings.js'
 import {displayName, uniqueSourceRefs} from '../../core/state.js'
-import type {Frontend, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
-import type {KubeProxyConfig} from '../../model/kube-proxy-config.js'
+import type {
+  Frontend,
+  KubeProxyConfig,
+  ProxyState,
+  ServicePort,
+  SourceRef,
+} from '../../model/types.js'
 import type {KubeProxyVersion} from '../../kube-proxy/versions.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'

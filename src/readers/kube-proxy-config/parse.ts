@@ -6,12 +6,11 @@
  * kubeproxy.config.k8s.io/v1alpha1 that change rules or findings (docs/model.md
  * "KubeProxyConfig"). Never throws: what it cannot read is a KPCONF_ diagnostic.
  */
-import {LineCounter, isMap, isScalar, isSeq, parseDocument} from 'yaml'
+import {LineCounter, Scalar, isMap, isScalar, isSeq, parseDocument} from 'yaml'
 import type {Node as YamlNode, YAMLMap} from 'yaml'
 import {diag} from '../../core/state.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
-import type {KubeProxyConfig} from '../../model/kube-proxy-config.js'
-import type {Diagnostic, LocalDetector, SourceRef} from '../../model/types.js'
+import type {Diagnostic, KubeProxyConfig, LocalDetector, SourceRef} from '../../model/types.js'
 
 export interface KubeProxyConfigRead {
   /** null when nothing could be read (an error diagnostic says why). */
@@ -90,7 +89,7 @@ class YamlConfigReader {
     if (!isScalar(conf) || typeof conf.value !== 'string')
       return this.notConfig(root, 'ConfigMap without a config.conf key')
     // A block scalar's text starts on the line after its `|` indicator.
-    const start = this.lineOf(conf) + (conf.type === 'BLOCK_LITERAL' ? 1 : 0)
+    const start = this.lineOf(conf) + (conf.type === Scalar.BLOCK_LITERAL ? 1 : 0)
     this.counter = new LineCounter()
     const inner = this.parse(conf.value, start - 1)
     if (inner === null) return this.done(null)

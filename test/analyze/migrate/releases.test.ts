@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import type {KubeProxyConfig} from '../../../src/model/kube-proxy-config.js'
+import type {KubeProxyConfig} from '../../../src/model/types.js'
 import {ep, fe, one, plan, sp, state} from './states.js'
 
 /** A configuration as the reader makes it, with only `fields` set. */
