@@ -14,6 +14,7 @@ import {type Finding, sortFindings} from './findings.js'
 import {SEVERITIES, SEVERITY_RANK} from '../catalog/severity.js'
 import type {KubeProxyConfig, ProxyState} from '../model/types.js'
 import {type KubeProxyVersion, NEWEST_KUBE_PROXY_VERSION} from '../kube-proxy/versions.js'
+import {DEFAULT_MODE} from '../kube-proxy/releases.js'
 import {releaseChecks} from './migrate/releases.js'
 import {networkPluginChecks} from './migrate/network-plugins.js'
 import {conntrackChecks} from './migrate/conntrack.js'
@@ -104,6 +105,20 @@ export function failsOn(findings: Finding[], failOn: FailOn): boolean {
   return findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[failOn])
 }
 
+/**
+ * The mode the node runs today: --from, else what the rules show, else what kube-proxy's
+ * configuration says (an unset or empty mode is the default, iptables); null when none says.
+ */
+export function sourceMode(
+  state: ProxyState,
+  opts: Pick<MigrationOptions, 'from' | 'config'>,
+): ProxyMode | null {
+  if (opts.from) return opts.from
+  if (state.mode !== 'cluster') return state.mode
+  const mode = opts.config ? opts.config.mode || DEFAULT_MODE : null
+  return (PROXY_MODES as readonly string[]).includes(mode ?? '') ? (mode as ProxyMode) : null
+}
+
 /** The findings for switching the node described by `state` to `to`, most severe first. */
 export function planMigration(
   state: ProxyState,
@@ -112,7 +127,7 @@ export function planMigration(
 ): Finding[] {
   const ctx: MigrationContext = {
     state,
-    from: opts.from ?? (state.mode === 'cluster' ? null : state.mode),
+    from: sourceMode(state, opts),
     to,
     sysctls: opts.sysctls ?? null,
     target: opts.target ?? {},

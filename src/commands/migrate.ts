@@ -8,6 +8,7 @@ import {
   type ProxyMode,
   failsOn,
   planMigration,
+  sourceMode,
 } from '../analyze/migrate.js'
 import {KpCommand, MODES} from '../cli/base-command.js'
 import {
@@ -224,8 +225,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       : flagOptions
     // Findings cite a service port's first few rules (their evidence); the rest need not be made.
     const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
-    const from =
-      (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
+    const from = sourceMode(state, {from: flags.from as ProxyMode | undefined, config})
 
     // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
     const renderer = await loadRenderer(to)

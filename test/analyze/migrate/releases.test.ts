@@ -320,3 +320,40 @@ describe('the CNI must follow (Calico, kube-router)', () => {
     ).toEqual([])
   })
 })
+
+describe("kube-proxy's configuration feeds the other findings", () => {
+  it('gives the source mode of cluster objects (an unset mode is the default, iptables)', () => {
+    const cluster = state('cluster', [sp('web')])
+    expect(plan(cluster, 'nftables', 'MIGRATE_SOURCE_MODE_UNKNOWN')).toHaveLength(1)
+    const opts = {config: config({mode: ''})}
+    expect(plan(cluster, 'nftables', 'MIGRATE_SOURCE_MODE_UNKNOWN', opts)).toEqual([])
+    expect(plan(cluster, 'nftables', 'MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED', opts)).toHaveLength(
+      1,
+    )
+    const ipvs = {config: config({mode: 'ipvs'})}
+    expect(plan(cluster, 'nftables', 'MIGRATE_IPVS_CONFIG', ipvs)).toHaveLength(1)
+    expect(
+      plan(cluster, 'nftables', 'MIGRATE_SOURCE_MODE_UNKNOWN', {
+        config: config({mode: 'kernelspace'}),
+      }),
+    ).toHaveLength(1)
+  })
+
+  it('MIGRATE_IPVS_CONFIG lists the ipvs.* fields it sets, citing their lines', () => {
+    const at = {path: 'cm.yaml', line: 30}
+    const f = one(state('ipvs'), 'nftables', 'MIGRATE_IPVS_CONFIG', {
+      config: config({
+        mode: 'ipvs',
+        ipvsScheduler: 'lc',
+        ipvsStrictARP: true,
+        at: {ipvsScheduler: at},
+      }),
+    })
+    expect(f.message).toContain('ipvs.scheduler=lc')
+    expect(f.message).toContain('ipvs.strictARP=true')
+    expect(f.evidence).toEqual([at])
+    expect(one(state('ipvs'), 'nftables', 'MIGRATE_IPVS_CONFIG').message).not.toContain(
+      'ipvs.scheduler=',
+    )
+  })
+})
