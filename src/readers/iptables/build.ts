@@ -142,8 +142,8 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     // concat, not push(...): a large node has more service ports than a call takes arguments.
     state.services = state.services.concat(r.services)
     state.foreign = state.foreign.concat(r.foreign)
-    if (opts.focus === undefined && opts.servicesOnly !== true)
-      node.otherChains = [...new Set([...(node.otherChains ?? []), ...otherChainWords(ruleset)])]
+    // Every read sees every chain's declaration (a focused one too), so this is the same for all.
+    node.otherChains = [...new Set([...(node.otherChains ?? []), ...otherChainWords(ruleset)])]
     state.diagnostics = state.diagnostics.concat(r.diagnostics)
     const e = r.node
     // Rule addresses drop /32 and /128; the model's pod CIDRs are CIDRs (one place for every rule that shows one).
