@@ -1,6 +1,6 @@
 /**
  * The layer rules of docs/architecture.md and docs/architecture.md, checked on the source text:
- * the model imports nothing, only src/live runs programs, only the kube reader knows yaml,
+ * the model imports nothing, only src/live runs programs, only the kube and kube-proxy-config readers know yaml,
  * only the CLI layer knows oclif / chalk, and nothing in src writes to the console.
  */
 import {readFileSync, readdirSync, statSync} from 'node:fs'
@@ -52,8 +52,13 @@ describe('layer rules', () => {
       offenders((p) => p.startsWith('src/live/'), /^(execa|node:child_process|child_process)$/),
     ).toEqual([])
   })
-  it('only the kube reader imports yaml', () => {
-    expect(offenders((p) => p.startsWith('src/readers/kube/'), /^yaml$/)).toEqual([])
+  it('only the kube and kube-proxy-config readers import yaml', () => {
+    expect(
+      offenders(
+        (p) => p.startsWith('src/readers/kube/') || p.startsWith('src/readers/kube-proxy-config/'),
+        /^yaml$/,
+      ),
+    ).toEqual([])
   })
   it('only the CLI layer imports oclif and chalk', () => {
     expect(

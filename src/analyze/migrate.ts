@@ -12,10 +12,15 @@
 import {pushAll} from '../core/arrays.js'
 import {type Finding, sortFindings} from './findings.js'
 import {SEVERITIES, SEVERITY_RANK} from '../catalog/severity.js'
-import type {ProxyState} from '../model/types.js'
+import type {KubeProxyConfig, ProxyState} from '../model/types.js'
+import {type KubeProxyVersion, NEWEST_KUBE_PROXY_VERSION} from '../kube-proxy/versions.js'
+import {DEFAULT_MODE} from '../kube-proxy/releases.js'
+import {releaseChecks} from './migrate/releases.js'
+import {networkPluginChecks} from './migrate/network-plugins.js'
 import {conntrackChecks} from './migrate/conntrack.js'
 import {
   type Check,
+  type KernelCheck,
   type MigrationContext,
   type ProxyMode,
   type TargetSettings,
@@ -26,7 +31,7 @@ import {nodePortChecks} from './migrate/nodeports.js'
 import {platformChecks} from './migrate/platform.js'
 import {thirdPartyChecks} from './migrate/third-party.js'
 
-export type {ProxyMode, TargetSettings} from './migrate/context.js'
+export type {KernelCheck, ProxyMode, TargetSettings} from './migrate/context.js'
 export const PROXY_MODES: readonly ProxyMode[] = ['iptables', 'ipvs', 'nftables']
 
 export interface MigrationOptions {
@@ -36,6 +41,12 @@ export interface MigrationOptions {
   sysctls?: Record<string, string> | null
   /** What the operator already set for the target mode. */
   target?: TargetSettings
+  /** The kube-proxy release the node will run (default NEWEST_KUBE_PROXY_VERSION). */
+  kubeProxyVersion?: KubeProxyVersion
+  /** kube-proxy's configuration, when the operator gave it (--kube-proxy-config). */
+  config?: KubeProxyConfig | null
+  /** The result of --check-kernel, when it ran. */
+  kernelCheck?: KernelCheck | null
 }
 
 const CHECKS: readonly Check[] = [
@@ -44,6 +55,8 @@ const CHECKS: readonly Check[] = [
   ...conntrackChecks,
   ...thirdPartyChecks,
   ...ipvsBehaviourChecks,
+  ...releaseChecks,
+  ...networkPluginChecks,
 ]
 
 /** Reader warnings mean the state may be missing something a check would have seen. */
@@ -92,6 +105,20 @@ export function failsOn(findings: Finding[], failOn: FailOn): boolean {
   return findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[failOn])
 }
 
+/**
+ * The mode the node runs today: --from, else what the rules show, else what kube-proxy's
+ * configuration says (an unset or empty mode is the default, iptables); null when none says.
+ */
+export function sourceMode(
+  state: ProxyState,
+  opts: Pick<MigrationOptions, 'from' | 'config'>,
+): ProxyMode | null {
+  if (opts.from) return opts.from
+  if (state.mode !== 'cluster') return state.mode
+  const mode = opts.config ? opts.config.mode || DEFAULT_MODE : null
+  return (PROXY_MODES as readonly string[]).includes(mode ?? '') ? (mode as ProxyMode) : null
+}
+
 /** The findings for switching the node described by `state` to `to`, most severe first. */
 export function planMigration(
   state: ProxyState,
@@ -100,10 +127,13 @@ export function planMigration(
 ): Finding[] {
   const ctx: MigrationContext = {
     state,
-    from: opts.from ?? (state.mode === 'cluster' ? null : state.mode),
+    from: sourceMode(state, opts),
     to,
     sysctls: opts.sysctls ?? null,
     target: opts.target ?? {},
+    kubeProxyVersion: opts.kubeProxyVersion ?? NEWEST_KUBE_PROXY_VERSION,
+    config: opts.config ?? null,
+    kernelCheck: opts.kernelCheck ?? null,
   }
   const findings: Finding[] = []
   for (const check of [unknownSource, incompleteInput, ...CHECKS]) pushAll(findings, check(ctx))

@@ -241,6 +241,32 @@ export const DIAGNOSTICS = {
     action: 'Nothing, unless the state was written by a newer kp: then update kp.',
   },
 
+  // --- kube-proxy's configuration: kp migrate --kube-proxy-config (src/readers/kube-proxy-config/)
+  KPCONF_BAD_FIELD: {
+    severity: 'warning',
+    meaning:
+      'A field of the kube-proxy configuration is not of its kind (string, list, boolean, bit number); kp ignores it and treats the setting as unknown.',
+    action: 'Give the configuration as kube-proxy reads it (the ConfigMap unmodified).',
+  },
+  KPCONF_BAD_YAML: {
+    severity: 'error',
+    meaning: 'The kube-proxy configuration is not valid YAML or JSON.',
+    action: 'Give `kubectl -n kube-system get configmap kube-proxy -o yaml` output unmodified.',
+  },
+  KPCONF_CONFIG_FILE: {
+    severity: 'warning',
+    meaning:
+      'The flags name a --config file: kube-proxy takes most settings from that file, which kp has not read.',
+    action: 'Give that file (or the ConfigMap it comes from) to --kube-proxy-config instead.',
+  },
+  KPCONF_NOT_CONFIG: {
+    severity: 'error',
+    meaning:
+      'The file is neither a KubeProxyConfiguration, a ConfigMap holding one (key config.conf), nor a kube-proxy command line.',
+    action:
+      'Give `kubectl -n kube-system get configmap kube-proxy -o yaml`, the file of --config, or the flags of the kube-proxy command.',
+  },
+
   // --- any input (src/readers/) ------------------------------------------------------------
   INPUT_BAD_ADDRESS: {
     severity: 'error',
@@ -374,6 +400,12 @@ export const DIAGNOSTICS = {
     meaning:
       '`kp migrate`, `kp trace`: a flag has a value not of its kind (mark, CIDR, address, scheduler, ...).',
     action: 'Fix the flag value; the message says what was expected.',
+  },
+  USAGE_CHECK_KERNEL_TARGET: {
+    severity: 'error',
+    exit: 'usage',
+    meaning: '`kp migrate --check-kernel` checks nftables rules; the target is another mode.',
+    action: 'Use --check-kernel with --to nftables.',
   },
   USAGE_COLLECT_INPUT: {
     severity: 'error',

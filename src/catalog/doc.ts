@@ -15,6 +15,7 @@ const GROUPS: Array<{prefix: string; title: string}> = [
   {prefix: 'IPADDR', title: '`ip addr` / `ip -j addr`'},
   {prefix: 'KUBE', title: 'Kubernetes objects (Services, EndpointSlices, Endpoints)'},
   {prefix: 'KPJSON', title: 'saved states (`kp list --json`)'},
+  {prefix: 'KPCONF', title: "kube-proxy's configuration (`kp migrate --kube-proxy-config`)"},
   {prefix: 'INPUT', title: 'any input'},
   {prefix: 'LIVE', title: 'reading this node (no -f)'},
   {prefix: 'USAGE', title: 'command line'},

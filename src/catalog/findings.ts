@@ -299,7 +299,8 @@ export const FINDINGS = {
   },
   MIGRATE_IPVS_DEPRECATED: {
     severity: 'warning',
-    meaning: 'IPVS mode is deprecated (Kubernetes v1.35, KEP-5495).',
+    meaning:
+      'IPVS mode is deprecated (v1.35, KEP-5495); planned off by default in 1.40 (gate KubeProxyIPVS) and removed in 1.43, when kube-proxy refuses to start in it.',
     action:
       'Prefer `--to nftables` (or stay on iptables); move to IPVS only for a short-term need.',
   },
@@ -476,6 +477,78 @@ export const FINDINGS = {
     meaning:
       'Moving to IPVS binds every service IP to kube-ipvs0: they answer ping and (without strictARP) ARP; warning when external addresses are affected.',
     action: 'Set ipvs.strictARP: true when a load balancer announces the external addresses.',
+  },
+  MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED: {
+    severity: 'info',
+    meaning:
+      'Connections to a ClusterIP on a port no Service uses time out in iptables mode (they leave un-NATed) and are refused in nftables mode (cluster-ips-check).',
+    action: 'Check clients and probes that rely on the timeout.',
+  },
+  MIGRATE_CNI_NFTABLES_MODE: {
+    severity: 'warning',
+    meaning:
+      'The CNI (Calico, kube-router) writes iptables rules here and must be switched to its nftables mode with kube-proxy.',
+    action: 'Calico: nftablesMode: Enabled; kube-router: a release with nftables support.',
+  },
+  MIGRATE_CNI_NFTABLES_MODE_UNVERIFIED: {
+    severity: 'info',
+    meaning:
+      "kp cannot tell the CNI: the input shows neither the node's other iptables chains nor its other nftables tables.",
+    action: 'Check the CNI and its dataplane mode before switching.',
+  },
+  MIGRATE_DEFAULT_MODE_CHANGE: {
+    severity: 'warning',
+    meaning:
+      "kube-proxy's configuration does not set mode; when KEP-5343 makes nftables the default, an upgrade switches the node unplanned.",
+    action: 'Set mode explicitly.',
+  },
+  MIGRATE_DEFAULT_MODE_CHANGE_UNVERIFIED: {
+    severity: 'info',
+    meaning:
+      'kp cannot tell whether kube-proxy sets its mode (a node that does not migrates when KEP-5343 flips the default).',
+    action: 'Give the kube-proxy ConfigMap with --kube-proxy-config.',
+  },
+  MIGRATE_NFT_BINARY_UNVERIFIED: {
+    severity: 'info',
+    meaning:
+      'A kube-proxy run on the host (k3s, rke2, k0s) needs an nft binary there, with JSON support before 1.37.',
+    action: 'Check `nft --version` and `nft -j list tables` on such nodes.',
+  },
+  MIGRATE_NFT_FOREIGN_NEWER_NFT: {
+    severity: ['error', 'warning'],
+    meaning:
+      "The host's nft (1.1.3 or newer) writes tables that crash the nft inside kube-proxy before 1.37: syncs never finish (kubernetes #136786, #140898); a warning for 1.36, which lists with --terse.",
+    action: 'Run kube-proxy 1.37 or newer before switching.',
+  },
+  MIGRATE_NFT_FOREIGN_NEWER_NFT_UNVERIFIED: {
+    severity: 'warning',
+    meaning:
+      "The host's nft is 1.1.3 or newer, and kp cannot see whether other nftables tables exist that would crash kube-proxy's nft.",
+    action: 'Run `nft list tables`; with other tables, run kube-proxy 1.37 or newer.',
+  },
+  MIGRATE_NFT_KERNEL_FEATURES_MISSING: {
+    severity: 'error',
+    meaning:
+      '`nft --check` of the rendered rules in a namespace on this node failed: the kernel lacks a feature they use (nft_fib, numgen, nat, masq, reject, ct).',
+    action: 'Load or build the missing kernel modules before switching.',
+  },
+  MIGRATE_NFT_KERNEL_FEATURES_UNVERIFIED: {
+    severity: 'info',
+    meaning:
+      'kp did not load the rendered nftables rules into this kernel, so missing modules (nft_fib, numgen, ...) are not ruled out.',
+    action: 'Run kp migrate --check-kernel as root on the node.',
+  },
+  MIGRATE_NFT_LONG_NAME: {
+    severity: 'error',
+    meaning:
+      'A service port name (ns/name:port) is over 128 bytes: nftables kube-proxy before 1.37 fails every sync with it (kubernetes #139515).',
+    action: 'Run kube-proxy 1.37 or newer, or shorten the names.',
+  },
+  MIGRATE_NFT_SCALE: {
+    severity: ['warning', 'info'],
+    meaning:
+      'The node has enough service ports or endpoints for nftables full syncs to take minutes (kubernetes #135639, #139513); info from kube-proxy 1.36.',
+    action: 'Run kube-proxy 1.36 or newer; watch the sync duration metric on one node first.',
   },
 } as const satisfies Record<string, Omit<CodeEntry, 'exit'>>
 

@@ -2,10 +2,25 @@ import {writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import * as Flags from '@oclif/core/flags'
 import {EVIDENCE_REFS_PER_PORT, type Finding, sortFindings} from '../analyze/findings.js'
-import {FAIL_ON, type ProxyMode, failsOn, planMigration} from '../analyze/migrate.js'
+import {
+  FAIL_ON,
+  type KernelCheck,
+  type ProxyMode,
+  failsOn,
+  planMigration,
+  sourceMode,
+} from '../analyze/migrate.js'
 import {KpCommand, MODES} from '../cli/base-command.js'
-import {EXIT, EnvironmentError, KpError, UsageError} from '../errors.js'
-import type {ProxyState} from '../model/types.js'
+import {
+  EXIT,
+  EnvironmentError,
+  InputError,
+  KpError,
+  UsageError,
+  formatDiagnostic,
+} from '../errors.js'
+import {renderOptionsFromConfig, withConfigDefaults} from '../render/config-options.js'
+import type {KubeProxyConfig, ProxyState} from '../model/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'
@@ -165,11 +180,19 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       helpGroup: 'TARGET',
       description: 'IPVS scheduler for services whose input does not show one (default rr).',
     }),
+    'kube-proxy-config': Flags.string({
+      description:
+        "kube-proxy's configuration: `kubectl -n kube-system get configmap kube-proxy -o yaml`, its --config file, or its command line. It settles the target settings (a flag given wins) and the findings that depend on it.",
+    }),
+    'check-kernel': Flags.boolean({
+      description:
+        'With --to nftables, as root on the node: check the rendered rules with `nft --check` in a network namespace kp makes, so that kernel modules they need and the kernel lacks are found now.',
+    }),
   }
 
   async run(): Promise<MigrateResult> {
     const {flags} = await this.parse(Migrate)
-    const renderOptions: RenderOptions = {
+    const flagOptions: RenderOptions = {
       podCIDRs: flags['pod-cidr'],
       localDetector: flags['local-detector'],
       localInterface: flags['local-interface'],
@@ -184,32 +207,35 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       scheduler: flags.scheduler,
     }
     // Checked before anything is read: these values are written into the rules as they are.
-    const bad = invalidRenderOption(renderOptions)
+    const bad = invalidRenderOption(flagOptions)
     if (bad)
       throw new UsageError(
         `--${FLAG_OF_SETTING[bad.setting]} ${JSON.stringify(bad.value)}: expected ${bad.expected}`,
         'USAGE_BAD_VALUE',
       )
+    const to = flags.to as ProxyMode
+    if (flags['check-kernel'] && to !== 'nftables')
+      throw new UsageError(
+        '--check-kernel checks nftables rules: use it with --to nftables',
+        'USAGE_CHECK_KERNEL_TARGET',
+      )
+    const config = await this.loadKubeProxyConfig(flags['kube-proxy-config'], flags.verbose)
+    const renderOptions = config
+      ? withConfigDefaults(flagOptions, renderOptionsFromConfig(config))
+      : flagOptions
     // Findings cite a service port's first few rules (their evidence); the rest need not be made.
     const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
-    const to = flags.to as ProxyMode
-    const from =
-      (flags.from as ProxyMode | undefined) ?? (state.mode === 'cluster' ? null : state.mode)
-    const findings = planMigration(state, to, {
-      from: from ?? undefined,
-      sysctls: this.loadedFacts?.sysctls ?? null,
-      target: {
-        nodePortAddresses: flags['nodeport-addresses'],
-        localhostNodePorts: flags['localhost-nodeports'],
-        conntrackInvalidDrop: flags['conntrack-invalid-drop'],
-      },
-    })
+    const from = sourceMode(state, {from: flags.from as ProxyMode | undefined, config})
 
     // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
     const renderer = await loadRenderer(to)
     // The rules go out as they are rendered (never held whole) when only they are written: to --out,
-    // or to stdout (`kp migrate --to nftables | nft -f -`).
-    const streaming = !flags.check && !this.jsonEnabled() && flags['out-dir'] === undefined
+    // or to stdout (`kp migrate --to nftables | nft -f -`). --check-kernel needs them whole.
+    const streaming =
+      !flags.check &&
+      !this.jsonEnabled() &&
+      flags['out-dir'] === undefined &&
+      !flags['check-kernel']
     let rendered: RenderResult | null = null
     let renderFindings: Finding[]
     if (streaming && renderer.stream) {
@@ -221,6 +247,22 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       rendered = renderer.render(state, renderOptions)
       renderFindings = rendered.findings
     }
+    let kernelCheck: KernelCheck | null = null
+    if (flags['check-kernel']) {
+      const {checkKernel} = await import('../live/kernel-check.js')
+      kernelCheck = await checkKernel((rendered ?? renderer.render(state, renderOptions)).files)
+    }
+    const findings = planMigration(state, to, {
+      from: from ?? undefined,
+      sysctls: this.loadedFacts?.sysctls ?? null,
+      target: {
+        nodePortAddresses: renderOptions.nodePortAddresses,
+        localhostNodePorts: renderOptions.localhostNodePorts,
+        conntrackInvalidDrop: renderOptions.conntrackInvalidDrop,
+      },
+      config,
+      kernelCheck,
+    })
     const all = sortFindings([...findings, ...renderFindings])
     const result: MigrateResult = {
       schemaVersion: 1,
@@ -246,6 +288,26 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     }
     if (flags.check && failsOn(all, flags['fail-on'])) process.exitCode = EXIT.found.code
     return result
+  }
+
+  /** --kube-proxy-config: its warnings on stderr; one it cannot read ends the run (exit 3). */
+  private async loadKubeProxyConfig(
+    path: string | undefined,
+    verbose: boolean | undefined,
+  ): Promise<KubeProxyConfig | null> {
+    if (path === undefined) return null
+    const {loadKubeProxyConfig} = await import('../readers/kube-proxy-config/load.js')
+    const read = await loadKubeProxyConfig(path)
+    this.reportDiagnostics(read.diagnostics, Boolean(verbose))
+    const error = read.diagnostics.find((d) => d.severity === 'error')
+    if (error || read.config === null)
+      throw new InputError(
+        error ? formatDiagnostic(error) : `${path}:1: no kube-proxy configuration`,
+        error?.code ?? 'KPCONF_NOT_CONFIG',
+        [],
+        read.diagnostics,
+      )
+    return read.config
   }
 
   /** Writes the target rules to --out while they are rendered; returns the renderer's findings. */

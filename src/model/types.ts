@@ -54,6 +54,19 @@ export interface NodeInfo {
   kernel: string | null
   nftVersion: string | null
   iptablesBackends: string[] | null
+  /**
+   * Optional (added for issue 22 §3): the nftables tables of an nft listing that are not
+   * kube-proxy's, as `family name` ("inet firewalld", "ip filter"). [] when there are none;
+   * absent or null when the input has no nftables listing. Tables a newer host nft wrote can
+   * crash an older kube-proxy's nft, and CNIs show in them.
+   */
+  otherTables?: string[] | null
+  /**
+   * Optional (issue 22 §3): the first word of the chains in an iptables dump that neither
+   * kube-proxy nor iptables itself made ("cali-", "CILIUM_", "KUBE-ROUTER-"), once each; absent
+   * or null when the input has no iptables dump. How kp tells which CNI runs on the node.
+   */
+  otherChains?: string[] | null
 }
 
 export interface Frontend {
@@ -126,4 +139,40 @@ export interface ProxyState {
   services: ServicePort[]
   foreign: ForeignObject[]
   diagnostics: Diagnostic[]
+}
+
+/**
+ * kube-proxy's own configuration, as `kp migrate --kube-proxy-config` reads it (the kubeadm
+ * ConfigMap `kube-system/kube-proxy`, a KubeProxyConfiguration file, or a command line of flags;
+ * docs/model.md "KubeProxyConfig"). Every field is null when the source does not set
+ * it: kube-proxy then uses its default, which is what several findings are about.
+ */
+export interface KubeProxyConfig {
+  kind: 'KubeProxyConfig'
+  /** The form it was read from. */
+  form: 'configmap' | 'file' | 'flags'
+  /** `mode` / --proxy-mode as written ("" is the same as unset: the default, iptables). */
+  mode: string | null
+  nodePortAddresses: string[] | null
+  /** detectLocalMode as written (ClusterCIDR, NodeCIDR, BridgeInterface, InterfaceNamePrefix). */
+  detectLocalMode: string | null
+  /** detectLocalMode read into kp's detector names. */
+  localDetector: LocalDetector | null
+  /** The detector's interface (bridgeInterface or interfaceNamePrefix). */
+  localInterface: string | null
+  /** clusterCIDR split at commas. */
+  clusterCIDRs: string[] | null
+  /** The mode's masqueradeBit (0-31). */
+  masqueradeBit: number | null
+  masqueradeAll: boolean | null
+  /** iptables.localhostNodePorts. */
+  localhostNodePorts: boolean | null
+  /** conntrack.tcpBeLiberal (kube-proxy then skips its INVALID-drop rule). */
+  conntrackTcpBeLiberal: boolean | null
+  ipvsScheduler: string | null
+  ipvsStrictARP: boolean | null
+  ipvsExcludeCIDRs: string[] | null
+  featureGates: Record<string, boolean>
+  /** Where each field that was set is written, by field name above. */
+  at: Record<string, SourceRef>
 }

@@ -6,7 +6,14 @@
 import {joinHostPort} from '../../core/address.js'
 import type {Finding} from '../findings.js'
 import {displayName, uniqueSourceRefs} from '../../core/state.js'
-import type {Frontend, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
+import type {
+  Frontend,
+  KubeProxyConfig,
+  ProxyState,
+  ServicePort,
+  SourceRef,
+} from '../../model/types.js'
+import type {KubeProxyVersion} from '../../kube-proxy/versions.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
 
@@ -25,7 +32,20 @@ export interface MigrationContext {
   /** sysctls from a bundle or live collection (BundleFacts.sysctls); null when the input has none. */
   sysctls: Record<string, string> | null
   target: TargetSettings
+  /** The kube-proxy release the node will run in the target mode (default: the newest kp knows). */
+  kubeProxyVersion: KubeProxyVersion
+  /** kube-proxy's configuration as the operator gave it (--kube-proxy-config); null when not given. */
+  config: KubeProxyConfig | null
+  /**
+   * `nft --check` of the rendered target rules in a namespace kp made (--check-kernel): the
+   * modules the kernel lacked ([] = it loads), or null when not checked.
+   */
+  kernelCheck: KernelCheck | null
 }
+
+/** What loading the rendered rules into a scratch namespace showed (src/live/kernel-check.ts). */
+export type KernelCheck =
+  {loaded: true} | {loaded: false; error: string} | {loaded: null; reason: string}
 
 export type Check = (ctx: MigrationContext) => Finding[]
 
@@ -47,6 +67,15 @@ export const DOCS = {
   gracefulTermination: 'https://github.com/kubernetes/kubernetes/issues/92019',
   metallbStrictArp: 'https://metallb.universe.tf/installation/#preparation',
   firewallForward: 'https://github.com/kubernetes/kubernetes/issues/98465',
+  longNames: 'https://github.com/kubernetes/kubernetes/issues/139515',
+  newerNft: 'https://github.com/kubernetes/kubernetes/issues/136786',
+  nftScale: 'https://github.com/kubernetes/kubernetes/issues/135639',
+  nftBinary: 'https://github.com/kubernetes/kubernetes/pull/137536',
+  kernelFeatures: 'https://github.com/siderolabs/pkgs/issues/951',
+  defaultMode: 'https://github.com/kubernetes/enhancements/issues/5343',
+  localhostNodePortsNft: 'https://github.com/kubernetes/kubernetes/pull/138427',
+  calicoNftables: 'https://github.com/projectcalico/calico/issues/8025',
+  kubeRouterNftables: 'https://github.com/cloudnativelabs/kube-router/issues/2064',
 } as const
 
 export function finding(f: Finding): Finding {

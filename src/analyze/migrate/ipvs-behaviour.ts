@@ -362,6 +362,18 @@ export const ipvsConfig: Check = (ctx) => {
     .map((name) => [name, sysctl(ctx, name)] as const)
     .filter(([, v]) => v !== null)
     .map(([name, v]) => `${name}=${v}`)
+  // The ipvs.* fields the configuration given (--kube-proxy-config) sets, where it sets them.
+  const c = ctx.config
+  const fields = c
+    ? (
+        [
+          ['ipvs.scheduler', 'ipvsScheduler', c.ipvsScheduler],
+          ['ipvs.strictARP', 'ipvsStrictARP', c.ipvsStrictARP],
+          ['ipvs.excludeCIDRs', 'ipvsExcludeCIDRs', c.ipvsExcludeCIDRs?.join(',') ?? null],
+        ] as const
+      ).filter(([, , v]) => v !== null)
+    : []
+  for (const [name, , v] of fields) set.push(`${name}=${String(v)}`)
   return [
     finding({
       id: 'MIGRATE_IPVS_CONFIG',
@@ -374,7 +386,7 @@ export const ipvsConfig: Check = (ctx) => {
           : ' The input does not show the configuration or the sysctls.'),
       services: [],
       addresses: [],
-      evidence: [],
+      evidence: fields.flatMap(([, field]) => (c?.at[field] ? [c.at[field]] : [])),
       action:
         'Remove the ipvs.* fields from the kube-proxy ConfigMap; decide whether to keep arp_ignore/arp_announce (they may help MetalLB L2, otherwise harmless).',
       docs: DOCS.kubeProxyConfig,

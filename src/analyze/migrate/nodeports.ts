@@ -5,6 +5,11 @@
 import type {Finding} from '../findings.js'
 import type {ServicePort} from '../../model/types.js'
 import {
+  NFT_LOCALHOST_NODEPORTS_GATE,
+  NFT_LOCALHOST_NODEPORTS_SINCE,
+} from '../../kube-proxy/releases.js'
+import {versionAtLeast} from '../../kube-proxy/versions.js'
+import {
   type Check,
   DOCS,
   type MigrationContext,
@@ -100,7 +105,8 @@ export const localhostNodePorts: Check = (ctx) => {
   const docs = DOCS.virtualIps
 
   if (ctx.from === 'iptables') {
-    const enabled = ctx.state.node.localhostNodePorts
+    // The rules say it; else the configuration given (--kube-proxy-config) does.
+    const enabled = ctx.state.node.localhostNodePorts ?? ctx.config?.localhostNodePorts ?? null
     const routeLocalnet = sysctl(ctx, ROUTE_LOCALNET)
     if (enabled === false || (enabled === null && routeLocalnet === '0')) return []
     if (enabled === null && routeLocalnet === null) {
@@ -122,18 +128,21 @@ export const localhostNodePorts: Check = (ctx) => {
       enabled === true
         ? 'the iptables rules accept NodePorts on localhost'
         : `${ROUTE_LOCALNET}=1 on this node (kube-proxy sets it for localhost NodePorts)`
+    const nft = nftLocalhostNodePorts(ctx)
     return [
       finding({
         id: 'MIGRATE_LOCALHOST_NODEPORTS',
-        severity: 'warning',
-        title: `localhost:<nodePort> stops working in ${ctx.to} mode`,
-        message: `Today ${why}. ${ctx.to} mode never serves NodePorts on 127.0.0.1, so local clients that use localhost:<nodePort> break.`,
+        severity: nft === 'tcp' ? 'info' : 'warning',
+        title:
+          nft === 'tcp'
+            ? 'localhost:<nodePort> keeps working for TCP only in nftables mode'
+            : `localhost:<nodePort> stops working in ${ctx.to} mode`,
+        message: `Today ${why}. ${nftLocalhostMessage(ctx, nft)}`,
         services: names,
         addresses: ports,
         evidence: serviceEvidence(sps),
-        action:
-          'Point such clients at the node IP or the ClusterIP. The kubeproxy_iptables_localhost_nodeports_accepted_packets_total metric shows whether anything uses them.',
-        docs,
+        action: `Point such clients at the node IP or the ClusterIP${nft === 'available' ? `, or (TCP only) enable the alpha gate ${NFT_LOCALHOST_NODEPORTS_GATE} with \`localhost\` in nodePortAddresses` : ''}. The kubeproxy_iptables_localhost_nodeports_accepted_packets_total metric shows whether anything uses them.`,
+        docs: nft === null ? docs : DOCS.localhostNodePortsNft,
       }),
     ]
   }
@@ -186,6 +195,31 @@ export const localhostNodePorts: Check = (ctx) => {
     ]
   }
   return []
+}
+
+/**
+ * Localhost NodePorts in nftables mode since 1.37 (PR #138427): 'tcp' when the configuration
+ * turns them on (the alpha gate and `localhost` or `all` in nodePortAddresses), 'available' when
+ * the target release could, null when it cannot (an older release, or not nftables).
+ */
+function nftLocalhostNodePorts(ctx: MigrationContext): 'tcp' | 'available' | null {
+  if (ctx.to !== 'nftables' || !versionAtLeast(ctx.kubeProxyVersion, NFT_LOCALHOST_NODEPORTS_SINCE))
+    return null
+  const addresses = ctx.target.nodePortAddresses ?? ctx.config?.nodePortAddresses ?? []
+  const gate = ctx.config?.featureGates[NFT_LOCALHOST_NODEPORTS_GATE] === true
+  return gate && addresses.some((a) => a === 'localhost' || a === 'all') ? 'tcp' : 'available'
+}
+
+function nftLocalhostMessage(
+  ctx: MigrationContext,
+  nft: ReturnType<typeof nftLocalhostNodePorts>,
+): string {
+  if (nft === null)
+    return `${ctx.to} mode${ctx.to === 'nftables' ? ` in kube-proxy ${ctx.kubeProxyVersion}` : ''} never serves NodePorts on 127.0.0.1, so local clients that use localhost:<nodePort> break.`
+  const limits = `a userspace proxy serves TCP only; UDP and SCTP localhost NodePorts are rejected and counted, and after a restart with new nodePortAddresses the proxy does not start (kubernetes #142183)`
+  return nft === 'tcp'
+    ? `The configuration turns on ${NFT_LOCALHOST_NODEPORTS_GATE} with localhost NodePorts: ${limits}.`
+    : `nftables kube-proxy ${ctx.kubeProxyVersion} serves them only with the alpha gate ${NFT_LOCALHOST_NODEPORTS_GATE} and \`localhost\` in nodePortAddresses, and then ${limits}. Without it local clients that use localhost:<nodePort> break.`
 }
 
 /**

@@ -5,6 +5,7 @@
  * `platformCleanup` in cmd/kube-proxy/app/server_linux.go).
  */
 import type {ForeignObject} from '../../model/types.js'
+import {IPVS_TIMELINE} from '../../kube-proxy/releases.js'
 import {
   type Check,
   DOCS,
@@ -95,7 +96,7 @@ export const nftTool: Check = (ctx) => {
   ]
 }
 
-/** IPVS is deprecated as of v1.35 (KEP-5495); the docs recommend nftables instead. */
+/** IPVS is deprecated as of v1.35 (KEP-5495), with a removal timeline; the docs recommend nftables instead. */
 export const ipvsDeprecated: Check = (ctx) => {
   if (ctx.to !== 'ipvs' || from(ctx, 'ipvs')) return []
   return [
@@ -103,13 +104,11 @@ export const ipvsDeprecated: Check = (ctx) => {
       id: 'MIGRATE_IPVS_DEPRECATED',
       severity: 'warning',
       title: 'IPVS mode is deprecated',
-      message:
-        "kube-proxy's ipvs mode is deprecated as of Kubernetes v1.35 (KEP-5495) and is planned to be removed; the documentation recommends nftables, or iptables on kernels too old for nftables.",
+      message: `kube-proxy's ipvs mode is deprecated as of Kubernetes v${IPVS_TIMELINE.deprecated} (KEP-5495). The plan: the ${IPVS_TIMELINE.gate} feature gate (since ${IPVS_TIMELINE.gateAdded}, on by default) turns off by default in ${IPVS_TIMELINE.defaultOff} and is removed in ${IPVS_TIMELINE.removed}; from then kube-proxy refuses to start in ipvs mode, with no fallback. The documentation recommends nftables, or iptables on kernels too old for nftables.`,
       services: [],
       addresses: [],
       evidence: [],
-      action:
-        'Prefer `--to nftables` (or stay on iptables); move to ipvs only for a short-term need.',
+      action: `Prefer \`--to nftables\` (or stay on iptables); move to ipvs only for a short-term need, and leave it before ${IPVS_TIMELINE.defaultOff} (or set ${IPVS_TIMELINE.gate}=true until ${IPVS_TIMELINE.removed}).`,
       docs: DOCS.ipvsDeprecation,
     }),
   ]

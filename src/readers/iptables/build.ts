@@ -26,6 +26,7 @@ import {KUBE_IPVS_PREFIX} from '../../kube-proxy/ipvs-names.js'
 import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, ReadOptions} from '../types.js'
 import {IptablesFamilyReader} from './family-reader.js'
+import {otherChainWords} from './foreign.js'
 import {IPVS_MODE_CHAINS, isPerServiceChain, SEP_PREFIX} from './groups.js'
 import {findMatch, type IptablesChain, type IptablesRuleset} from './ruleset.js'
 
@@ -141,6 +142,8 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     // concat, not push(...): a large node has more service ports than a call takes arguments.
     state.services = state.services.concat(r.services)
     state.foreign = state.foreign.concat(r.foreign)
+    // Every read sees every chain's declaration (a focused one too), so this is the same for all.
+    node.otherChains = [...new Set([...(node.otherChains ?? []), ...otherChainWords(ruleset)])]
     state.diagnostics = state.diagnostics.concat(r.diagnostics)
     const e = r.node
     // Rule addresses drop /32 and /128; the model's pod CIDRs are CIDRs (one place for every rule that shows one).

@@ -3,7 +3,7 @@
  * kube-proxy's: foreign KUBE-* chains, foreign jumps into kube-proxy's chains or out of them,
  * rules matching its masquerade mark, and exact copies of one rule in one chain.
  */
-import {KUBE_CHAIN_PREFIX} from '../../kube-proxy/iptables-names.js'
+import {KUBE_CHAIN_PREFIX, KUBELET_CHAINS} from '../../kube-proxy/iptables-names.js'
 import {KUBE_IPVS_PREFIX} from '../../kube-proxy/ipvs-names.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 import type {ForeignObject, SourceRef} from '../../model/types.js'
@@ -137,4 +137,26 @@ function noteForeign(table: IptablesTable, chain: IptablesChain, c: ForeignConte
     }
   }
   if (copies !== null) reportRuleCopies(copies, table, chain, c.warn)
+}
+
+/**
+ * The first word of each chain that neither kube-proxy, kubelet nor iptables made (`cali-`,
+ * `CILIUM_`, `KUBE-ROUTER-`): which components share the node's iptables, once each, without
+ * listing their hundreds of chains.
+ */
+export function otherChainWords(ruleset: IptablesRuleset): string[] {
+  const words = new Set<string>()
+  ruleset.tables.forEach((table) =>
+    table.chains.forEach((chain) => {
+      if (chain.deletedLine !== null || chain.builtin || isKubeProxyChain(chain.name)) return
+      const kube = chain.name.startsWith(KUBE_CHAIN_PREFIX)
+      if (kube && (IPVS_MODE_CHAINS.has(chain.name) || chain.name.startsWith(KUBE_IPVS_PREFIX)))
+        return
+      if ((KUBELET_CHAINS as readonly string[]).includes(chain.name)) return
+      // KUBE-ROUTER-INPUT: the word after KUBE- names the component.
+      const m = (kube ? /^KUBE-[^-_]+[-_]?/ : /^[^-_]+[-_]?/).exec(chain.name)
+      if (m) words.add(m[0])
+    }),
+  )
+  return [...words].sort()
 }

@@ -131,6 +131,15 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
   }
 
   const foreign: ForeignObject[] = []
+  // Every other table, whoever wrote it: tables of a newer host nft crash an older kube-proxy's
+  // nft (kubernetes #136786), and a CNI shows in its table names (src/analyze/migrate/).
+  state.node.otherTables = [
+    ...new Set(
+      all
+        .filter(({table}) => !kubeProxy.some((k) => k.table === table))
+        .map(({table}) => `${table.family} ${table.name}`),
+    ),
+  ]
   let ignored = 0
   for (const {table, path} of all) {
     if (kubeProxy.some((k) => k.table === table)) continue
