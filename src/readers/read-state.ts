@@ -226,6 +226,8 @@ export interface FileRead {
   state: ProxyState
   /** Facts from a bundle folder; null for plain files. */
   facts: BundleFacts | null
+  /** What was read (files, bundle files, `--cluster` objects): the text `kp explain --rules` quotes. */
+  sources: SourceText[]
 }
 
 /**
@@ -246,5 +248,7 @@ export async function readFiles(req: FileReadRequest): Promise<FileRead> {
       refsPerPort: req.refsPerPort,
     },
   )
-  return {state, facts: inputs.facts}
+  // Warnings kp collect recorded in a bundle come first: they say what the rules cannot.
+  state.diagnostics = [...inputs.diagnostics, ...state.diagnostics]
+  return {state, facts: inputs.facts, sources: [...inputs.sources, ...(cluster ?? [])]}
 }

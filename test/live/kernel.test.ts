@@ -289,6 +289,19 @@ describe('live reading in a network namespace', () => {
       const byPath = Object.fromEntries(manifest.files.map((f) => [f.path, f.read]))
       expect(byPath).toMatchObject({'nft-ip-kube-proxy.json': true, 'iptables-nft-save.txt': false})
       expect(r.stderr).toContain('kp: warning: leftover iptables-mode rules')
+      // Read anywhere later, the bundle says it again, at the manifest's line, and keeps it in the state.
+      const read = await runKpInProcess(['list', '--json', '-f', out])
+      expect(read.exitCode).toBe(0)
+      expect(read.stderr).toMatch(
+        /kp: warning: .*manifest\.json:\d+: kp collect on .* warned: leftover iptables-mode rules \(iptables-nft-save: 16 per-service.*\[INPUT_BUNDLE_WARNING\]/,
+      )
+      const state = JSON.parse(read.stdout) as ProxyState
+      expect(state.diagnostics.filter((d) => d.code === 'INPUT_BUNDLE_WARNING')).toEqual([
+        expect.objectContaining({
+          severity: 'warning',
+          message: expect.stringContaining(manifest.warnings[0]!),
+        }),
+      ])
     })
   })
 
