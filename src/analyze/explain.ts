@@ -404,6 +404,12 @@ function explainFrontend(
       )
     }
   }
+  if (fe.nodeSourceExcluded === true && fe.action === 'forward') {
+    // docs/kube-proxy-layouts.md §2.7: ≈1.7-1.10 jump to the service only from a non-local source, or to a local address.
+    notes.push(
+      `From this node itself (a host process, hostNetwork pods): not forwarded unless ${fe.ip ?? 'this address'} is one of this node's addresses. This kube-proxy layout skips traffic from a local address (-m addrtype ! --src-type LOCAL), so such a connection leaves for ${fe.ip ?? 'the address'} un-NATed.`,
+    )
+  }
   if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
     notes.push(
       `Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`,

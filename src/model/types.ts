@@ -65,6 +65,12 @@ export interface Frontend {
   /** loadBalancerSourceRanges that apply to this frontend (normalised CIDRs). */
   sourceRanges: string[]
   action: FrontendAction
+  /**
+   * true when kube-proxy leaves connections from the node itself to this address un-NATed
+   * unless the address is one of the node's (old iptables layouts match externalIPs with
+   * `-m addrtype ! --src-type LOCAL`). Absent when the source shows no such exclusion.
+   */
+  nodeSourceExcluded?: boolean
 }
 
 export interface Endpoint {
