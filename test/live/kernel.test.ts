@@ -193,6 +193,26 @@ describe('live reading in a network namespace', () => {
       expect(comparable(await listJson(['-f', out]))).toEqual(comparable(fromFile))
     })
 
+    it('explain --rules quotes the rule lines read live, which the user has no file of', async () => {
+      const r = await runKpAsync(['explain', 'ns1/svc1', '--rules'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const quoted = [...r.stdout.matchAll(/^ +live:iptables-nft-save:\d+ +(.+)$/gm)].map(
+        (m) => m[1],
+      )
+      // The rules the dump holds for it, as iptables-save prints them (it reorders the options).
+      expect(quoted).toHaveLength(5)
+      expect(quoted).toContainEqual(
+        expect.stringMatching(
+          /^-A KUBE-SERVICES -d 172\.30\.0\.41\/32 -p tcp .*ns1\/svc1:p80 cluster IP.* -j KUBE-SVC-/,
+        ),
+      )
+      expect(quoted).toContainEqual(
+        expect.stringMatching(
+          /^-A KUBE-SEP-\w+ -p tcp .* -j DNAT --to-destination 10\.180\.0\.1:80$/,
+        ),
+      )
+    })
+
     it('--mode nftables finds no nftables rules here (exit 3)', async () => {
       const r = await runKpAsync(['list', '--mode', 'nftables'], {prefix: ns.prefix})
       expect(r.exitCode).toBe(3)
@@ -272,6 +292,25 @@ describe('live reading in a network namespace', () => {
       expect(comparable(live)).toEqual(comparable(fromFile))
       expect(live.sources.map((s) => s.path)).toEqual(['live:nft -j list table ip kube-proxy'])
       expect(live.sources[0]!.tool).toBe(ns.run(['nft', '--version']).trim())
+    })
+
+    it('explain --rules quotes nft -j rules as chain NAME handle N: RULE, not entry numbers', async () => {
+      const r = await runKpAsync(['explain', 'ns1/svc1', '--rules'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const at = /^ +live:nft -j list table ip kube-proxy:\d+ +/
+      const chain = 'chain service-ULMVA6XW-ns1/svc1/tcp/p80 handle \\d+: '
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `${at.source}${chain}ip daddr 172\\.30\\.0\\.41 ip saddr != 10\\.0\\.0\\.0/8 jump mark-for-masquerade$`,
+          'm',
+        ),
+      )
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `${at.source}map service-ips: 172\\.30\\.0\\.41 \\. tcp \\. 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80$`,
+          'm',
+        ),
+      )
     })
 
     it('calls iptables-mode chains next to the kube-proxy table leftovers', async () => {

@@ -10,7 +10,7 @@ import type {
   ServiceExplanation,
 } from '../../analyze/explain.js'
 import {escapeControl} from '../escape.js'
-import type {RuleText} from '../rule-lines.js'
+import type {RuleText} from '../../readers/rule-text.js'
 import {frontendLabel} from './service-words.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
@@ -123,13 +123,15 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
       const places = sp.rules.map((ref) => escapeControl(`${ref.path}:${ref.line}`))
       const width = places.reduce((w, p) => Math.max(w, p.length), 0)
       sp.rules.forEach((ref, i) => {
-        const text = opts.ruleText(ref)
+        const [first, ...more] = opts.ruleText(ref, sp.rules)
         const place = places[i]!
-        out.push(
-          text === null
-            ? `${INDENT}${style.dim(place)}`
-            : `${INDENT}${style.dim(place.padEnd(width))}  ${escapeControl(text)}`,
-        )
+        if (first === undefined) {
+          out.push(`${INDENT}${style.dim(place)}`)
+          return
+        }
+        out.push(`${INDENT}${style.dim(place.padEnd(width))}  ${escapeControl(first)}`)
+        // One cited nft -j chain is its rules: each on a line of its own, under the first.
+        for (const line of more) out.push(`${INDENT}${' '.repeat(width)}  ${escapeControl(line)}`)
       })
     }
   }
