@@ -65,6 +65,8 @@ export interface FrontendExplanation {
   reaches: ReachedEndpoint[]
   /** Further facts worth knowing (short-circuits, source-range filtering, assumptions). */
   notes: string[]
+  /** Cluster-wide view only: the nodes where this Local-policy frontend forwards (the model's field). */
+  forwardedOnNodes?: string[]
 }
 
 export interface ExplainedEndpoint {
@@ -104,12 +106,16 @@ export interface ServiceExplanation {
   rules: SourceRef[]
 }
 
+/** Whose answer it is: one node's (a dump, live, `--node`), or the cluster's (cluster objects without a node). */
+export type PointOfView = 'node' | 'cluster-wide'
+
 export interface ExplainResult {
   schemaVersion: 1
   kind: 'ExplainResult'
   query: ServiceQuery
   mode: Mode
   node: string | null
+  pointOfView: PointOfView
   matches: ServiceExplanation[]
 }
 
@@ -137,6 +143,7 @@ export function explainService(
     query,
     mode: state.mode,
     node: state.node.name,
+    pointOfView: state.node.view ?? 'node',
     matches: matches.map((m) => explainServicePort(m.sp, m.frontends, m.onNodeAddress, state)),
   }
 }
@@ -238,7 +245,11 @@ function explainServicePort(
   state: ProxyState,
 ): ServiceExplanation {
   const notes: string[] = []
-  if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
+  if (state.node.view === 'cluster-wide') {
+    notes.push(
+      'Cluster-wide view: no --node was given and this host is not a node of these objects. Where a Local policy makes nodes differ, each frontend names the nodes that forward; --node NAME shows what one node does.',
+    )
+  } else if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
     notes.push(
       'Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).',
     )
@@ -364,15 +375,21 @@ function explainFrontend(
       `${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`,
     )
 
+  const clusterWide = state.node.view === 'cluster-wide'
+  const onNodes = fe.forwardedOnNodes ?? []
   let verdict: string
-  if (fe.action === 'reject') {
+  if (fe.action === 'forward' && onNodes.length > 0) {
+    verdict = `Forwarded (DNAT) on the ${onNodes.length === 1 ? 'node' : 'nodes'} running an endpoint (${onNodes.join(', ')}) to the endpoints on that node (${policyName}=Local); dropped on every other node.`
+  } else if (fe.action === 'reject') {
     verdict =
       'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
   } else if (fe.action === 'drop') {
     verdict =
-      policy === 'Local'
-        ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
-        : 'Dropped: the client gets no answer and times out.'
+      policy === 'Local' && clusterWide
+        ? `Dropped on every node: ${policyName}=Local and no usable endpoint of this service runs on a node these objects name, so the client gets no answer and times out.`
+        : policy === 'Local'
+          ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
+          : 'Dropped: the client gets no answer and times out.'
     if (external && policy === 'Local' && sp.endpoints.length > 0 && hasShortCircuit(mode)) {
       notes.push(
         `Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`,
@@ -435,6 +452,7 @@ function explainFrontend(
     sourceRanges: [...fe.sourceRanges],
     reaches,
     notes,
+    ...(onNodes.length > 0 ? {forwardedOnNodes: [...onNodes]} : {}),
   }
 }
 

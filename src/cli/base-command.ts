@@ -82,7 +82,7 @@ export abstract class KpCommand extends Command {
     node: Flags.string({
       helpGroup: 'INPUT',
       description:
-        "The node whose point of view cluster objects are read from (default: this host's name).",
+        "The node whose point of view cluster objects are read from (default: this host's name when the objects name it, else the cluster-wide view).",
     }),
     timeout: Flags.integer({
       min: 1,

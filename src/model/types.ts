@@ -54,6 +54,12 @@ export interface NodeInfo {
   kernel: string | null
   nftVersion: string | null
   iptablesBackends: string[] | null
+  /**
+   * Whose point of view a state of cluster objects takes: one node's (`--node`, or this host when
+   * the objects name it), or the whole cluster's, where a Local policy differs per node (then
+   * `name` is null). Absent for states read from a node's rules, which are always that node's.
+   */
+  view?: 'node' | 'cluster-wide'
 }
 
 export interface Frontend {
@@ -71,6 +77,12 @@ export interface Frontend {
    * `-m addrtype ! --src-type LOCAL`). Absent when the source shows no such exclusion.
    */
   nodeSourceExcluded?: boolean
+  /**
+   * Cluster-wide view only: under a Local policy, the nodes that run a usable endpoint, where this
+   * frontend forwards (to that node's endpoints); every other node drops, or in IPVS mode uses
+   * every endpoint. Absent otherwise.
+   */
+  forwardedOnNodes?: string[]
 }
 
 export interface Endpoint {

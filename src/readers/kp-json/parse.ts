@@ -220,6 +220,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     kernel: nullable(str),
     nftVersion: nullable(str),
     iptablesBackends: nullable(list(str)),
+    view: optional(oneOf('node', 'cluster-wide')),
   }),
   services: list(
     object({
@@ -236,6 +237,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
           sourceRanges: list(cidr(false)),
           action: oneOf('forward', 'reject', 'drop'),
           nodeSourceExcluded: optional(bool),
+          forwardedOnNodes: optional(list(str)),
         }),
       ),
       healthCheckNodePort: nullable(port),
