@@ -400,6 +400,9 @@ function explainFrontend(
       policy === 'Local'
         ? `Accepted, but no endpoint of this service runs on this node (${policyName}=Local), so new connections fail.`
         : 'Accepted, but no endpoint is programmed for it, so new connections fail.'
+  } else if (policy === 'Local' && clusterWide) {
+    // Only IPVS forwards a Local frontend on every node: no local real server falls back to all.
+    verdict = `Forwarded (DNAT) on every node: to the endpoints on that node where it runs one (${policyName}=Local), elsewhere to any of the ${plural(sp.endpoints.length, 'endpoint')} (IPVS falls back to them).`
   } else if (
     policy === 'Local' &&
     reaches.some((r) => r.share === null) &&

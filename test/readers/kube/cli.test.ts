@@ -60,6 +60,12 @@ describe('kp list on cluster objects', () => {
       ['NodePort', 'forward', ['node-a', 'node-b']],
     ])
 
+    // IPVS falls back to every endpoint where none runs locally: no node drops.
+    const ipvs = await runKpInProcess(['explain', 'default/lb', '-f', FIXTURE, '--mode', 'ipvs'])
+    expect(ipvs.stdout).toMatch(
+      /NodePort \*:31443\n +Forwarded \(DNAT\) on every node: to the endpoints on that node where it runs one \(externalTrafficPolicy=Local\), elsewhere to any of the 2 endpoints/,
+    )
+
     // With --node, that node's view, named in the heading.
     const onC = await runKpInProcess(['explain', 'default/lb', '-f', FIXTURE, '--node', 'node-c'])
     expect(onC.stdout).toContain('default/lb:https/tcp  (cluster mode, node node-c)')
