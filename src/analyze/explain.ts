@@ -65,6 +65,8 @@ export interface FrontendExplanation {
   reaches: ReachedEndpoint[]
   /** Further facts worth knowing (short-circuits, source-range filtering, assumptions). */
   notes: string[]
+  /** Cluster-wide view only: the nodes where this Local-policy frontend forwards (the model's field). */
+  forwardedOnNodes?: string[]
 }
 
 export interface ExplainedEndpoint {
@@ -104,12 +106,16 @@ export interface ServiceExplanation {
   rules: SourceRef[]
 }
 
+/** Whose answer it is: one node's (a dump, live, `--node`), or the cluster's (cluster objects without a node). */
+export type PointOfView = 'node' | 'cluster-wide'
+
 export interface ExplainResult {
   schemaVersion: 1
   kind: 'ExplainResult'
   query: ServiceQuery
   mode: Mode
   node: string | null
+  pointOfView: PointOfView
   matches: ServiceExplanation[]
 }
 
@@ -137,6 +143,7 @@ export function explainService(
     query,
     mode: state.mode,
     node: state.node.name,
+    pointOfView: state.node.view ?? 'node',
     matches: matches.map((m) => explainServicePort(m.sp, m.frontends, m.onNodeAddress, state)),
   }
 }
@@ -238,7 +245,11 @@ function explainServicePort(
   state: ProxyState,
 ): ServiceExplanation {
   const notes: string[] = []
-  if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
+  if (state.node.view === 'cluster-wide') {
+    notes.push(
+      'Cluster-wide view: no --node was given and this host is not a node of these objects. Where a Local policy makes nodes differ, each frontend names the nodes that forward; --node NAME shows what one node does.',
+    )
+  } else if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
     notes.push(
       'Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).',
     )
@@ -364,15 +375,21 @@ function explainFrontend(
       `${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`,
     )
 
+  const clusterWide = state.node.view === 'cluster-wide'
+  const onNodes = fe.forwardedOnNodes ?? []
   let verdict: string
-  if (fe.action === 'reject') {
+  if (fe.action === 'forward' && onNodes.length > 0) {
+    verdict = `Forwarded (DNAT) on the ${onNodes.length === 1 ? 'node' : 'nodes'} running an endpoint (${onNodes.join(', ')}) to the endpoints on that node (${policyName}=Local); dropped on every other node.`
+  } else if (fe.action === 'reject') {
     verdict =
       'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
   } else if (fe.action === 'drop') {
     verdict =
-      policy === 'Local'
-        ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
-        : 'Dropped: the client gets no answer and times out.'
+      policy === 'Local' && clusterWide
+        ? `Dropped on every node: ${policyName}=Local and no usable endpoint of this service runs on a node these objects name, so the client gets no answer and times out.`
+        : policy === 'Local'
+          ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
+          : 'Dropped: the client gets no answer and times out.'
     if (external && policy === 'Local' && sp.endpoints.length > 0 && hasShortCircuit(mode)) {
       notes.push(
         `Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`,
@@ -383,6 +400,9 @@ function explainFrontend(
       policy === 'Local'
         ? `Accepted, but no endpoint of this service runs on this node (${policyName}=Local), so new connections fail.`
         : 'Accepted, but no endpoint is programmed for it, so new connections fail.'
+  } else if (policy === 'Local' && clusterWide) {
+    // Only IPVS forwards a Local frontend on every node: no local real server falls back to all.
+    verdict = `Forwarded (DNAT) on every node: to the endpoints on that node where it runs one (${policyName}=Local), elsewhere to any of the ${plural(sp.endpoints.length, 'endpoint')} (IPVS falls back to them).`
   } else if (
     policy === 'Local' &&
     reaches.some((r) => r.share === null) &&
@@ -403,6 +423,12 @@ function explainFrontend(
         `Connections ${shortCircuited(node)} are short-circuited to all ${plural(sp.endpoints.length, 'endpoint')}, not only the local ones.`,
       )
     }
+  }
+  if (fe.nodeSourceExcluded === true && fe.action === 'forward') {
+    // docs/kube-proxy-layouts.md §2.7: ≈1.7-1.10 jump to the service only from a non-local source, or to a local address.
+    notes.push(
+      `From this node itself (a host process, hostNetwork pods): not forwarded unless ${fe.ip ?? 'this address'} is one of this node's addresses. This kube-proxy layout skips traffic from a local address (-m addrtype ! --src-type LOCAL), so such a connection leaves for ${fe.ip ?? 'the address'} un-NATed.`,
+    )
   }
   if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
     notes.push(
@@ -429,6 +455,7 @@ function explainFrontend(
     sourceRanges: [...fe.sourceRanges],
     reaches,
     notes,
+    ...(onNodes.length > 0 ? {forwardedOnNodes: [...onNodes]} : {}),
   }
 }
 

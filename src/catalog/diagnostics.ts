@@ -281,6 +281,13 @@ export const DIAGNOSTICS = {
       "A folder's manifest.json is not a kp bundle manifest, or names a file outside the bundle.",
     action: 'Give a folder written by `kp collect`, unmodified.',
   },
+  INPUT_BUNDLE_WARNING: {
+    severity: 'warning',
+    meaning:
+      'A warning `kp collect` recorded while it collected the bundle (kube-proxy rules in both iptables backends, leftovers of another mode), shown again whenever the bundle is read.',
+    action:
+      'Read it as if on the node: the rules it names act on traffic there although kp reads only the active ones.',
+  },
   INPUT_BINARY: {
     severity: 'error',
     meaning: 'The input holds binary data, not text.',

@@ -11,7 +11,7 @@ import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
 import type {BundleFacts} from '../readers/bundle.js'
 import type {FileReadRequest} from '../readers/read-state.js'
-import type {FormatId, ReadOptions} from '../readers/types.js'
+import type {FormatId, ReadOptions, SourceText} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
 
@@ -82,7 +82,7 @@ export abstract class KpCommand extends Command {
     node: Flags.string({
       helpGroup: 'INPUT',
       description:
-        "The node whose point of view cluster objects are read from (default: this host's name).",
+        "The node whose point of view cluster objects are read from (default: this host's name when the objects name it, else the cluster-wide view).",
     }),
     timeout: Flags.integer({
       min: 1,
@@ -108,11 +108,18 @@ export abstract class KpCommand extends Command {
    */
   protected loadedFacts: BundleFacts | null = null
 
+  /**
+   * What the last loadState() call read (files, bundle files, stdin, live outputs, --cluster
+   * objects): `kp explain --rules` quotes the rules from these, as the user may have no copy.
+   */
+  protected loadedSources: readonly SourceText[] = []
+
   /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
   protected async loadState(flags: LoadFlags, wants: LoadWants = {}): Promise<ProxyState> {
     const {readFiles, readState} = await import('../readers/read-state.js')
     if (flags.file && flags.file.length > 0) {
       const read = await readFiles(fileRequest(flags, flags.file, wants))
+      this.loadedSources = read.sources
       return this.acceptState(read.state, read.facts, flags)
     }
     const {loadInputs} = await import('../readers/load.js')
@@ -133,6 +140,7 @@ export abstract class KpCommand extends Command {
     if (flags.verbose)
       for (const c of live.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
     const state = await readState({sources: live.sources, facts: live.facts}, opts)
+    this.loadedSources = [...live.sources, ...(cluster ?? [])]
     return this.acceptState(state, live.facts, flags)
   }
 

@@ -28,7 +28,7 @@ export default class Explain extends KpCommand {
     }),
     rules: Flags.boolean({
       description:
-        'Also list the rules the sources hold for the service, as path:line, in source order.',
+        'Also list the rules the sources hold for the service, in source order: path:line and the rule as read (live and bundle outputs too; nft -j rules as `chain NAME handle N: RULE`).',
     }),
   }
 
@@ -64,11 +64,8 @@ export default class Explain extends KpCommand {
     if (!this.jsonEnabled()) {
       const {renderExplain} = await import('../cli/views/explain.js')
       const {outputStyle} = await import('../cli/views/style.js')
-      const {loadRuleText} = await import('../cli/rule-lines.js')
-      const ruleText = await loadRuleText(
-        flags.rules ? result.matches.flatMap((m) => m.rules) : [],
-        flags.file ?? [],
-      )
+      const {ruleTextOf} = await import('../readers/rule-text.js')
+      const ruleText = ruleTextOf(flags.rules ? this.loadedSources : [])
       this.log(
         renderExplain(result, {
           rules: flags.rules,

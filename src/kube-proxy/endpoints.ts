@@ -65,7 +65,9 @@ export function endpointUse(
   }
 }
 
-export function isServingTerminating(e: CategorizableEndpoint): boolean {
+export function isServingTerminating(
+  e: Pick<CategorizableEndpoint, 'serving' | 'terminating'>,
+): boolean {
   return e.serving && e.terminating
 }
 

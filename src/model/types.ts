@@ -67,6 +67,12 @@ export interface NodeInfo {
    * or null when the input has no iptables dump. How kp tells which CNI runs on the node.
    */
   otherChains?: string[] | null
+  /**
+   * Whose point of view a state of cluster objects takes: one node's (`--node`, or this host when
+   * the objects name it), or the whole cluster's, where a Local policy differs per node (then
+   * `name` is null). Absent for states read from a node's rules, which are always that node's.
+   */
+  view?: 'node' | 'cluster-wide'
 }
 
 export interface Frontend {
@@ -78,6 +84,18 @@ export interface Frontend {
   /** loadBalancerSourceRanges that apply to this frontend (normalised CIDRs). */
   sourceRanges: string[]
   action: FrontendAction
+  /**
+   * true when kube-proxy leaves connections from the node itself to this address un-NATed
+   * unless the address is one of the node's (old iptables layouts match externalIPs with
+   * `-m addrtype ! --src-type LOCAL`). Absent when the source shows no such exclusion.
+   */
+  nodeSourceExcluded?: boolean
+  /**
+   * Cluster-wide view only: under a Local policy, the nodes that run a usable endpoint, where this
+   * frontend forwards (to that node's endpoints); every other node drops, or in IPVS mode uses
+   * every endpoint. Absent otherwise.
+   */
+  forwardedOnNodes?: string[]
 }
 
 export interface Endpoint {

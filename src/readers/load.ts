@@ -6,8 +6,10 @@ import {pushAll} from '../core/arrays.js'
 import {readFileSync, statSync} from 'node:fs'
 import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
+import {diag} from '../core/state.js'
 import {decodeText, withoutByteOrderMark} from '../core/text.js'
 import {InputError} from '../errors.js'
+import type {Diagnostic} from '../model/types.js'
 import {
   describeReadError,
   fileBytes,
@@ -25,6 +27,8 @@ export interface LoadedInputs {
   sources: SourceText[]
   /** Facts from bundles (kernel, sysctls); merged into the node info by readState. */
   facts: BundleFacts | null
+  /** What `kp collect` warned about when it made a bundle, as warnings at the manifest's lines. */
+  diagnostics: Diagnostic[]
 }
 
 /**
@@ -100,8 +104,10 @@ function readStdin(): Promise<Buffer> {
 async function loadBundle(dir: string): Promise<LoadedInputs> {
   const manifestPath = join(dir, BUNDLE_MANIFEST)
   let manifest: BundleManifest
+  let manifestText = ''
   try {
-    manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as BundleManifest
+    manifestText = await readFile(manifestPath, 'utf8')
+    manifest = JSON.parse(manifestText) as BundleManifest
   } catch (error) {
     const entries = await readdir(dir).catch(() => [])
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -113,7 +119,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       }
       if (sources.length === 0)
         throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
-      return {sources, facts: null}
+      return {sources, facts: null, diagnostics: []}
     }
     throw new InputError(
       `${manifestPath}:1: not a kp bundle manifest: ${describeReadError(error)}`,
@@ -166,12 +172,36 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       'INPUT_EMPTY_BUNDLE',
     )
   }
-  return {sources, facts}
+  return {sources, facts, diagnostics: collectWarnings(manifest, manifestText, manifestPath)}
+}
+
+/**
+ * The manifest's warnings (rules in both iptables backends, leftovers of another mode): the
+ * node showed them to `kp collect` only, so whoever reads the bundle later must see them too.
+ * Each is placed at its own line of the manifest when kp wrote it, else at line 1.
+ */
+function collectWarnings(manifest: BundleManifest, text: string, path: string): Diagnostic[] {
+  if (!Array.isArray(manifest.warnings)) return []
+  const node = bundleFactsOf(manifest.facts)?.node
+  const on = node ? ` on ${node}` : ''
+  let from = Math.max(0, text.indexOf('"warnings"'))
+  const out: Diagnostic[] = []
+  for (const w of manifest.warnings) {
+    if (typeof w !== 'string') continue
+    const at = text.indexOf(JSON.stringify(w), from)
+    let line = 1
+    if (at >= 0) {
+      for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++
+      from = at + 1
+    }
+    out.push(diag('warning', 'INPUT_BUNDLE_WARNING', `kp collect${on} warned: ${w}`, {path, line}))
+  }
+  return out
 }
 
 /** Reads every `-f` argument. A folder is a bundle; `-` is stdin (at most once). */
 export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
-  const out: LoadedInputs = {sources: [], facts: null}
+  const out: LoadedInputs = {sources: [], facts: null, diagnostics: []}
   let stdinUsed = false
   for (const p of paths) {
     if (p === '-') {
@@ -191,6 +221,7 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
     if (isDir) {
       const b = await loadBundle(p)
       pushAll(out.sources, b.sources)
+      pushAll(out.diagnostics, b.diagnostics)
       out.facts ??= b.facts
       continue
     }

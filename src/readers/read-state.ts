@@ -229,6 +229,8 @@ export interface FileRead {
   state: ProxyState
   /** Facts from a bundle folder; null for plain files. */
   facts: BundleFacts | null
+  /** What was read (files, bundle files, `--cluster` objects): the text `kp explain --rules` quotes. */
+  sources: SourceText[]
 }
 
 /**
@@ -250,5 +252,7 @@ export async function readFiles(req: FileReadRequest): Promise<FileRead> {
       onParsed: req.onParsed,
     },
   )
-  return {state, facts: inputs.facts}
+  // Warnings kp collect recorded in a bundle come first: they say what the rules cannot.
+  state.diagnostics = [...inputs.diagnostics, ...state.diagnostics]
+  return {state, facts: inputs.facts, sources: [...inputs.sources, ...(cluster ?? [])]}
 }

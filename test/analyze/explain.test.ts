@@ -352,6 +352,31 @@ describe('explainService: what a new connection gets', () => {
     ).toEqual(['10.1.0.2 0.5', '10.1.0.3 0.5'])
   })
 
+  it('an old-layout externalIP says what a connection from the node itself gets', async () => {
+    const {readFiles} = await import('../../src/readers/read-state.js')
+    const {state: old} = await readFiles({
+      files: [`${ROOT}fixtures/iptables/handmade-legacy-xlb/input.rules`],
+    })
+    const r = explainService(old, q('192.0.2.20:80')) as ExplainResult
+    const [external] = r.matches[0]!.frontends
+    expect(external!.action).toBe('forward')
+    expect(external!.notes).toEqual([
+      expect.stringMatching(
+        /^From this node itself .*not forwarded unless 192\.0\.2\.20 is one of this node's addresses.*! --src-type LOCAL/,
+      ),
+    ])
+    // The same frontend without the exclusion (current layouts) says nothing of the kind.
+    const now = state([
+      svc('ns', 'web', {
+        frontends: [fe('ExternalIP', '192.0.2.20', 80)],
+        endpoints: [ep('10.1.0.1', 1)],
+        externalTrafficPolicy: 'Cluster',
+      }),
+    ])
+    const plain = explainService(now, q('192.0.2.20:80')) as ExplainResult
+    expect(plain.matches[0]!.frontends[0]!.notes).toEqual([])
+  })
+
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {
     const one = [
       svc('ns', 's', {

@@ -66,7 +66,7 @@ function useAsCommandsDo(state: ProxyState, original: ProxyState): void {
     if ('invalid' in query) continue
     const result = explainService(state, query)
     if (result.kind === 'ExplainResult')
-      renderExplain(result, {rules: true, ruleText: () => null, style: plainStyle})
+      renderExplain(result, {rules: true, ruleText: () => [], style: plainStyle})
   }
 }
 

@@ -31,7 +31,7 @@ function query(text: string): ServiceQuery {
 function explainText(state: ProxyState, text: string, rules = false): string {
   const r = explainService(state, query(text))
   if (r.kind !== 'ExplainResult') throw new Error('not found')
-  return renderExplain(r, {rules, ruleText: () => null, style: plainStyle})
+  return renderExplain(r, {rules, ruleText: () => [], style: plainStyle})
 }
 
 /** Splits a borderless table into trimmed cells (two or more spaces separate columns). */
@@ -135,7 +135,7 @@ describe('explain view', () => {
     if (r.kind !== 'ExplainResult') throw new Error('not found')
     const withText = renderExplain(r, {
       rules: true,
-      ruleText: (ref) => (ref.line === 9 ? '-A KUBE-SERVICES ... -j REJECT' : null),
+      ruleText: (ref) => (ref.line === 9 ? ['-A KUBE-SERVICES ... -j REJECT'] : []),
       style: plainStyle,
     })
     expect(withText).toContain(
@@ -152,7 +152,7 @@ describe('explain view', () => {
     if (r.kind !== 'ExplainResult') throw new Error('not found')
     const out = renderExplain(r, {
       rules: true,
-      ruleText: () => '-A X -m comment --comment "\u001b[2J"',
+      ruleText: () => ['-A X -m comment --comment "\u001b[2J"'],
       style: plainStyle,
     })
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)

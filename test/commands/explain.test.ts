@@ -7,6 +7,7 @@ import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {bundleFile, writeBundle} from '../helpers/bundle.js'
 import {runKpInProcess} from '../helpers/run-in-process.js'
 
 const RULES = 'fixtures/iptables/upstream-overall/input.rules'
@@ -100,6 +101,36 @@ describe('kp explain', () => {
       Number(m[1]),
     )
     expect(lines).toEqual([51, 52, 56, 57, 71, 72, 81, 82, 83, 84, 85])
+  })
+
+  it('--rules quotes nft -j rules in nft words, from a file, stdin or a bundle, not line numbers alone', async () => {
+    const json = 'fixtures/nft-json/upstream-overall/input.json'
+    const chain = 'chain service-ULMVA6XW-ns1/svc1/tcp/p80 handle \\d+: '
+    const expectQuoted = (out: string, path: string) => {
+      const at = path.replaceAll('.', '\\.')
+      expect(out).toMatch(
+        new RegExp(
+          `${at}:27 +${chain}ip daddr 172\\.30\\.0\\.41 ip saddr != 10\\.0\\.0\\.0/8 jump mark-for-masquerade\\n +${chain}numgen random`,
+        ),
+      )
+      expect(out).toContain(
+        `${path}:9   map service-ips: 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80`,
+      )
+    }
+    const fromFile = await runKpInProcess(['explain', 'ns1/svc1', '--rules', '-f', json])
+    expect(fromFile.exitCode).toBe(0)
+    expectQuoted(fromFile.stdout, json)
+    const fromStdin = await runKpInProcess(['explain', 'ns1/svc1', '--rules', '-f', '-'], {
+      input: readFileSync(json, 'utf8'),
+    })
+    expect(fromStdin.exitCode).toBe(0)
+    expectQuoted(fromStdin.stdout, '-')
+    const dir = writeBundle(join(mkdtempSync(join(tmpdir(), 'kp-rules-')), 'b'), [
+      [bundleFile('nft-ip-kube-proxy.json', {format: 'nft-json'}), readFileSync(json, 'utf8')],
+    ])
+    const fromBundle = await runKpInProcess(['explain', 'ns1/svc1', '--rules', '-f', dir])
+    expect(fromBundle.exitCode).toBe(0)
+    expectQuoted(fromBundle.stdout, join(dir, 'nft-ip-kube-proxy.json'))
   })
 
   it('escapes control characters from the input in human output', async () => {

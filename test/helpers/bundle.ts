@@ -32,6 +32,7 @@ export function writeBundle(
   dir: string,
   files: Array<[BundleFile, string | Buffer | null]>,
   facts: BundleFacts = NODE_A_FACTS,
+  warnings: string[] = [],
 ): string {
   mkdirSync(dir, {recursive: true})
   const manifest: BundleManifest = {
@@ -40,7 +41,7 @@ export function writeBundle(
     createdBy: 'kp/0.1.0',
     createdAt: '2026-12-02T14:00:00.000Z',
     mode: 'iptables',
-    warnings: [],
+    warnings,
     files: files.map(([f]) => f),
     facts,
   }
@@ -49,6 +50,7 @@ export function writeBundle(
     mkdirSync(dirname(join(dir, f.path)), {recursive: true})
     writeFileSync(join(dir, f.path), text)
   }
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
+  // Indented as kp collect writes it, so each warning has a line of its own.
+  writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   return dir
 }

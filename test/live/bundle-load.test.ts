@@ -10,6 +10,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {InputError} from '../../src/errors.js'
 import type {BundleFile} from '../../src/readers/bundle.js'
 import {loadInputs} from '../../src/readers/load.js'
+import {readFiles} from '../../src/readers/read-state.js'
 import {bundleFile, writeBundle as writeBundleIn} from '../helpers/bundle.js'
 import {ROOT} from '../helpers/run-cli.js'
 
@@ -94,5 +95,34 @@ describe('reading a bundle folder', () => {
       code: 'INPUT_UNREADABLE',
       message: `${join(dir, 'iptables-nft-save.txt')}:1: cannot read bundle file: no such file or directory`,
     })
+  })
+
+  it('gives back what kp collect warned about, each at its line of the manifest', async () => {
+    const warnings = [
+      'kube-proxy chains exist in both iptables backends (nf_tables: 40 KUBE-* rules, legacy: 1); reading nf_tables',
+      'leftover IPVS-mode iptables chains in iptables-nft-save',
+    ]
+    const dir = writeBundleIn(
+      join(tmp, 'warned'),
+      [[file('iptables-nft-save.txt'), OVERALL]],
+      undefined,
+      warnings,
+    )
+    const manifestPath = join(dir, 'manifest.json')
+    const lines = readFileSync(manifestPath, 'utf8').split('\n')
+    const lineOf = (w: string) => lines.findIndex((l) => l.includes(JSON.stringify(w))) + 1
+    const {diagnostics} = await loadInputs([dir])
+    expect(diagnostics).toEqual(
+      warnings.map((w) => ({
+        severity: 'warning',
+        code: 'INPUT_BUNDLE_WARNING',
+        message: `kp collect on node-a warned: ${w}`,
+        source: {path: manifestPath, line: lineOf(w)},
+      })),
+    )
+    expect(lineOf(warnings[0]!)).toBeGreaterThan(1)
+    // And readFiles keeps them in the state, so --json and a saved state hold them too.
+    const {state} = await readFiles({files: [dir]})
+    expect(state.diagnostics.filter((d) => d.code === 'INPUT_BUNDLE_WARNING')).toEqual(diagnostics)
   })
 })

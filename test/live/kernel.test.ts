@@ -193,6 +193,26 @@ describe('live reading in a network namespace', () => {
       expect(comparable(await listJson(['-f', out]))).toEqual(comparable(fromFile))
     })
 
+    it('explain --rules quotes the rule lines read live, which the user has no file of', async () => {
+      const r = await runKpAsync(['explain', 'ns1/svc1', '--rules'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const quoted = [...r.stdout.matchAll(/^ +live:iptables-nft-save:\d+ +(.+)$/gm)].map(
+        (m) => m[1],
+      )
+      // The rules the dump holds for it, as iptables-save prints them (it reorders the options).
+      expect(quoted).toHaveLength(5)
+      expect(quoted).toContainEqual(
+        expect.stringMatching(
+          /^-A KUBE-SERVICES -d 172\.30\.0\.41\/32 -p tcp .*ns1\/svc1:p80 cluster IP.* -j KUBE-SVC-/,
+        ),
+      )
+      expect(quoted).toContainEqual(
+        expect.stringMatching(
+          /^-A KUBE-SEP-\w+ -p tcp .* -j DNAT --to-destination 10\.180\.0\.1:80$/,
+        ),
+      )
+    })
+
     it('--mode nftables finds no nftables rules here (exit 3)', async () => {
       const r = await runKpAsync(['list', '--mode', 'nftables'], {prefix: ns.prefix})
       expect(r.exitCode).toBe(3)
@@ -274,6 +294,25 @@ describe('live reading in a network namespace', () => {
       expect(live.sources[0]!.tool).toBe(ns.run(['nft', '--version']).trim())
     })
 
+    it('explain --rules quotes nft -j rules as chain NAME handle N: RULE, not entry numbers', async () => {
+      const r = await runKpAsync(['explain', 'ns1/svc1', '--rules'], {prefix: ns.prefix})
+      expect(r.exitCode).toBe(0)
+      const at = /^ +live:nft -j list table ip kube-proxy:\d+ +/
+      const chain = 'chain service-ULMVA6XW-ns1/svc1/tcp/p80 handle \\d+: '
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `${at.source}${chain}ip daddr 172\\.30\\.0\\.41 ip saddr != 10\\.0\\.0\\.0/8 jump mark-for-masquerade$`,
+          'm',
+        ),
+      )
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `${at.source}map service-ips: 172\\.30\\.0\\.41 \\. tcp \\. 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80$`,
+          'm',
+        ),
+      )
+    })
+
     it('calls iptables-mode chains next to the kube-proxy table leftovers', async () => {
       addKubeProxyNfacctCounters(ns)
       ns.run(['iptables-restore'], readFileSync(IPTABLES_OVERALL, 'utf8'))
@@ -289,6 +328,19 @@ describe('live reading in a network namespace', () => {
       const byPath = Object.fromEntries(manifest.files.map((f) => [f.path, f.read]))
       expect(byPath).toMatchObject({'nft-ip-kube-proxy.json': true, 'iptables-nft-save.txt': false})
       expect(r.stderr).toContain('kp: warning: leftover iptables-mode rules')
+      // Read anywhere later, the bundle says it again, at the manifest's line, and keeps it in the state.
+      const read = await runKpInProcess(['list', '--json', '-f', out])
+      expect(read.exitCode).toBe(0)
+      expect(read.stderr).toMatch(
+        /kp: warning: .*manifest\.json:\d+: kp collect on .* warned: leftover iptables-mode rules \(iptables-nft-save: 16 per-service.*\[INPUT_BUNDLE_WARNING\]/,
+      )
+      const state = JSON.parse(read.stdout) as ProxyState
+      expect(state.diagnostics.filter((d) => d.code === 'INPUT_BUNDLE_WARNING')).toEqual([
+        expect.objectContaining({
+          severity: 'warning',
+          message: expect.stringContaining(manifest.warnings[0]!),
+        }),
+      ])
     })
   })
 

@@ -10,8 +10,8 @@ import type {
   ServiceExplanation,
 } from '../../analyze/explain.js'
 import {escapeControl} from '../escape.js'
-import type {RuleText} from '../rule-lines.js'
-import {frontendLabel} from './service-words.js'
+import type {RuleText} from '../../readers/rule-text.js'
+import {frontendLabel, pointOfViewWords} from './service-words.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -80,12 +80,17 @@ function renderFrontend(fe: FrontendExplanation, sp: ServiceExplanation, style: 
   return lines
 }
 
-function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: string): string[] {
+function renderMatch(
+  sp: ServiceExplanation,
+  opts: ExplainViewOptions,
+  result: ExplainResult,
+): string[] {
   const {style} = opts
   const out: string[] = []
   const family = sp.service.family === 'IPv6' ? 'IPv6, ' : ''
+  const pov = pointOfViewWords(result.pointOfView, result.node)
   out.push(
-    `${style.bold.underline(escapeControl(sp.service.displayName))}  (${family}${mode} mode)`,
+    `${style.bold.underline(escapeControl(sp.service.displayName))}  (${family}${result.mode} mode${pov})`,
   )
   const facts = [
     `internalTrafficPolicy ${sp.policies.internalTrafficPolicy ?? 'not shown'}`,
@@ -123,13 +128,15 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
       const places = sp.rules.map((ref) => escapeControl(`${ref.path}:${ref.line}`))
       const width = places.reduce((w, p) => Math.max(w, p.length), 0)
       sp.rules.forEach((ref, i) => {
-        const text = opts.ruleText(ref)
+        const [first, ...more] = opts.ruleText(ref, sp.rules)
         const place = places[i]!
-        out.push(
-          text === null
-            ? `${INDENT}${style.dim(place)}`
-            : `${INDENT}${style.dim(place.padEnd(width))}  ${escapeControl(text)}`,
-        )
+        if (first === undefined) {
+          out.push(`${INDENT}${style.dim(place)}`)
+          return
+        }
+        out.push(`${INDENT}${style.dim(place.padEnd(width))}  ${escapeControl(first)}`)
+        // One cited nft -j chain is its rules: each on a line of its own, under the first.
+        for (const line of more) out.push(`${INDENT}${' '.repeat(width)}  ${escapeControl(line)}`)
       })
     }
   }
@@ -137,7 +144,7 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
 }
 
 export function renderExplain(result: ExplainResult, opts: ExplainViewOptions): string {
-  const blocks = result.matches.map((m) => renderMatch(m, opts, result.mode).join('\n'))
+  const blocks = result.matches.map((m) => renderMatch(m, opts, result).join('\n'))
   const header =
     result.matches.length > 1
       ? `${result.matches.length} service ports match ${JSON.stringify(escapeControl(result.query.text))}:\n\n`

@@ -2,7 +2,7 @@
 import {displayName} from '../../core/state.js'
 import type {ProxyState, ServicePort} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
-import {endpointLabel, frontendLabel} from './service-words.js'
+import {endpointLabel, frontendLabel, pointOfViewWords} from './service-words.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -14,6 +14,9 @@ export interface ListViewOptions {
   total: number
   style: Style
 }
+
+const CLUSTER_WIDE =
+  'Cluster-wide view: no --node was given and this host is not a node of these objects; --node NAME shows what one node does.'
 
 function endpointCount(sp: ServicePort): string {
   const n = sp.endpoints.length
@@ -78,5 +81,9 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const showScheduler = state.services.some((sp) => sp.scheduler !== null)
   const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
-  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode)`
+  const pov = pointOfViewWords(state.node.view, state.node.name)
+  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${pov})`
+  return state.node.view === 'cluster-wide'
+    ? `${table}\n\n${footer}\n${CLUSTER_WIDE}`
+    : `${table}\n\n${footer}`
 }

@@ -25,7 +25,23 @@ export function frontendLabel(fe: Frontend, style: Style): string {
   if (fe.sourceRanges.length > 0) parts.push(`(from ${escapeControl(fe.sourceRanges.join(', '))})`)
   const mark = actionMark(fe.action, style)
   if (mark) parts.push(mark)
+  // Cluster-wide view: a Local policy forwards on these nodes only.
+  const nodes = fe.forwardedOnNodes ?? []
+  if (nodes.length > 0)
+    parts.push(`(on ${escapeControl(nodes.join(', '))}; ${style.red('DROP')} elsewhere)`)
   return parts.join(' ')
+}
+
+/**
+ * Whose view a state is, for a heading: `, cluster-wide` for cluster objects read without a
+ * node; `, node NAME` when a node is named; nothing for a dump of an unnamed node.
+ */
+export function pointOfViewWords(
+  view: 'node' | 'cluster-wide' | undefined,
+  node: string | null,
+): string {
+  if (view === 'cluster-wide') return ', cluster-wide'
+  return node === null ? '' : `, node ${escapeControl(node)}`
 }
 
 export function localityWord(local: boolean | null): string {

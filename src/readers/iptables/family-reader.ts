@@ -159,7 +159,7 @@ export class IptablesFamilyReader extends FamilyState {
             rule.line,
             'info',
           )
-        this.addFrontend(g, {
+        const fe = this.addFrontend(g, {
           type,
           ip: rule.destination?.value ?? null,
           port: parsePort(rule.dport?.value),
@@ -167,6 +167,10 @@ export class IptablesFamilyReader extends FamilyState {
           action: 'forward',
           via: ps.kind,
         })
+        // ≤1.10 externalIPs: the jump skips traffic from a local address (`! --src-type LOCAL`);
+        // its companion rule (`--dst-type LOCAL`) DNATs it only to the node's own addresses.
+        const srcType = findMatch(rule, '--src-type')
+        if (srcType?.negated && srcType.values[0] === 'LOCAL') fe.nodeSourceExcluded = true
         if (type === 'ClusterIP') {
           if (ps.kind === 'svl') g.itp = 'Local'
           else if (ps.kind === 'svc') g.itp ??= 'Cluster'

@@ -163,6 +163,7 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
     port: f.port,
     sourceRanges: f.via === 'fw' ? [...rangesFromFw] : [],
     action: f.action,
+    ...(f.nodeSourceExcluded ? {nodeSourceExcluded: true} : {}),
   }))
   const externallyVisible = g.frontends.some((f) => f.type !== 'ClusterIP')
   return {

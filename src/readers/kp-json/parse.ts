@@ -222,6 +222,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     iptablesBackends: nullable(list(str)),
     otherTables: optional(nullable(list(str))),
     otherChains: optional(nullable(list(str))),
+    view: optional(oneOf('node', 'cluster-wide')),
   }),
   services: list(
     object({
@@ -237,6 +238,8 @@ const readState: Reader<ProxyState> = object<ProxyState>({
           port: nullable(port),
           sourceRanges: list(cidr(false)),
           action: oneOf('forward', 'reject', 'drop'),
+          nodeSourceExcluded: optional(bool),
+          forwardedOnNodes: optional(list(str)),
         }),
       ),
       healthCheckNodePort: nullable(port),

@@ -1,6 +1,8 @@
 /**
  * Stage 2 of the cluster-objects reader: Services + EndpointSlices -> the ProxyState kube-proxy
- * would program on one node (`--node`, default this host's name), in state.mode 'cluster'.
+ * would program on one node (`--node`, default this host's name when the objects name it), or the
+ * cluster-wide view when no node is given and this host is none of theirs (./cluster-wide.ts),
+ * in state.mode 'cluster'.
  *
  * Endpoint selection is kube-proxy's own (pkg/proxy/endpointslicecache.go here, topology.go
  * CategorizeEndpoints and serviceport.go in src/kube-proxy/endpoints.ts;
@@ -38,6 +40,7 @@ import {binaryDataProblem, SNIFF_BYTES} from '../bytes.js'
 import {sniffFormat} from '../registry.js'
 import {emptyKubeObjects, parseKube} from './parse.js'
 import {LABEL_SERVICE_NAME, slicesFromLegacy} from './legacy-endpoints.js'
+import {localSetsByNode, nodesNamed, pointOfView} from './cluster-wide.js'
 
 export {frontendKey, indexFrontends, type FrontendMatch} from './frontend-index.js'
 import type {
@@ -65,6 +68,8 @@ interface CachedEndpoint {
   serving: boolean
   terminating: boolean
   local: boolean
+  /** The node it runs on (the cluster-wide view groups endpoints by it); null when not given. */
+  nodeName: string | null
   zoneHints: string[]
   nodeHints: string[]
 }
@@ -101,9 +106,6 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
   const diagnostics: Diagnostic[] = []
   const target: TargetMode =
     opts.mode === undefined || opts.mode === 'cluster' ? 'nftables' : opts.mode
-  // kube-proxy's default node name is the host name, trimmed and lower-cased (nodeutil.GetHostname).
-  const node = opts.node ?? hostname().trim().toLowerCase()
-  state.node.name = node
   state.sources = parsed.map((p) => p.source)
 
   const all = emptyKubeObjects()
@@ -250,7 +252,13 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
     )
   }
 
-  const zone = nodeZone(slicesByName.values(), node, diagnostics)
+  // kube-proxy's default node name is the host name, trimmed and lower-cased (nodeutil.GetHostname);
+  // without --node, a host the objects do not name gets the cluster-wide view (./cluster-wide.ts).
+  const named = nodesNamed([...services.values()].flatMap((w) => w.slices))
+  const node = pointOfView(opts.node, hostname().trim().toLowerCase(), named)
+  state.node.name = node
+  state.node.view = node === null ? 'cluster-wide' : 'node'
+  const zone = node === null ? null : nodeZone(slicesByName.values(), node, diagnostics)
   for (const work of services.values())
     buildService(
       work,
@@ -265,7 +273,8 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
 
 interface BuildContext {
   target: TargetMode
-  node: string
+  /** The node kube-proxy runs on; null for the cluster-wide view. */
+  node: string | null
   /** The node's topology.kubernetes.io/zone as far as the objects tell; null when unknown. */
   zone: string | null
   weight: number | null
@@ -526,6 +535,7 @@ function collectEndpoints(
         serving: e.serving ?? true,
         terminating: e.terminating ?? false,
         local: e.nodeName !== null && e.nodeName === ctx.node,
+        nodeName: e.nodeName,
         zoneHints: e.zoneHints,
         nodeHints: e.nodeHints,
       })
@@ -609,29 +619,40 @@ function buildServicePort(input: ServicePortInput): ServicePort {
     portExternallyAccessible,
   )
   const usesCluster = use.usesClusterEndpoints
-  const cats = categorizeEndpoints(input.endpoints, use, endpointKey, ctx)
+  // Cluster-wide, hints apply per node (each uses its own zone's); kp shows every ready endpoint.
+  const topology = ctx.node === null ? null : {node: ctx.node, zone: ctx.zone}
+  const cats = categorizeEndpoints(input.endpoints, use, endpointKey, topology)
   const cluster = cats.clusterEndpoints ?? []
   const local = cats.localEndpoints ?? []
+  // Cluster-wide, a Local policy forwards on the nodes that have a local set, to that set.
+  const localByNode =
+    ctx.node === null && use.usesLocalEndpoints ? localSetsByNode(input.endpoints) : null
+  const forwardingNodes = localByNode === null ? [] : [...localByNode.keys()].sort()
+  const where = ctx.node === null ? 'any node' : `node ${ctx.node}`
 
   const spName = `Service ${nsName(svc.namespace, svc.name)} port ${JSON.stringify(port.name)}/${port.protocol} (${fam})`
   if (cats.topologyMode !== '') {
-    const where = cats.topologyMode === 'PreferSameNode' ? `node ${ctx.node}` : `zone ${ctx.zone}`
+    const hinted = cats.topologyMode === 'PreferSameNode' ? where : `zone ${ctx.zone}`
     input.diagnostics.push(
       diag(
         'info',
         'KUBE_TOPOLOGY_HINTS',
-        `${spName}: topology hints for ${where} apply; the cluster path uses ${cluster.length} of ${input.endpoints.filter((e) => e.ready).length} ready endpoints`,
+        `${spName}: topology hints for ${hinted} apply; the cluster path uses ${cluster.length} of ${input.endpoints.filter((e) => e.ready).length} ready endpoints`,
         svc.ref,
       ),
     )
   } else if (usesCluster && ctx.zone === null) {
     const ready = input.endpoints.filter((e) => e.ready)
     if (ready.length > 0 && ready.every((e) => e.zoneHints.length > 0)) {
+      const why =
+        ctx.node === null
+          ? 'this is the cluster-wide view (no --node), and each node uses only the endpoints hinted for its zone'
+          : `the zone of node ${ctx.node} is not known from these objects (no endpoint runs on it); kube-proxy would use only the endpoints hinted for its zone`
       input.diagnostics.push(
         diag(
           'warning',
           'KUBE_TOPOLOGY_ZONE_UNKNOWN',
-          `${spName}: endpoints carry zone hints, but the zone of node ${ctx.node} is not known from these objects (no endpoint runs on it); kube-proxy would use only the endpoints hinted for its zone, kp shows every ready endpoint`,
+          `${spName}: endpoints carry zone hints, but ${why}, kp shows every ready endpoint`,
           svc.ref,
         ),
       )
@@ -644,7 +665,9 @@ function buildServicePort(input: ServicePortInput): ServicePort {
       const rs = localOrCluster(input.internalPolicyLocal, cluster, local)
       return rs.length > 0 ? 'forward' : 'reject'
     }
-    const hasInternal = input.internalPolicyLocal ? local.length > 0 : cats.hasAnyEndpoints
+    const hasInternal = input.internalPolicyLocal
+      ? local.length > 0 || forwardingNodes.length > 0
+      : cats.hasAnyEndpoints
     return hasInternal ? 'forward' : cats.hasAnyEndpoints ? 'drop' : 'reject'
   }
   const externalAction = (): FrontendAction => {
@@ -652,7 +675,9 @@ function buildServicePort(input: ServicePortInput): ServicePort {
       const rs = localOrCluster(input.externalPolicyLocal, cluster, local)
       return rs.length > 0 ? 'forward' : 'reject'
     }
-    const hasExternal = input.externalPolicyLocal ? local.length > 0 : cats.hasAnyEndpoints
+    const hasExternal = input.externalPolicyLocal
+      ? local.length > 0 || forwardingNodes.length > 0
+      : cats.hasAnyEndpoints
     return hasExternal ? 'forward' : cats.hasAnyEndpoints ? 'drop' : 'reject'
   }
   const ext = externalAction()
@@ -678,6 +703,12 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   // NodePorts are not subject to loadBalancerSourceRanges (§2.4).
   if (port.nodePort !== 0)
     frontends.push({type: 'NodePort', ip: null, port: port.nodePort, sourceRanges: [], action: ext})
+  // IPVS falls back to every endpoint where no local one runs: no node drops, so none is named.
+  if (forwardingNodes.length > 0 && ctx.target !== 'ipvs') {
+    for (const fe of frontends)
+      if (fe.type === 'ClusterIP' ? input.internalPolicyLocal : input.externalPolicyLocal)
+        fe.forwardedOnNodes = [...forwardingNodes]
+  }
 
   // Every endpoint some frontend can reach (allLocallyReachableEndpoints), with shares over the
   // path a ClusterIP connection takes (a share is for a new connection from inside the cluster):
@@ -699,13 +730,16 @@ function buildServicePort(input: ServicePortInput): ServicePort {
   } else {
     reach(cats.allReachableEndpoints)
   }
+  if (localByNode !== null) for (const set of localByNode.values()) reach(set)
   const sharePath = localOrCluster(input.internalPolicyLocal, cluster, local)
   const inSharePath = new Set(sharePath.map(endpointKey))
+  // Cluster-wide, the ClusterIP's path under internalTrafficPolicy=Local is each node's own.
+  const sharesPerNode = ctx.node === null && input.internalPolicyLocal
   const endpoints: Endpoint[] = [...reachable.entries()].map(([id, e]) => ({
     ip: e.ip,
     port: e.port,
-    local: e.local,
-    share: inSharePath.has(id) ? 1 / sharePath.length : 0,
+    local: ctx.node === null ? null : e.local,
+    share: sharesPerNode ? null : inSharePath.has(id) ? 1 / sharePath.length : 0,
     weight: ctx.weight,
     state: e.ready ? 'ready' : 'serving-terminating',
   }))
@@ -715,7 +749,7 @@ function buildServicePort(input: ServicePortInput): ServicePort {
       diag(
         'info',
         'KUBE_ENDPOINTS_UNUSED',
-        `${spName}: ${unused} endpoint(s) not used by kube-proxy on node ${ctx.node} (not ready, terminating while ready ones exist, outside the topology hints, or remote under a Local-only policy)`,
+        `${spName}: ${unused} endpoint(s) not used by kube-proxy on ${where} (not ready, terminating while ready ones exist, outside the topology hints, or remote under a Local-only policy)`,
         svc.ref,
       ),
     )

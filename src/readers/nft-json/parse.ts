@@ -30,7 +30,7 @@ import {jsonSyntaxError} from '../json-lines.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
-type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
+export type Json = null | boolean | number | string | Json[] | {[key: string]: Json}
 type JsonObject = {[key: string]: Json}
 
 /** Thrown by `word` for a missing value, null, an object or an array where nft -j has a name, number or word; `read` skips the entry. */
@@ -51,7 +51,7 @@ const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Start line of each element of the top-level `nftables` array (depth 2), in one scan. */
-function objectLines(text: string): number[] | null {
+export function objectLines(text: string): number[] | null {
   if (text.indexOf('\n') < 0 || text.indexOf('\n') === text.length - 1) return null
   const lines: number[] = []
   let line = 1
@@ -351,6 +351,32 @@ function elementOf(e: Json, line: number, isMap: boolean): NftElement {
     for (const part of keyExpr.concat) key.push(render(part))
   else key.push(render(keyExpr))
   return {key, value, comment, line}
+}
+
+/**
+ * A rule's statements (`expr`) in the words `nft list` prints, for quoting the rule
+ * (src/readers/nft-json/rule-text.ts). Null when a statement is not of nft -j's shape.
+ */
+export function ruleWords(exprs: Json | undefined): string[] | null {
+  const out: string[] = []
+  try {
+    if (Array.isArray(exprs)) for (const s of exprs) statement(s, out)
+  } catch (error) {
+    if (error instanceof NotAWord) return null
+    throw error
+  }
+  return out
+}
+
+/** An element of a set or map as `nft list` prints it (`172.30.0.41 . tcp . 80 : goto CHAIN`); null when not of nft -j's shape. */
+export function elementWords(e: Json, isMap: boolean): string | null {
+  try {
+    const {key, value} = elementOf(e, 0, isMap)
+    return key.join(' . ') + (value === null ? '' : ` : ${value.join(' ')}`)
+  } catch (error) {
+    if (error instanceof NotAWord) return null
+    throw error
+  }
 }
 
 /** Joins the words of a rule kept compact (CompactRules); a word holding it keeps its rule as an object. */

@@ -149,6 +149,20 @@ describe('handmade-legacy-xlb: the ≈1.7-1.10 layout', async () => {
     expect(sp.externalTrafficPolicy).toBe('Cluster')
     expectShares(sp.endpoints, {'10.244.1.5:8080': 0.5, '10.244.2.6:8080': 0.5})
   })
+  it('externalIPs skip traffic from the node itself (`! --src-type LOCAL`): nodeSourceExcluded', () => {
+    const external = state.services.flatMap((sp) =>
+      sp.frontends.filter((f) => f.type === 'ExternalIP').map((f) => [f.ip, f.nodeSourceExcluded]),
+    )
+    expect(external).toEqual([
+      ['192.0.2.30', true],
+      ['192.0.2.20', true],
+    ])
+    // Other frontends carry no such exclusion, and say nothing.
+    const others = state.services.flatMap((sp) =>
+      sp.frontends.filter((f) => f.type !== 'ExternalIP'),
+    )
+    expect(others.every((f) => !('nodeSourceExcluded' in f))).toBe(true)
+  })
   it('ETP=Local through KUBE-XLB, LB source range in KUBE-FW', () => {
     const sp = service(state, 'default/lb:https/tcp')
     expect(sp.externalTrafficPolicy).toBe('Local')

@@ -33,6 +33,27 @@ describe('kp-json reader', () => {
     expect(sortState(structuredClone(r.data!))).toEqual(r.data)
   })
 
+  it('reads an optional member added after the first release, and a state saved without it', () => {
+    const withField = structuredClone(JSON.parse(overallText))
+    const fe = withField.services[0].frontends[0]
+    fe.nodeSourceExcluded = true
+    const r = read(pretty(withField))
+    expect(r.diagnostics).toEqual([])
+    expect(r.data!.services[0]!.frontends[0]!.nodeSourceExcluded).toBe(true)
+    expect(read(overallText).data!.services[0]!.frontends[0]).not.toHaveProperty(
+      'nodeSourceExcluded',
+    )
+    fe.nodeSourceExcluded = 'yes'
+    expect(codesAndLines(pretty(withField))).toEqual([
+      [
+        'error',
+        'KPJSON_BAD_FIELD',
+        expect.any(Number),
+        expect.stringContaining('nodeSourceExcluded'),
+      ],
+    ])
+  })
+
   it('reads an empty state, also behind a byte-order mark', () => {
     const r = read(pretty(emptyState('nftables')))
     expect(r.diagnostics).toEqual([])
