@@ -131,10 +131,13 @@ export function toServicePort(
     healthCheckNodePort: cs?.healthCheckNodePort ?? null,
     internalTrafficPolicy: cs?.internalTrafficPolicy ?? null,
     externalTrafficPolicy,
-    sessionAffinity:
-      vs.persistentTimeout === null
-        ? null
-        : {type: 'ClientIP', timeoutSeconds: vs.persistentTimeout},
+    sessionAffinity: !vs.persistent
+      ? null
+      : // /proc/net/ip_vs shows no seconds (b.6): the Service's own timeout, when given, says.
+        {
+          type: 'ClientIP',
+          timeoutSeconds: vs.persistentTimeout ?? cs?.sessionAffinity?.timeoutSeconds ?? null,
+        },
     scheduler: vs.scheduler,
     endpoints: [...endpoints.values()],
     rules: uniqueSourceRefs(rules),
