@@ -11,7 +11,7 @@ import type {IpvsadmListing, IpvsVirtualServer} from './parse.js'
 /** kube-proxy's scheduler probe (a.1): added and deleted at start-up; one left behind is not a service. */
 const SCHEDULER_PROBE = {protocol: 'TCP', ip: '198.51.100.0', port: 20000} as const
 
-interface RealServerSeen {
+export interface RealServerSeen {
   ip: string
   port: number
   weight: number | null

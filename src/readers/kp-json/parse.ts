@@ -7,7 +7,7 @@
  * problem to report.
  */
 import {isCidr, isIp, isIpOrCidr} from '../../core/address.js'
-import type {Diagnostic, ProxyState} from '../../model/types.js'
+import type {Diagnostic, Endpoint, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
@@ -125,7 +125,6 @@ function nullable<T>(read: Reader<T>): Reader<T | null> {
  * saved before it lack it, so a missing one is left out, not an error.
  */
 const OPTIONAL = new WeakSet<Reader<unknown>>()
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the fields issues 21-22 add use it
 function optional<T>(read: Reader<T>): Reader<T | undefined> {
   const reader: Reader<T | undefined> = (v, at, ctx) => read(v, at, ctx)
   OPTIONAL.add(reader)
@@ -202,6 +201,15 @@ function cidr(bare: boolean): Reader<string> {
 const port = int(0, 65535)
 const sourceRef = object({path: str, line: int(1, Number.MAX_SAFE_INTEGER)})
 
+const endpoint = object<Endpoint>({
+  ip,
+  port: nullable(port),
+  local: nullable(bool),
+  share: nullable(probability),
+  weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
+  state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
+})
+
 const readState: Reader<ProxyState> = object<ProxyState>({
   schemaVersion: literal(1, 'KPJSON_SCHEMA_VERSION', 'unsupported schemaVersion; this kp reads 1'),
   kind: literal('ProxyState', 'KPJSON_NOT_STATE', 'not a kp ProxyState'),
@@ -236,6 +244,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
           port: nullable(port),
           sourceRanges: list(cidr(false)),
           action: oneOf('forward', 'reject', 'drop'),
+          endpoints: optional(list(endpoint)),
         }),
       ),
       healthCheckNodePort: nullable(port),
@@ -248,16 +257,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
         }),
       ),
       scheduler: nullable(str),
-      endpoints: list(
-        object({
-          ip,
-          port: nullable(port),
-          local: nullable(bool),
-          share: nullable(probability),
-          weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
-          state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
-        }),
-      ),
+      endpoints: list(endpoint),
       rules: list(sourceRef),
     }),
   ),
