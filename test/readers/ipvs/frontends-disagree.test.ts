@@ -4,40 +4,16 @@
  * listing (fixtures/ipvs/generated) with a 127.0.0.1 copy of a NodePort virtual server, one real
  * server dropped: the state keeps that frontend's own endpoints and says so, with both lists.
  */
-import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
-import {readState} from '../../../src/readers/read-state.js'
-import {ROOT} from '../../helpers/run-cli.js'
+import {
+  IPVSADM_LN as LN,
+  loopbackNodePortLacksOne,
+  readIpvs as read,
+  webWithTwoReady,
+  withLoopbackNodePort,
+} from '../../helpers/ipvs-disagree.js'
 
-const G = 'fixtures/ipvs/generated/'
-const LN = readFileSync(`${ROOT}${G}ipvsadm-Ln.txt`, 'utf8')
-const IPSET = readFileSync(`${ROOT}${G}ipset-save.ipvs-mode.txt`, 'utf8')
-
-/**
- * The listing with `PROTO  127.0.0.1:PORT`, a copy of the node's NodePort virtual server
- * `PROTO  10.0.0.10:PORT` without the real server `drop`, appended at the end.
- */
-export function withLoopbackNodePort(listing: string, head: string, drop: string): string {
-  const lines = listing.trimEnd().split('\n')
-  const start = lines.findIndex((l) => l.startsWith(`${head} `))
-  expect(start, `${head} is in the listing`).toBeGreaterThan(0)
-  let end = start + 1
-  while (end < lines.length && lines[end]!.startsWith('  ->')) end++
-  const servers = lines.slice(start + 1, end)
-  const kept = servers.filter((l) => !l.includes(` ${drop} `))
-  expect(kept.length, `${drop} is a real server of ${head}`).toBe(servers.length - 1)
-  const copy = [lines[start]!.replace('10.0.0.10:', '127.0.0.1:'), ...kept]
-  return [...lines, ...copy].join('\n') + '\n'
-}
-
-const read = (listing: string, ipset = true) =>
-  readState({
-    sources: [
-      {path: 'ipvsadm.txt', text: listing},
-      ...(ipset ? [{path: 'ipset.txt', text: IPSET}] : []),
-    ],
-  })
 const port = (s: ProxyState, clusterIp: string) =>
   s.services.find((sp) => sp.frontends.some((f) => f.type === 'ClusterIP' && f.ip === clusterIp))!
 const disagreements = (s: ProxyState) =>
@@ -45,21 +21,9 @@ const disagreements = (s: ProxyState) =>
 
 describe('IPVS frontends of one service port that disagree', () => {
   it('the 127.0.0.1 NodePort with a real server fewer keeps its own endpoints', async () => {
-    // default/web with a second ready endpoint, so that the copy can lack one.
-    const two = LN.replace(
-      'TCP  10.96.100.20:80 rr\n',
-      'TCP  10.96.100.20:80 rr\n  -> 10.244.3.3:8080              Masq    1      0          0         \n',
-    )
-      .replace(
-        'TCP  10.0.0.10:30080 rr\n',
-        'TCP  10.0.0.10:30080 rr\n  -> 10.244.3.3:8080              Masq    1      0          0         \n',
-      )
-      .replace(
-        'TCP  10.0.200.5:80 rr\n',
-        'TCP  10.0.200.5:80 rr\n  -> 10.244.3.3:8080              Masq    1      0          0         \n',
-      )
+    const two = webWithTwoReady()
     const before = await read(two)
-    const s = await read(withLoopbackNodePort(two, 'TCP  10.0.0.10:30080', '10.244.3.3:8080'))
+    const s = await read(loopbackNodePortLacksOne())
     const web = port(s, '10.96.100.20')
     // Every frontend the state had, plus the loopback NodePort with its own endpoints.
     expect(
