@@ -4,13 +4,19 @@
  * the externalIP and the node's other NodePort address have (test/helpers/ipvs-disagree.ts).
  */
 import {describe, expect, it} from 'vitest'
+import {diffStates} from '../../src/analyze/diff.js'
 import {explainService} from '../../src/analyze/explain.js'
 import {parseServiceQuery} from '../../src/analyze/explain-query.js'
 import {renderExplain} from '../../src/cli/views/explain.js'
 import {renderServiceList} from '../../src/cli/views/list.js'
 import {plainStyle} from '../../src/cli/views/style.js'
 import type {ProxyState} from '../../src/model/types.js'
-import {loopbackNodePortLacksOne, readIpvs, webWithTwoReady} from '../helpers/ipvs-disagree.js'
+import {
+  loopbackNodePortLacksOne,
+  readIpvs,
+  webWithTwoReady,
+  withLoopbackNodePort,
+} from '../helpers/ipvs-disagree.js'
 
 function explain(state: ProxyState, text: string) {
   const q = parseServiceQuery(text)
@@ -74,5 +80,30 @@ describe('list: a frontend with its own endpoints', () => {
     expect(wide[at + 1]).toMatch(/^\s.*\s{4}10\.244\.1\.5:8080 weight 1/)
     expect(wide[at + 2]).toMatch(/\s{4}10\.244\.2\.7:8080 .*weight 0 .*draining/)
     expect(render(await readIpvs(webWithTwoReady()), true)).not.toContain('own endpoints')
+  })
+})
+
+describe('diff: a frontend with its own endpoints', () => {
+  it('the node before and after the 127.0.0.1 NodePort lost a real server', async () => {
+    const before = await readIpvs(
+      withLoopbackNodePort(webWithTwoReady(), 'TCP  10.0.0.10:30080', null),
+    )
+    const after = await readIpvs(loopbackNodePortLacksOne())
+    const r = diffStates(before, after)
+    expect(r.equal).toBe(false)
+    expect(r.services).toEqual([
+      {
+        service: '10.96.100.20:80/TCP',
+        change: 'changed',
+        differences: [
+          {
+            field: 'frontends[NodePort 127.0.0.1:30080].endpoints',
+            a: ['10.244.1.5:8080', '10.244.3.3:8080'],
+            b: ['10.244.1.5:8080'],
+          },
+        ],
+      },
+    ])
+    expect(diffStates(after, after).equal).toBe(true)
   })
 })

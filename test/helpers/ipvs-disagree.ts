@@ -16,17 +16,18 @@ const RS = (addr: string) => `  -> ${addr.padEnd(28)} Masq    1      0          
 
 /**
  * The listing with `PROTO  127.0.0.1:PORT`, a copy of the node's NodePort virtual server
- * `PROTO  10.0.0.10:PORT` (`head`) without the real server `drop`, appended at the end.
+ * `PROTO  10.0.0.10:PORT` (`head`) without the real server `drop` (null: with all), appended at the end.
  */
-export function withLoopbackNodePort(listing: string, head: string, drop: string): string {
+export function withLoopbackNodePort(listing: string, head: string, drop: string | null): string {
   const lines = listing.trimEnd().split('\n')
   const start = lines.findIndex((l) => l.startsWith(`${head} `))
   if (start < 0) throw new Error(`${head} is not in the listing`)
   let end = start + 1
   while (end < lines.length && lines[end]!.startsWith('  ->')) end++
   const servers = lines.slice(start + 1, end)
-  const kept = servers.filter((l) => !l.includes(` ${drop} `))
-  if (kept.length !== servers.length - 1) throw new Error(`${drop} is not a real server of ${head}`)
+  const kept = drop === null ? servers : servers.filter((l) => !l.includes(` ${drop} `))
+  if (drop !== null && kept.length !== servers.length - 1)
+    throw new Error(`${drop} is not a real server of ${head}`)
   const copy = [lines[start]!.replace('10.0.0.10:', '127.0.0.1:'), ...kept]
   return [...lines, ...copy].join('\n') + '\n'
 }
