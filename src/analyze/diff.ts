@@ -9,6 +9,7 @@
  */
 import {joinHostPort} from '../core/address.js'
 import {displayName, serviceKey} from '../core/state.js'
+import {frontendPolicyLocal} from '../kube-proxy/endpoints.js'
 import type {
   Endpoint,
   Frontend,
@@ -182,7 +183,48 @@ function sameSet(x: string[], y: string[]): boolean {
   return y.every((v) => s.has(v))
 }
 
-function compareMatchedFrontends(x: Frontend, y: Frontend, out: FieldDifference[]): void {
+/**
+ * The endpoints (`ip:port`, not draining) a frontend sends new connections to: its own when it
+ * has them (IPVS virtual servers that disagree, docs/model.md), else its service port's as its
+ * traffic policy picks them. null when the source cannot tell: locality unknown under a Local
+ * policy, or no local endpoint, where the modes differ (IPVS falls back to all, the others drop).
+ */
+function frontendEndpointKeys(sp: ServicePort, fe: Frontend): string[] | null {
+  const live = (eps: Endpoint[]) =>
+    eps
+      .filter((e) => e.state !== 'draining')
+      .map(describeEndpoint)
+      .sort()
+  if (fe.endpoints !== undefined) return live(fe.endpoints)
+  if (!frontendPolicyLocal(sp, fe)) return live(sp.endpoints)
+  if (sp.endpoints.some((e) => e.local === null)) return null
+  const local = sp.endpoints.filter((e) => e.local === true)
+  return local.length > 0 ? live(local) : null
+}
+
+/** Matched frontends of which one has its own endpoints: do both send to the same ones? */
+function compareFrontendEndpoints(
+  x: Frontend,
+  y: Frontend,
+  sides: {a: ServicePort; b: ServicePort},
+  label: string,
+  out: FieldDifference[],
+): void {
+  if (x.endpoints === undefined && y.endpoints === undefined) return
+  const ka = frontendEndpointKeys(sides.a, x)
+  const kb = frontendEndpointKeys(sides.b, y)
+  if (ka !== null && kb !== null && !sameSet(ka, kb))
+    out.push({field: `frontends[${label}].endpoints`, a: ka, b: kb})
+}
+
+function compareMatchedFrontends(
+  x: Frontend,
+  y: Frontend,
+  out: FieldDifference[],
+  sides: {a: ServicePort; b: ServicePort},
+): void {
+  const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
+  compareFrontendEndpoints(x, y, sides, label, out)
   // A frontend both sides reject rejects every client, whatever its source ranges; and kube-proxy's
   // iptables layout writes no KUBE-FW chain for a service without endpoints, so its rules cannot
   // show the ranges (a Service with ranges and no endpoint, against its own iptables rendering).
@@ -190,7 +232,6 @@ function compareMatchedFrontends(x: Frontend, y: Frontend, out: FieldDifference[
     (x.action === 'reject' && y.action === 'reject') || sameSet(x.sourceRanges, y.sourceRanges)
   if (x.action === y.action && sameRanges) return
   // Named after the more specific side, so the field reads the same whichever side is vaguer.
-  const label = describeFrontend(x.type === 'External' || x.ip === null || x.port === null ? y : x)
   if (x.action !== y.action)
     out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
   if (!sameRanges)
@@ -212,14 +253,17 @@ function sameFrontendList(fa: Frontend[], fb: Frontend[]): boolean {
   return true
 }
 
-function compareFrontends(fa: Frontend[], fb: Frontend[], out: FieldDifference[]): void {
+function compareFrontends(sides: {a: ServicePort; b: ServicePort}, out: FieldDifference[]): void {
+  const fa = sides.a.frontends
+  const fb = sides.b.frontends
   if (sameFrontendList(fa, fb)) {
-    for (let i = 0; i < fa.length; i++) compareMatchedFrontends(fa[i]!, fb[i]!, out)
+    for (let i = 0; i < fa.length; i++) compareMatchedFrontends(fa[i]!, fb[i]!, out, sides)
     return
   }
   const matchedA = new Set<Frontend>()
   const matchedB = new Set<Frontend>()
-  const compareMatched = (x: Frontend, y: Frontend): void => compareMatchedFrontends(x, y, out)
+  const compareMatched = (x: Frontend, y: Frontend): void =>
+    compareMatchedFrontends(x, y, out, sides)
   // Pass 1: exact (type, ip, port); pass 2: the lenient rules of frontendsMatch.
   for (const exact of [true, false]) {
     for (const x of fa) {
@@ -355,7 +399,7 @@ function knownDiffers<T>(field: string, x: T | null, y: T | null, out: FieldDiff
 
 export function compareServicePorts(x: ServicePort, y: ServicePort): FieldDifference[] {
   const out: FieldDifference[] = []
-  compareFrontends(x.frontends, y.frontends, out)
+  compareFrontends({a: x, b: y}, out)
   compareEndpoints(x.endpoints, y.endpoints, out)
   knownDiffers('internalTrafficPolicy', x.internalTrafficPolicy, y.internalTrafficPolicy, out)
   knownDiffers('externalTrafficPolicy', x.externalTrafficPolicy, y.externalTrafficPolicy, out)

@@ -7,6 +7,7 @@
  * docs/kube-proxy-layouts.md §1 and §2.4: which endpoints a traffic
  * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
  */
+import {ownEndpoints, ownEndpointsDifference} from './frontend-endpoints.js'
 import {displayName} from '../core/state.js'
 import {clusterSet, sharesOnLocalPath} from '../kube-proxy/endpoints.js'
 import type {
@@ -63,6 +64,11 @@ export interface FrontendExplanation {
   sourceRanges: string[]
   /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
   reaches: ReachedEndpoint[]
+  /**
+   * How this frontend's own endpoints (`Frontend.endpoints`, IPVS virtual servers that disagree)
+   * differ from the service port's, as `ip:port`; null when it uses the service port's.
+   */
+  ownEndpoints: {missing: string[]; extra: string[]} | null
   /** Further facts worth knowing (short-circuits, source-range filtering, assumptions). */
   notes: string[]
   /** Cluster-wide view only: the nodes where this Local-policy frontend forwards (the model's field). */
@@ -205,7 +211,8 @@ function matchByAddress(
         (fe) =>
           fe.type === 'NodePort' &&
           fe.port === q.port &&
-          (fe.ip === null || (q.ip !== null && canonicalIp(fe.ip) === q.ip)),
+          // `:PORT` also takes a NodePort on one address (listed apart when its endpoints differ).
+          (fe.ip === null || q.ip === null || canonicalIp(fe.ip) === q.ip),
       ),
       onNodeAddress: q.ip,
     }))
@@ -368,8 +375,20 @@ function explainFrontend(
     sp.scheduler === null &&
     sharesOnLocalPath(sp) &&
     sp.endpoints.some((ep) => ep.share !== null)
-  const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
+  // An IPVS virtual server whose real servers disagree with its service port's (kubernetes
+  // #89923) sends to its own, whatever the policy says.
+  const own = ownEndpoints(sp, fe)
+  const reaches =
+    fe.action !== 'forward'
+      ? []
+      : own
+        ? reachable(own.endpoints, null, false)
+        : reachable(sp.endpoints, policy, otherPath)
   const notes: string[] = []
+  if (own)
+    notes.push(
+      `Its own real servers differ from the service port's (kubernetes #89923): it ${ownEndpointsDifference(own)} (${plural(own.endpoints.length, 'endpoint')} here, ${sp.endpoints.length} for the service port). kube-proxy gives every frontend of a service port the same endpoints; a resync (restarting kube-proxy) reprograms it.`,
+    )
   if (onNodeAddress !== null)
     notes.push(
       `${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`,
@@ -454,6 +473,7 @@ function explainFrontend(
     masquerade: masqueradeFor(fe, external, policy, node, hasShortCircuit(mode)),
     sourceRanges: [...fe.sourceRanges],
     reaches,
+    ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,
     ...(onNodes.length > 0 ? {forwardedOnNodes: [...onNodes]} : {}),
   }

@@ -388,6 +388,13 @@ export const RULE_DUMP_DIAGNOSTICS = {
     meaning: 'A virtual server is listed twice; its real servers are merged.',
     action: 'Give one listing per node.',
   },
+  IPVS_FRONTENDS_DISAGREE: {
+    severity: 'warning',
+    meaning:
+      'The virtual servers of one service port have real servers that kube-proxy would not give them: NodePort / externalIP / LoadBalancer virtual servers that differ among themselves, or from the ClusterIP in a way no traffic policy explains (kubernetes #89923). Each frontend keeps its own endpoints in the model.',
+    action:
+      'Compare the listed real servers with the EndpointSlices; restart kube-proxy on the node (or delete the stale virtual server) so that it programs every frontend again.',
+  },
   IPVS_HEALTH_CHECK_PORTS: {
     severity: 'info',
     meaning: 'The health check node port ipset holds ports the IPVS dumps do not tie to a service.',
@@ -451,6 +458,13 @@ export const RULE_DUMP_DIAGNOSTICS = {
     severity: 'warning',
     meaning: 'A real server comes before (or without) its virtual server.',
     action: 'Give unmodified ipvsadm output.',
+  },
+  IPVS_PROC_TIMEOUT_JIFFIES: {
+    severity: 'info',
+    meaning:
+      "/proc/net/ip_vs writes a persistence timeout in jiffies (seconds × the kernel's CONFIG_HZ, which the file does not show); the session affinity timeout is left unknown.",
+    action:
+      'Give `ipvsadm -Ln` or the Service objects (`--cluster`) to know the timeout in seconds.',
   },
   IPVS_SET_WITHOUT_VIRTUAL_SERVER: {
     severity: 'warning',

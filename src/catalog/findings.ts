@@ -328,6 +328,13 @@ export const FINDINGS = {
     action:
       'Move these virtual servers off the node first, or re-create them right after kube-proxy has started in nftables mode.',
   },
+  MIGRATE_IPVS_FRONTENDS_DISAGREE: {
+    severity: 'warning',
+    meaning:
+      'The IPVS virtual servers of a service port have different real servers (kubernetes #89923); iptables and nftables kube-proxy program one endpoint set per service port, so the disagreement does not survive the switch.',
+    action:
+      'Compare the endpoints with the EndpointSlices and keep `kp list -o wide` of the node before switching; a real server only some frontends had is rendered for all.',
+  },
   MIGRATE_IPVS_LOCAL_FALLBACK: {
     severity: 'error',
     meaning:

@@ -114,7 +114,10 @@ export function sortState(state: ProxyState): ProxyState {
     // Readers mostly give the lists in order already: checking costs less than sorting (the sort
     // is stable, so a list in order is left as it is either way).
     if (!inOrder(sp.frontends, cmpFrontend)) sp.frontends.sort(cmpFrontend)
-    for (const fe of sp.frontends) if (fe.sourceRanges.length > 1) fe.sourceRanges.sort()
+    for (const fe of sp.frontends) {
+      if (fe.sourceRanges.length > 1) fe.sourceRanges.sort()
+      if (fe.endpoints && !inOrder(fe.endpoints, cmpEndpoint)) fe.endpoints.sort(cmpEndpoint)
+    }
     if (!inOrder(sp.endpoints, cmpEndpoint)) sp.endpoints.sort(cmpEndpoint)
     if (!inOrder(sp.rules, cmpRef)) sp.rules.sort(cmpRef)
   }

@@ -8,7 +8,14 @@
  * endpoints (Local traffic policy), allReachableEndpoints (their union) and hasAnyEndpoints.
  * "Usable" means ready, falling back to serving-and-terminating, for each set on its own.
  */
-import type {Endpoint, EndpointState, Frontend, Mode, ServicePort} from '../model/types.js'
+import type {
+  Endpoint,
+  EndpointState,
+  Frontend,
+  Mode,
+  ServicePort,
+  TrafficPolicy,
+} from '../model/types.js'
 
 /** topology.go's modes: "" (no topology), PreferSameZone (zone hints), PreferSameNode (node hints). */
 export type TopologyMode = '' | 'PreferSameZone' | 'PreferSameNode'
@@ -250,4 +257,38 @@ export function frontendEndpoints(sp: ServicePort, fe: Frontend, mode: Mode): En
   const local = sp.endpoints.filter((e) => e.local === true)
   if (local.length > 0) return local
   return mode === 'ipvs' ? clusterPath : []
+}
+
+/**
+ * Whether the real servers of one service port's IPVS virtual servers are ones kube-proxy gives
+ * them (proxier.go syncService / syncEndpoint): the ClusterIP takes the internal policy's set,
+ * every NodePort, externalIP and LoadBalancer virtual server the external policy's, so those are
+ * all equal; and under a Local policy a set is the local subset of the other (or, with no local
+ * endpoint, all of them: PR #97081). `external` holds one set per external virtual server; a
+ * policy null is unknown and explains either subset. Sets are `ip:port` keys.
+ */
+export function ipvsFrontendSetsExplained(
+  clusterIp: ReadonlySet<string> | null,
+  external: readonly ReadonlySet<string>[],
+  internalPolicy: TrafficPolicy | null,
+  externalPolicy: TrafficPolicy | null,
+): boolean {
+  const first = external[0]
+  if (!first) return true
+  if (external.some((e) => !sameKeys(e, first))) return false
+  if (clusterIp === null || sameKeys(clusterIp, first)) return true
+  // The external path is the local subset of the ClusterIP's: not under externalTrafficPolicy=Cluster.
+  if (isSubset(first, clusterIp)) return externalPolicy !== 'Cluster'
+  // The ClusterIP's is the local subset: only under internalTrafficPolicy=Local, ETP=Cluster.
+  if (isSubset(clusterIp, first)) return internalPolicy !== 'Cluster' && externalPolicy !== 'Local'
+  return false
+}
+
+function sameKeys(x: ReadonlySet<string>, y: ReadonlySet<string>): boolean {
+  return x.size === y.size && isSubset(x, y)
+}
+
+function isSubset(x: ReadonlySet<string>, y: ReadonlySet<string>): boolean {
+  for (const k of x) if (!y.has(k)) return false
+  return true
 }

@@ -96,6 +96,12 @@ export interface Frontend {
    * every endpoint. Absent otherwise.
    */
   forwardedOnNodes?: string[]
+  /**
+   * This frontend's own endpoints, present only when they differ from the service port's and no
+   * traffic policy explains it: IPVS virtual servers of one service port that disagree
+   * (kubernetes #89923). Added after schemaVersion 1's release, so optional (docs/model.md).
+   */
+  endpoints?: Endpoint[]
 }
 
 export interface Endpoint {

@@ -21,6 +21,10 @@ const firstMeaningfulLine = (head: string): string => {
   return ''
 }
 
+/** `TCP  10.96.0.1:443 rr`, `UDP  [fd00::a]:53 rr`, `FWM  100 rr`: a service row of ipvsadm -Ln. */
+const HEADERLESS_IPVSADM =
+  /^(?:(?:TCP|UDP|SCTP) +(?:\[[0-9A-Fa-f:.]+\]|[0-9.]+|[0-9A-F]{8}):[0-9A-F]+|FWM +[0-9A-F]+)(?: +\S+)+$/
+
 // Order matters: the first entry whose sniff matches wins.
 export const FORMATS: readonly FormatEntry[] = [
   {
@@ -62,12 +66,15 @@ export const FORMATS: readonly FormatEntry[] = [
   {
     id: 'ipvsadm',
     description:
-      '`ipvsadm -Ln` (also `--stats`, `--rate`, `--persistent-conn`, `-t VIP:PORT`) and `ipvsadm -Sn`',
-    // A single-service listing (`-Ln -t VIP:PORT`) has no version line, only the column header.
-    // `ipvsadm -Lnc` (connections) is sniffed too, so that its reader can say what to give instead.
+      '`ipvsadm -Ln` (also `--stats`, `--rate`, `--persistent-conn`, `-t VIP:PORT`, or pasted without its header), `ipvsadm -Sn`, and `cat /proc/net/ip_vs`',
+    // A single-service listing (`-Ln -t VIP:PORT`) has no version line, only the column header;
+    // /proc/net/ip_vs has ipvsadm's header. `ipvsadm -Lnc` (connections) is sniffed too, so that
+    // its reader can say what to give instead. A listing pasted from its first service row on
+    // starts with `TCP  ADDRESS:PORT SCHEDULER`.
     sniff: (h) =>
       /^(IP Virtual Server version|Prot LocalAddress:Port |IPVS connection entries)/m.test(h) ||
-      /^-A (-[tuf]|--(tcp|udp|sctp|fwmark)-service) /m.test(h),
+      /^-A (-[tuf]|--(tcp|udp|sctp|fwmark)-service) /m.test(h) ||
+      HEADERLESS_IPVSADM.test(firstMeaningfulLine(h)),
     load: () => import('./ipvsadm/parse.js'),
   },
   {

@@ -45,6 +45,18 @@ function port(
 }
 
 describe('sortState', () => {
+  it('sorts a frontend`s own endpoints (IPVS virtual servers that disagree) like the service port`s', () => {
+    const s = emptyState('ipvs')
+    const own = fe('NodePort', '127.0.0.1', 30080)
+    own.endpoints = [ep('10.1.0.9', 80), ep('10.1.0.10', 80)]
+    s.services = [port('web', [own], [ep('10.1.0.10', 80)], [1])]
+    sortState(s)
+    expect(s.services[0]!.frontends[0]!.endpoints!.map((e) => e.ip)).toEqual([
+      '10.1.0.10',
+      '10.1.0.9',
+    ])
+  })
+
   it('sorts service ports, frontends, source ranges, endpoints and refs', () => {
     const s = emptyState('iptables')
     s.services = [

@@ -5,6 +5,7 @@ import {
   categorizeEndpoints,
   clusterSet,
   endpointUse,
+  ipvsFrontendSetsExplained,
   localOrCluster,
   type CategorizableEndpoint,
 } from '../../src/kube-proxy/endpoints.js'
@@ -118,5 +119,33 @@ describe('the model side', () => {
     expect(localOrCluster(true, ['c'], ['l'])).toEqual(['l'])
     expect(localOrCluster(true, ['c'], [])).toEqual(['c'])
     expect(localOrCluster(false, ['c'], ['l'])).toEqual(['c'])
+  })
+})
+
+describe('ipvsFrontendSetsExplained (proxier.go syncService / syncEndpoint)', () => {
+  const set = (...keys: string[]) => new Set(keys)
+  const all = set('a', 'b', 'c', 'd')
+  const local = set('a')
+
+  it('external virtual servers of one service port always have the same real servers', () => {
+    expect(ipvsFrontendSetsExplained(all, [all, set('a', 'b', 'c')], null, null)).toBe(false)
+    expect(ipvsFrontendSetsExplained(all, [all, all], 'Cluster', 'Cluster')).toBe(true)
+    expect(ipvsFrontendSetsExplained(null, [local, local], null, 'Local')).toBe(true)
+  })
+
+  it('a Local policy explains the local subset on its own side only', () => {
+    // externalTrafficPolicy=Local: the NodePort has the local endpoints, the ClusterIP all.
+    expect(ipvsFrontendSetsExplained(all, [local], 'Cluster', 'Local')).toBe(true)
+    expect(ipvsFrontendSetsExplained(all, [local], null, null)).toBe(true)
+    expect(ipvsFrontendSetsExplained(all, [local], null, 'Cluster')).toBe(false)
+    // internalTrafficPolicy=Local: the ClusterIP has the local endpoints, the NodePort all.
+    expect(ipvsFrontendSetsExplained(local, [all], 'Local', 'Cluster')).toBe(true)
+    expect(ipvsFrontendSetsExplained(local, [all], 'Cluster', null)).toBe(false)
+    expect(ipvsFrontendSetsExplained(local, [all], null, 'Local')).toBe(false)
+  })
+
+  it('sets neither of which holds the other are never explained', () => {
+    expect(ipvsFrontendSetsExplained(set('a', 'b'), [set('b', 'c')], null, null)).toBe(false)
+    expect(ipvsFrontendSetsExplained(all, [], null, null)).toBe(true)
   })
 })

@@ -63,6 +63,7 @@ export const DOCS = {
     'https://github.com/kubernetes/kubernetes/blob/master/cmd/kube-proxy/app/server_linux.go',
   localFallback: 'https://github.com/kubernetes/kubernetes/pull/97081',
   affinityTemplates: 'https://github.com/kubernetes/kubernetes/issues/89358',
+  frontendsDisagree: 'https://github.com/kubernetes/kubernetes/issues/89923',
   vipAllPorts: 'https://github.com/kubernetes/kubernetes/issues/72236',
   gracefulTermination: 'https://github.com/kubernetes/kubernetes/issues/92019',
   metallbStrictArp: 'https://metallb.universe.tf/installation/#preparation',

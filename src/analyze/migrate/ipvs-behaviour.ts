@@ -6,6 +6,11 @@
 import {joinHostPort} from '../../core/address.js'
 import type {Endpoint, ServicePort} from '../../model/types.js'
 import {
+  frontendsDisagree as anyOwnEndpoints,
+  ownEndpoints,
+  ownEndpointsDifference,
+} from '../frontend-endpoints.js'
+import {
   type Check,
   DOCS,
   type MigrationContext,
@@ -394,6 +399,47 @@ export const ipvsConfig: Check = (ctx) => {
   ]
 }
 
+/**
+ * kubernetes #89923: the virtual servers of one service port disagree (a NodePort address with a
+ * real server fewer or more than the ClusterIP). iptables and nftables kube-proxy program one
+ * endpoint set per service port, so the disagreement does not survive the switch: what each
+ * frontend reaches changes, and a real server only some frontends have is rendered for all.
+ */
+export const frontendsDisagree: Check = (ctx) => {
+  if (!leavingIpvs(ctx)) return []
+  const sps = ctx.state.services.filter(anyOwnEndpoints)
+  if (sps.length === 0) return []
+  const addresses = sps.flatMap((sp) =>
+    sp.frontends.flatMap((fe) => {
+      const own = ownEndpoints(sp, fe)
+      return own === null
+        ? []
+        : [`${fe.type} ${frontendAddress(fe)}: ${ownEndpointsDifference(own)}`]
+    }),
+  )
+  const extra = sps.some((sp) =>
+    sp.frontends.some((fe) => (ownEndpoints(sp, fe)?.extra.length ?? 0) > 0),
+  )
+  return [
+    finding({
+      id: 'MIGRATE_IPVS_FRONTENDS_DISAGREE',
+      severity: 'warning',
+      title: `IPVS frontends of one service port have different real servers; ${ctx.to} mode gives them one set`,
+      message:
+        `The virtual servers of these service ports do not have the same real servers (kubernetes #89923, e.g. the NodePort on 127.0.0.1 with a real server fewer), which kube-proxy never intends. ${ctx.to} mode programs one endpoint set per service port, so after the switch every frontend reaches the service port's endpoints: the symptom goes away, and so does the evidence.` +
+        (extra
+          ? ' Some frontends have real servers the others lack; the service port lists them, so they are rendered for every frontend: check them against the EndpointSlices, they may be stale.'
+          : ''),
+      services: serviceNames(sps),
+      addresses,
+      evidence: serviceEvidence(sps),
+      action:
+        'Compare the endpoints with the EndpointSlices (`kp diff` with --cluster) and keep `kp list -o wide` of this node for the record before switching.',
+      docs: DOCS.frontendsDisagree,
+    }),
+  ]
+}
+
 /** Caveat 16: per-family state moves (KUBE-6-* ipsets and ip6tables rules to `table ip6 kube-proxy`). */
 export const dualStack: Check = (ctx) => {
   if (!leavingIpvs(ctx)) return []
@@ -422,6 +468,7 @@ export const ipvsBehaviourChecks: Check[] = [
   vipOtherPorts,
   localPolicyFallback,
   draining,
+  frontendsDisagree,
   ipvsConfig,
   dualStack,
 ]

@@ -64,7 +64,9 @@ function renderFrontend(fe: FrontendExplanation, sp: ServiceExplanation, style: 
         : style.red(said)
   lines.push(`${INDENT}${verdict}`)
   // Under a Local policy the frontend reaches a subset; say which, with the shares among them.
-  if (fe.action === 'forward' && fe.reaches.length > 0 && fe.reaches.length < sp.endpoints.length) {
+  // So does a frontend with its own real servers (IPVS virtual servers that disagree).
+  const subset = fe.reaches.length < sp.endpoints.length || fe.ownEndpoints !== null
+  if (fe.action === 'forward' && fe.reaches.length > 0 && subset) {
     const to = fe.reaches.map((r) =>
       r.share === null
         ? escapeControl(endpointAddress(r))

@@ -1,8 +1,10 @@
 /** The `kp list` table: one row per service port, as the state is sorted. */
 import {displayName} from '../../core/state.js'
-import type {ProxyState, ServicePort} from '../../model/types.js'
+import type {Frontend, ProxyState, ServicePort} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
 import {endpointLabel, frontendLabel, pointOfViewWords} from './service-words.js'
+import {endpointLabel, frontendLabel} from './service-words.js'
+import {ownEndpoints, ownEndpointsDifference} from '../../analyze/frontend-endpoints.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -38,6 +40,22 @@ function affinity(sp: ServicePort): string {
   return t === null ? 'ClientIP' : `ClientIP ${t}s`
 }
 
+/**
+ * A frontend, and under it, when its IPVS virtual server's real servers differ from the service
+ * port's (kubernetes #89923), how: wide lists them, the table says how many and what differs.
+ */
+function frontendCell(sp: ServicePort, fe: Frontend, opts: ListViewOptions): string {
+  const label = frontendLabel(fe, opts.style)
+  const own = ownEndpoints(sp, fe)
+  if (own === null) return label
+  const note = opts.style.red(
+    `  own endpoints (${escapeControl(ownEndpointsDifference(own))})${opts.wide ? ':' : ''}`,
+  )
+  if (!opts.wide) return `${label}\n${note}`
+  const listed = own.endpoints.map((ep) => `    ${endpointLabel(ep)}`)
+  return [label, note, ...(listed.length > 0 ? listed : ['    none'])].join('\n')
+}
+
 function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<ServicePort>[] {
   const {style} = opts
   return [
@@ -46,7 +64,7 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
       header: 'FRONTENDS',
       cell: (sp) =>
         sp.frontends.length > 0
-          ? sp.frontends.map((fe) => frontendLabel(fe, style)).join('\n')
+          ? sp.frontends.map((fe) => frontendCell(sp, fe, opts)).join('\n')
           : '-',
     },
     opts.wide

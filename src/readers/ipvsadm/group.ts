@@ -15,7 +15,7 @@ export interface Group {
 }
 
 /** Real servers that take new connections: weight-0 ones drain per virtual server (a.6), so they are left out of the comparison. */
-function activeSet(vs: VirtualServerSeen): string[] {
+export function activeSet(vs: VirtualServerSeen): string[] {
   const out: string[] = []
   for (const [key, rs] of vs.realServers) if (rs.weight !== 0) out.push(key)
   return out.sort()
@@ -88,7 +88,12 @@ export function groupVirtualServers(classified: Classified[], diagnostics: Diagn
 
   for (const unit of pending) {
     const first = unit[0]!
-    const active = activeSet(first.vs)
+    // The addresses of one NodePort may disagree (kubernetes #89923: 127.0.0.1 with a real server
+    // fewer): the unit folds by what any of them has, and toServicePort keeps each one's own.
+    const active =
+      unit.length === 1
+        ? activeSet(first.vs)
+        : [...new Set(unit.flatMap((c) => activeSet(c.vs)))].sort()
     // externalIPs and LB IPs use the service port itself (a.3); a NodePort has its own port.
     const portFits = (g: Group) =>
       first.type === 'NodePort' || g.members[0]!.vs.port === first.vs.port

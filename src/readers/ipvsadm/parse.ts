@@ -3,7 +3,8 @@
  *
  * * the list format, `ipvsadm -Ln`, and its variants `--stats`, `--rate`, `--persistent-conn`,
  *   `--thresholds`, and single-service listings (`-Ln -t VIP:PORT`, no version line);
- * * the rule format, `ipvsadm -Sn` / `ipvsadm-save -n` (`-A` service and `-a` destination lines).
+ * * the rule format, `ipvsadm -Sn` / `ipvsadm-save -n` (`-A` service and `-a` destination lines);
+ * * the kernel's `/proc/net/ip_vs`, the list layout with hex addresses (./proc-hex.ts, b.6).
  *
  * Layouts follow docs/ipvs-layouts.md b.1–b.3. Lines are split on whitespace, never
  * on column offsets: IPv6 names longer than the 28-character column shift every column after them
@@ -16,10 +17,17 @@ import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js
 import type {ParsedSource, SourceText} from '../types.js'
 import {joinHostPort, parseHostPort, parseIp} from '../../core/address.js'
 import {parseProtocol} from './protocol.js'
+import {
+  isProcListing,
+  parseProcHostPort,
+  parseProcMark,
+  readProcServiceOptions,
+} from './proc-hex.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** Which `ipvsadm -L` variant printed the listing; 'save' for `-S`. */
-export type IpvsadmLayout = 'list' | 'stats' | 'rate' | 'persistent-conn' | 'thresholds' | 'save'
+export type IpvsadmLayout =
+  'list' | 'stats' | 'rate' | 'persistent-conn' | 'thresholds' | 'save' | 'proc'
 
 export interface IpvsRealServer {
   ip: string
@@ -47,8 +55,10 @@ export interface IpvsVirtualServer {
   scheduler: string | null
   /** Scheduler flags as ipvsadm names them: `mh-port`, `sh-fallback`, `flag-1`, ... */
   schedulerFlags: string[]
-  /** `persistent N`; null when not persistent, or when the layout does not show it (see `showsConfig`). */
+  /** `persistent N`; null when not persistent, when the layout does not show it (see `showsConfig`), or in /proc/net/ip_vs (jiffies). */
   persistentTimeout: number | null
+  /** Persistent (session affinity), whether or not the timeout in seconds is known. */
+  persistent: boolean
   /** `mask M`: printed only when not the full host mask, which kube-proxy always uses. */
   persistenceMask: string | null
   persistenceEngine: string | null
@@ -120,6 +130,9 @@ export function parseIpvsadm(
   let skippingService = false
   let nonNumeric: NonNumeric | null = null
   let connectionEntries: {first: SourceRef; count: number} | null = null
+  // /proc/net/ip_vs has ipvsadm's header: only its hex rows tell it apart.
+  const proc = isProcListing(text)
+  const hostPort = proc ? parseProcHostPort : parseHostPort
 
   const at = (line: number): SourceRef => ({path, line})
   const warn = (code: DiagnosticCode, message: string, line: number) =>
@@ -140,14 +153,14 @@ export function parseIpvsadm(
     else nonNumeric = {first: at(line), count: 1}
   }
   const setLayout = (layout: IpvsadmLayout, line: number) => {
-    if (layoutSeen && listing.layout !== layout) {
+    if (layoutSeen && listing.layout !== (proc && layout === 'list' ? 'proc' : layout)) {
       warn(
         'IPVS_MIXED_LAYOUTS',
         `this ${layout} line follows ${listing.layout} output; one input should hold one ipvsadm listing`,
         line,
       )
     }
-    if (!layoutSeen) listing.layout = layout
+    if (!layoutSeen) listing.layout = proc && layout === 'list' ? 'proc' : layout
     layoutSeen = true
   }
   const addVirtualServer = (vs: IpvsVirtualServer): IpvsVirtualServer => {
@@ -248,8 +261,7 @@ export function parseIpvsadm(
         // The real servers of a virtual server that was refused above go with it (its diagnostic says so).
         if (skippingService) {
           const addr = tokens[1]
-          if (addr !== undefined && !parseHostPort(addr) && looksResolved(addr))
-            markNonNumeric(lineNo)
+          if (addr !== undefined && !hostPort(addr) && looksResolved(addr)) markNonNumeric(lineNo)
           continue
         }
         warn(
@@ -320,8 +332,8 @@ export function parseIpvsadm(
     let vs: IpvsVirtualServer
     let rest: string[]
     if (head === 'FWM') {
-      // `FWM  100 rr` or `FWM  100 IPv6 rr` (b.1).
-      const mark = uint(tokens[1])
+      // `FWM  100 rr` or `FWM  100 IPv6 rr` (b.1); `FWM  00000064 rr` in /proc/net/ip_vs (b.6).
+      const mark = proc ? parseProcMark(tokens[1]) : uint(tokens[1])
       if (mark === null) {
         warn(
           'IPVS_BAD_SERVICE',
@@ -335,9 +347,9 @@ export function parseIpvsadm(
       rest = tokens.slice(v6 ? 3 : 2)
     } else {
       const protocol = parseProtocol(head)!
-      const addr = tokens[1] === undefined ? null : parseHostPort(tokens[1])
+      const addr = tokens[1] === undefined ? null : hostPort(tokens[1])
       if (!addr) {
-        if (tokens[1] !== undefined && looksResolved(tokens[1])) markNonNumeric(lineNo)
+        if (tokens[1] !== undefined && !proc && looksResolved(tokens[1])) markNonNumeric(lineNo)
         else
           warn(
             'IPVS_BAD_SERVICE',
@@ -349,7 +361,8 @@ export function parseIpvsadm(
       vs = newVirtualServer(protocol, addr.family, addr.ip, addr.port, null, lineNo)
       rest = tokens.slice(2)
     }
-    if (serviceShowsConfig) readServiceOptions(vs, rest, lineNo)
+    if (proc) readProcOptions(vs, rest, lineNo)
+    else if (serviceShowsConfig) readServiceOptions(vs, rest, lineNo)
     else {
       vs.showsConfig = false
       checkCounters(rest, lineNo)
@@ -368,13 +381,44 @@ export function parseIpvsadm(
       const t = rest[j]!
       if (t.startsWith('(') && t.endsWith(')'))
         vs.schedulerFlags = t.slice(1, -1).split(',').filter(Boolean)
-      else if (t === 'persistent' && rest[j + 1] !== undefined)
+      else if (t === 'persistent' && rest[j + 1] !== undefined) {
         vs.persistentTimeout = persistentSeconds(rest[++j]!, lineNo)
-      else if (t === 'mask' && rest[j + 1] !== undefined) vs.persistenceMask = rest[++j]!
+        vs.persistent = vs.persistentTimeout !== null
+      } else if (t === 'mask' && rest[j + 1] !== undefined) vs.persistenceMask = rest[++j]!
       else if (t === 'pe' && rest[j + 1] !== undefined) vs.persistenceEngine = rest[++j]!
       else if (t === 'ops') vs.onePacket = true
       else warn('IPVS_UNKNOWN_OPTION', `unknown virtual server option "${t}"`, lineNo)
     }
+  }
+
+  /** `rr ops persistent 2700000 FFFFFFFF` (b.6): the kernel's own spelling, timeout in jiffies. */
+  function readProcOptions(vs: IpvsVirtualServer, rest: string[], lineNo: number): void {
+    if (rest.length === 0) {
+      warn('IPVS_BAD_SERVICE', 'virtual server line without a scheduler', lineNo)
+      return
+    }
+    vs.scheduler = rest[0]!
+    const o = readProcServiceOptions(rest.slice(1), vs.family)
+    vs.onePacket = o.onePacket
+    vs.persistenceMask = o.persistenceMask
+    for (const t of o.unknown)
+      warn('IPVS_UNKNOWN_OPTION', `unknown virtual server option "${t}"`, lineNo)
+    if (o.badTimeout !== null)
+      warn(
+        'IPVS_BAD_SERVICE',
+        `persistent timeout "${o.badTimeout}" is not a number of jiffies; read as not persistent`,
+        lineNo,
+      )
+    if (o.persistentJiffies === null) return
+    vs.persistent = true
+    diagnostics.push(
+      diag(
+        'info',
+        'IPVS_PROC_TIMEOUT_JIFFIES',
+        `persistent ${o.persistentJiffies} is in jiffies: ${o.persistentJiffies / 250} s at CONFIG_HZ=250, ${o.persistentJiffies / 1000} s at 1000; the file does not say which, so the affinity timeout is left unknown`,
+        at(lineNo),
+      ),
+    )
   }
 
   function checkCounters(values: string[], lineNo: number): void {
@@ -384,9 +428,9 @@ export function parseIpvsadm(
 
   function parseDestinationRow(tokens: string[], lineNo: number, vs: IpvsVirtualServer): void {
     const addrText = tokens[1]
-    const addr = addrText === undefined ? null : parseHostPort(addrText)
+    const addr = addrText === undefined ? null : hostPort(addrText)
     if (!addr) {
-      if (addrText !== undefined && looksResolved(addrText)) markNonNumeric(lineNo)
+      if (addrText !== undefined && !proc && looksResolved(addrText)) markNonNumeric(lineNo)
       else
         warn(
           'IPVS_BAD_REAL_SERVER',
@@ -568,6 +612,7 @@ export function parseIpvsadm(
       const vs = newVirtualServer(protocol, family, ip, port, fwmark, lineNo)
       vs.scheduler = opts.scheduler
       vs.persistentTimeout = opts.persistent
+      vs.persistent = opts.persistent !== null
       vs.persistenceMask = opts.mask
       vs.persistenceEngine = opts.pe
       vs.onePacket = opts.ops
@@ -673,6 +718,7 @@ function newVirtualServer(
     scheduler: null,
     schedulerFlags: [],
     persistentTimeout: null,
+    persistent: false,
     persistenceMask: null,
     persistenceEngine: null,
     onePacket: false,

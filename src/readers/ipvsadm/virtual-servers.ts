@@ -11,7 +11,7 @@ import type {IpvsadmListing, IpvsVirtualServer} from './parse.js'
 /** kube-proxy's scheduler probe (a.1): added and deleted at start-up; one left behind is not a service. */
 const SCHEDULER_PROBE = {protocol: 'TCP', ip: '198.51.100.0', port: 20000} as const
 
-interface RealServerSeen {
+export interface RealServerSeen {
   ip: string
   port: number
   weight: number | null
@@ -59,6 +59,7 @@ export function mergeListings(
           scheduler: null,
           schedulerFlags: [],
           persistentTimeout: null,
+          persistent: false,
           persistenceMask: null,
           persistenceEngine: null,
           onePacket: false,
@@ -128,22 +129,34 @@ function mergeConfig(
     seen.scheduler = vs.scheduler
     seen.schedulerFlags = vs.schedulerFlags
     seen.persistentTimeout = vs.persistentTimeout
+    seen.persistent = vs.persistent
     seen.persistenceMask = vs.persistenceMask
     seen.persistenceEngine = vs.persistenceEngine
     seen.onePacket = vs.onePacket
     seen.configKnown = true
     return
   }
-  if (seen.scheduler !== vs.scheduler || seen.persistentTimeout !== vs.persistentTimeout) {
+  // /proc/net/ip_vs does not show the timeout in seconds: an unknown one is not a different one.
+  const timeoutsDiffer =
+    seen.persistent !== vs.persistent ||
+    (seen.persistentTimeout !== null &&
+      vs.persistentTimeout !== null &&
+      seen.persistentTimeout !== vs.persistentTimeout)
+  if (seen.scheduler !== vs.scheduler || timeoutsDiffer) {
     diagnostics.push(
       diag(
         'warning',
         'IPVS_SOURCES_DISAGREE',
-        `virtual server ${vs.key} is "${vs.scheduler}${vs.persistentTimeout === null ? '' : ` persistent ${vs.persistentTimeout}`}" here but "${seen.scheduler}${seen.persistentTimeout === null ? '' : ` persistent ${seen.persistentTimeout}`}" in ${seen.refs[0]!.path}:${seen.refs[0]!.line}; the first is kept`,
+        `virtual server ${vs.key} is "${vs.scheduler}${persistence(vs)}" here but "${seen.scheduler}${persistence(seen)}" in ${seen.refs[0]!.path}:${seen.refs[0]!.line}; the first is kept`,
         ref,
       ),
     )
   }
+}
+
+function persistence(vs: {persistent: boolean; persistentTimeout: number | null}): string {
+  if (!vs.persistent) return ''
+  return vs.persistentTimeout === null ? ' persistent' : ` persistent ${vs.persistentTimeout}`
 }
 
 /** Why kube-proxy cannot have made this virtual server, or null when it could have. */

@@ -7,7 +7,7 @@
  * problem to report.
  */
 import {isCidr, isIp, isIpOrCidr} from '../../core/address.js'
-import type {Diagnostic, ProxyState} from '../../model/types.js'
+import type {Diagnostic, Endpoint, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
@@ -201,6 +201,15 @@ function cidr(bare: boolean): Reader<string> {
 const port = int(0, 65535)
 const sourceRef = object({path: str, line: int(1, Number.MAX_SAFE_INTEGER)})
 
+const endpoint = object<Endpoint>({
+  ip,
+  port: nullable(port),
+  local: nullable(bool),
+  share: nullable(probability),
+  weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
+  state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
+})
+
 const readState: Reader<ProxyState> = object<ProxyState>({
   schemaVersion: literal(1, 'KPJSON_SCHEMA_VERSION', 'unsupported schemaVersion; this kp reads 1'),
   kind: literal('ProxyState', 'KPJSON_NOT_STATE', 'not a kp ProxyState'),
@@ -240,6 +249,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
           action: oneOf('forward', 'reject', 'drop'),
           nodeSourceExcluded: optional(bool),
           forwardedOnNodes: optional(list(str)),
+          endpoints: optional(list(endpoint)),
         }),
       ),
       healthCheckNodePort: nullable(port),
@@ -252,16 +262,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
         }),
       ),
       scheduler: nullable(str),
-      endpoints: list(
-        object({
-          ip,
-          port: nullable(port),
-          local: nullable(bool),
-          share: nullable(probability),
-          weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
-          state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
-        }),
-      ),
+      endpoints: list(endpoint),
       rules: list(sourceRef),
     }),
   ),

@@ -3,7 +3,7 @@
  * as kube-proxy feeds it to `nft -f`: each command applied to the objects it names.
  */
 import {NFT_FAMILIES, getOrAddTable, unquote, type NftTable} from './ir.js'
-import {NftObjectReader} from './parse-objects.js'
+import {NftObjectReader, SKIPPED_TABLE_OBJECTS} from './parse-objects.js'
 import {
   blockStatements,
   lineAt,
@@ -64,6 +64,13 @@ export abstract class NftCommandReader extends NftObjectReader {
       return
     }
     i++
+    // `add counter ip kube-proxy NAME [{ packets N bytes M ; }]`; `ct` objects have a kind word
+    // (`add ct helper ...`) and stay "not understood".
+    if (object !== undefined && object !== 'ct' && SKIPPED_TABLE_OBJECTS.has(object)) {
+      if (verb !== 'delete' && verb !== 'destroy')
+        this.skippedObject([object, objectName], `${family} ${tableName}`, line)
+      return
+    }
     const existing = this.doc.tables.get(`${family} ${tableName}`)
     if ((verb === 'delete' || verb === 'destroy') && !existing) return
     const table = existing ?? getOrAddTable(this.doc, family, tableName, line)

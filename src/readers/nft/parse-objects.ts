@@ -18,6 +18,22 @@ import {
 } from './ir.js'
 import {lineAt, matchingBrace, splitElements, toRule, type WordLines} from './parse-words.js'
 
+/**
+ * Objects a table may hold besides chains and sets (`counter NAME { packets N bytes M }`, `add
+ * counter ...`, quotas, limits, ...): none says anything about kube-proxy's services, so kp
+ * skips them with an info, never a warning (issue 21 §3).
+ */
+export const SKIPPED_TABLE_OBJECTS: ReadonlySet<string> = new Set([
+  'flowtable',
+  'counter',
+  'quota',
+  'ct',
+  'limit',
+  'secmark',
+  'synproxy',
+  'tunnel',
+])
+
 /** More "not understood" lines than this are summarised in one diagnostic. */
 export const MAX_UNKNOWN_REPORTS = 20
 
@@ -50,6 +66,18 @@ export abstract class NftObjectReader implements CompactRules {
         line,
       )
     }
+  }
+
+  /** A named counter, quota, ... (SKIPPED_TABLE_OBJECTS), in either form. */
+  protected skippedObject(words: string[], table: string, line: number): void {
+    const brace = words.indexOf('{')
+    const what = (brace < 0 ? words : words.slice(0, brace)).join(' ')
+    this.report(
+      'info',
+      'NFT_SKIPPED_OBJECT',
+      `${what} in table ${table} is not used by kp and was skipped`,
+      line,
+    )
   }
 
   protected chainOf(table: NftTable, name: string, line: number): NftChain {

@@ -41,7 +41,7 @@ import {
   type LineTokens,
 } from './tokenize.js'
 import {NftCommandReader} from './parse-commands.js'
-import {MAX_UNKNOWN_REPORTS} from './parse-objects.js'
+import {MAX_UNKNOWN_REPORTS, SKIPPED_TABLE_OBJECTS} from './parse-objects.js'
 import {lineAt, splitStatements, toRule, type WordLines} from './parse-words.js'
 
 type Context =
@@ -58,16 +58,6 @@ interface Pending {
 }
 
 const COMMANDS = new Set(['add', 'create', 'insert', 'replace', 'delete', 'destroy', 'flush'])
-const TABLE_BLOCKS = new Set([
-  'flowtable',
-  'counter',
-  'quota',
-  'ct',
-  'limit',
-  'secmark',
-  'synproxy',
-  'tunnel',
-])
 
 /**
  * The block form, line by line, on top of the transaction form (NftCommandReader) and the
@@ -261,7 +251,9 @@ class TextReader extends NftCommandReader {
     const first = words[0]!
     if (ctx.kind === 'top') return first === 'table'
     if (ctx.kind === 'table')
-      return first === 'chain' || first === 'set' || first === 'map' || TABLE_BLOCKS.has(first)
+      return (
+        first === 'chain' || first === 'set' || first === 'map' || SKIPPED_TABLE_OBJECTS.has(first)
+      )
     return false
   }
 
@@ -304,12 +296,7 @@ class TextReader extends NftCommandReader {
       }
       return
     }
-    this.report(
-      'info',
-      'NFT_SKIPPED_OBJECT',
-      `${words.slice(0, -1).join(' ')} in table ${ctx.table.family} ${ctx.table.name} is not used by kp and was skipped`,
-      lineNo,
-    )
+    this.skippedObject(words, `${ctx.table.family} ${ctx.table.name}`, lineNo)
     this.stack.push({kind: 'skip', what: first, line: lineNo, depth: 1})
   }
 
@@ -329,6 +316,9 @@ class TextReader extends NftCommandReader {
     if (ctx.kind === 'table') {
       if (words[0] === 'comment' && words.length >= 2) ctx.table.comment = unquote(words[1]!)
       else if (words[0] === 'flags') return
+      // `counter NAME { packets 0 bytes 0 }` on one line.
+      else if (SKIPPED_TABLE_OBJECTS.has(words[0]!) && words.includes('{'))
+        this.skippedObject(words, `${ctx.table.family} ${ctx.table.name}`, line)
       else this.notUnderstood(words, line, `in table ${ctx.table.family} ${ctx.table.name}`)
       return
     }

@@ -219,3 +219,42 @@ describe('draining and dual-stack (caveats 13, 16)', () => {
     expect(plan(state('ipvs', [sp('b')]), 'nftables', 'MIGRATE_IPVS_DUAL_STACK')).toEqual([])
   })
 })
+
+describe('IPVS frontends that disagree (kubernetes #89923)', () => {
+  const four = [ep('10.244.1.5', 8080), ep('10.244.2.7', 8080), ep('10.244.3.3', 8080)]
+  const disagreeing = (own: ReturnType<typeof ep>[]) =>
+    sp('web', {
+      scheduler: 'rr',
+      frontends: [
+        fe('ClusterIP', '10.96.0.10', 80),
+        fe('NodePort', null, 30080),
+        fe('NodePort', '127.0.0.1', 30080, {endpoints: own}),
+      ],
+      endpoints: four,
+    })
+
+  it('MIGRATE_IPVS_FRONTENDS_DISAGREE names each frontend and what it lacks, leaving IPVS only', () => {
+    const s = state('ipvs', [disagreeing(four.slice(0, 2)), sp('other', {scheduler: 'rr'})])
+    for (const to of ['nftables', 'iptables'] as const) {
+      const f = one(s, to, 'MIGRATE_IPVS_FRONTENDS_DISAGREE')
+      expect(f.severity).toBe('warning')
+      expect(f.services).toEqual(['ns/web:http/tcp'])
+      expect(f.addresses).toEqual(['NodePort 127.0.0.1:30080: lacks 10.244.3.3:8080'])
+      expect(f.title).toContain(`${to} mode gives them one set`)
+      expect(f.message).not.toContain('may be stale')
+    }
+    expect(plan(s, 'ipvs', 'MIGRATE_IPVS_FRONTENDS_DISAGREE')).toEqual([])
+  })
+
+  it('a real server only one frontend has is said to be rendered for every frontend', () => {
+    const s = state('ipvs', [disagreeing([...four, ep('10.244.9.9', 8080)])])
+    const f = one(s, 'nftables', 'MIGRATE_IPVS_FRONTENDS_DISAGREE')
+    expect(f.addresses).toEqual(['NodePort 127.0.0.1:30080: alone has 10.244.9.9:8080'])
+    expect(f.message).toContain('may be stale')
+  })
+
+  it('no finding when every frontend uses the service port`s endpoints', () => {
+    const s = state('ipvs', [sp('web', {scheduler: 'rr', endpoints: four})])
+    expect(plan(s, 'nftables', 'MIGRATE_IPVS_FRONTENDS_DISAGREE')).toEqual([])
+  })
+})

@@ -20,6 +20,7 @@ describe('sniffing the IPVS-mode formats', () => {
     ['ipvsadm/single-service/ipvsadm-Ln-t-10.96.100.20-80.txt', 'ipvsadm'],
     ['ipvsadm/non-numeric/ipvsadm-L.txt', 'ipvsadm'],
     ['ipvsadm/variants/ipvsadm-Sn.txt', 'ipvsadm'],
+    ['ipvsadm/proc/proc-net-ip_vs.txt', 'ipvsadm'],
     ['ipvs/generated/ipset-save.ipvs-mode.txt', 'ipset'],
     ['ipvs/generated/ipset-list.ipvs-mode.txt', 'ipset'],
     ['ip-addr/real-netns/ip-addr-show-kube-ipvs0.txt', 'ip-addr'],
@@ -44,5 +45,22 @@ describe('sniffing the IPVS-mode formats', () => {
     expect(
       sniffFormat('IPVS connection entries\npro expire state source virtual destination\n'),
     ).toBe('ipvsadm')
+  })
+})
+
+// sniff-fixtures.json: what every fixture file sniffed as before the headerless `ipvsadm -Ln` and
+// /proc/net/ip_vs rules were added (issue 21 §3); a new sniff rule must not take any of them.
+describe('every fixture sniffs as it did before the headerless ipvsadm rule', () => {
+  const before = JSON.parse(
+    readFileSync(`${ROOT}test/readers/sniff-fixtures.json`, 'utf8'),
+  ) as Record<string, string | null>
+  it(`${Object.keys(before).length} fixture files`, () => {
+    const now = Object.fromEntries(
+      Object.keys(before).map((rel) => [
+        rel,
+        sniffFormat(readFileSync(`${ROOT}${rel}`, 'utf8').slice(0, 64 * 1024)),
+      ]),
+    )
+    expect(now).toEqual(before)
   })
 })

@@ -208,6 +208,37 @@ describe('kp-json reader', () => {
   })
 })
 
+describe("a frontend's own endpoints (optional, issue 21 §4)", () => {
+  const overall = JSON.parse(overallText) as ReturnType<typeof emptyState>
+  const withOwn = () => {
+    const state = structuredClone(overall)
+    const sp = state.services.find((s) => s.endpoints.length > 1)!
+    sp.frontends[0]!.endpoints = [structuredClone(sp.endpoints[0]!)]
+    return {state, fe: sp.frontends[0]!}
+  }
+
+  it('are read back when present, and a state saved without them still reads', () => {
+    const {state, fe} = withOwn()
+    const r = read(pretty(state))
+    expect(r.diagnostics).toEqual([])
+    expect(r.data).toEqual(state)
+    expect(fe.endpoints).toHaveLength(1)
+    expect(overallText).not.toContain('"frontends": [{"endpoints"')
+    expect(read(overallText).diagnostics).toEqual([])
+  })
+
+  it("are checked like the service port's", () => {
+    const {state, fe} = withOwn()
+    fe.endpoints![0]!.ip = 'not-an-ip'
+    expect(read(pretty(state)).diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'KPJSON_BAD_FIELD',
+        expect.stringMatching(/frontends\[0\]\.endpoints\[0\]\.ip.*an IP address/),
+      ],
+    ])
+  })
+})
+
 describe('parseJsonWithLines', () => {
   it('parses what JSON.parse parses, to the same value', () => {
     const text =
