@@ -37,6 +37,8 @@ export interface ServiceDiff {
 export interface DiffSide {
   sources: SourceInfo[]
   mode: Mode
+  /** false when an error kept part of this side's input from being read (ProxyState.complete). */
+  complete: boolean
 }
 
 export interface DiffResult {
@@ -454,8 +456,8 @@ export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
   return {
     schemaVersion: 1,
     kind: 'DiffResult',
-    a: {sources: a.sources, mode: a.mode},
-    b: {sources: b.sources, mode: b.mode},
+    a: {sources: a.sources, mode: a.mode, complete: a.complete !== false},
+    b: {sources: b.sources, mode: b.mode, complete: b.complete !== false},
     equal: services.length === 0 && node.length === 0,
     services,
     node,

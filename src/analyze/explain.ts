@@ -110,6 +110,8 @@ export interface ExplainResult {
   query: ServiceQuery
   mode: Mode
   node: string | null
+  /** false when an error kept part of the input from being read (ProxyState.complete). */
+  complete: boolean
   matches: ServiceExplanation[]
 }
 
@@ -137,6 +139,7 @@ export function explainService(
     query,
     mode: state.mode,
     node: state.node.name,
+    complete: state.complete !== false,
     matches: matches.map((m) => explainServicePort(m.sp, m.frontends, m.onNodeAddress, state)),
   }
 }

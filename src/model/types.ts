@@ -126,4 +126,9 @@ export interface ProxyState {
   services: ServicePort[]
   foreign: ForeignObject[]
   diagnostics: Diagnostic[]
+  /**
+   * false when an error kept part of the input from being read: the state holds what could be
+   * read. Absent otherwise (states saved before it was added lack it too).
+   */
+  complete?: boolean
 }
