@@ -7,7 +7,7 @@
  * comments, rule order, positions in the sources) is not. A field one side cannot observe
  * (null in the model) is never a difference: "unknown" is not "different".
  */
-import {joinHostPort} from '../core/address.js'
+import {endpointAddress, frontendAddress} from './addresses.js'
 import {displayName, serviceKey} from '../core/state.js'
 import type {
   Endpoint,
@@ -138,11 +138,11 @@ export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
 // Describing things as stable strings
 
 export function describeFrontend(f: Frontend): string {
-  return `${f.type} ${joinHostPort(f.ip ?? '*', f.port ?? '?')}`
+  return `${f.type} ${frontendAddress(f)}`
 }
 
 export function describeEndpoint(e: Endpoint): string {
-  return joinHostPort(e.ip, e.port ?? '?')
+  return endpointAddress(e)
 }
 
 /**

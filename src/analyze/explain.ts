@@ -42,7 +42,8 @@ export interface MasqueradeExplanation {
 }
 
 export interface ReachedEndpoint {
-  ip: string
+  /** null when the input redacted it. */
+  ip: string | null
   port: number | null
   /** Probability that a new connection from an outside client at this frontend picks it; null when a scheduler decides. */
   share: number | null
@@ -68,7 +69,8 @@ export interface FrontendExplanation {
 }
 
 export interface ExplainedEndpoint {
-  ip: string
+  /** null when the input redacted it (`address` shows `<redacted>`). */
+  ip: string | null
   port: number | null
   address: string
   share: number | null
@@ -201,7 +203,8 @@ function matchByAddress(
         (fe) =>
           fe.type === 'NodePort' &&
           fe.port === q.port &&
-          (fe.ip === null || (q.ip !== null && canonicalIp(fe.ip) === q.ip)),
+          ((fe.ip === null && !fe.redacted) ||
+            (q.ip !== null && fe.ip !== null && canonicalIp(fe.ip) === q.ip)),
       ),
       onNodeAddress: q.ip,
     }))

@@ -58,17 +58,20 @@ export interface NodeInfo {
 
 export interface Frontend {
   type: FrontendType
-  /** null for a NodePort that listens on every node address. */
+  /** null for a NodePort that listens on every node address, or when `redacted`. */
   ip: string | null
   /** null when the source does not show the port; never guessed. */
   port: number | null
   /** loadBalancerSourceRanges that apply to this frontend (normalised CIDRs). */
   sourceRanges: string[]
   action: FrontendAction
+  /** true when the input hid the address behind a placeholder (`x.x.x.x`, `<IP>`); `ip` is null then. */
+  redacted?: true
 }
 
 export interface Endpoint {
-  ip: string
+  /** null only when `redacted`. */
+  ip: string | null
   port: number | null
   /** null when the source cannot tell. */
   local: boolean | null
@@ -77,6 +80,8 @@ export interface Endpoint {
   /** IPVS weight; null in other modes. */
   weight: number | null
   state: EndpointState | null
+  /** true when the input hid the address behind a placeholder (`x.x.x.x`, `<IP>`); `ip` is null then. */
+  redacted?: true
 }
 
 export interface SessionAffinity {

@@ -86,6 +86,8 @@ const str: Reader<string> = (v, at, ctx) =>
   typeof v === 'string' ? v : bad(ctx, at, 'a string', v)
 const bool: Reader<boolean> = (v, at, ctx) =>
   typeof v === 'boolean' ? v : bad(ctx, at, 'true or false', v)
+/** A flag written only when set (`redacted: true`). */
+const isTrue: Reader<true> = (v, at, ctx) => (v === true ? true : bad(ctx, at, 'true', v))
 
 function int(min: number, max: number): Reader<number> {
   return (v, at, ctx) =>
@@ -235,6 +237,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
           port: nullable(port),
           sourceRanges: list(cidr(false)),
           action: oneOf('forward', 'reject', 'drop'),
+          redacted: optional(isTrue),
         }),
       ),
       healthCheckNodePort: nullable(port),
@@ -249,12 +252,14 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       scheduler: nullable(str),
       endpoints: list(
         object({
-          ip,
+          // null only for an address the input redacted.
+          ip: nullable(ip),
           port: nullable(port),
           local: nullable(bool),
           share: nullable(probability),
           weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
           state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
+          redacted: optional(isTrue),
         }),
       ),
       rules: list(sourceRef),
