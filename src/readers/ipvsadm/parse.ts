@@ -16,6 +16,7 @@ import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js
 import type {ParsedSource, SourceText} from '../types.js'
 import {joinHostPort, parseHostPort, parseIp} from '../../core/address.js'
 import {parseProtocol} from './protocol.js'
+import {isRedacted} from '../../core/redaction.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** Which `ipvsadm -L` variant printed the listing; 'save' for `-S`. */
@@ -31,6 +32,11 @@ export interface IpvsRealServer {
   activeConn: number | null
   inactConn: number | null
   line: number
+  /**
+   * For an address the input redacted (`x.x.x.x:8080`): its place among the virtual server's
+   * redacted real servers, 1, 2, ...; it keeps two of them with one placeholder apart.
+   */
+  redacted?: number
 }
 
 export interface IpvsVirtualServer {
@@ -335,7 +341,10 @@ export function parseIpvsadm(
       rest = tokens.slice(v6 ? 3 : 2)
     } else {
       const protocol = parseProtocol(head)!
-      const addr = tokens[1] === undefined ? null : parseHostPort(tokens[1])
+      const addr =
+        tokens[1] === undefined
+          ? null
+          : (parseHostPort(tokens[1]) ?? parseRedactedHostPort(tokens[1]))
       if (!addr) {
         if (tokens[1] !== undefined && looksResolved(tokens[1])) markNonNumeric(lineNo)
         else
@@ -347,6 +356,8 @@ export function parseIpvsadm(
         return null
       }
       vs = newVirtualServer(protocol, addr.family, addr.ip, addr.port, null, lineNo)
+      // Two redacted virtual servers may share a placeholder: each listing row is its own.
+      if ('redacted' in addr) vs.key += ` #${lineNo}`
       rest = tokens.slice(2)
     }
     if (serviceShowsConfig) readServiceOptions(vs, rest, lineNo)
@@ -384,7 +395,10 @@ export function parseIpvsadm(
 
   function parseDestinationRow(tokens: string[], lineNo: number, vs: IpvsVirtualServer): void {
     const addrText = tokens[1]
-    const addr = addrText === undefined ? null : parseHostPort(addrText)
+    const addr =
+      addrText === undefined
+        ? null
+        : (parseHostPort(addrText) ?? parseRedactedHostPort(addrText, vs.family))
     if (!addr) {
       if (addrText !== undefined && looksResolved(addrText)) markNonNumeric(lineNo)
       else
@@ -421,6 +435,7 @@ export function parseIpvsadm(
         activeConn: uint(column('ActiveConn')),
         inactConn: uint(column('InActConn')),
         line: lineNo,
+        ...('redacted' in addr ? {redacted: 0} : {}),
       },
       addr.family,
     )
@@ -588,7 +603,10 @@ export function parseIpvsadm(
       warn('IPVS_BAD_RULE', '-a line without -r REAL-SERVER; skipped', lineNo)
       return
     }
-    const real = parseHostPort(rs.addr) ?? parseBareHost(rs.addr, port)
+    const real =
+      parseHostPort(rs.addr) ??
+      parseBareHost(rs.addr, port) ??
+      parseRedactedHostPort(rs.addr, vs.family)
     if (!real) {
       if (looksResolved(rs.addr)) markNonNumeric(lineNo)
       else
@@ -610,12 +628,17 @@ export function parseIpvsadm(
         activeConn: null,
         inactConn: null,
         line: lineNo,
+        ...('redacted' in real ? {redacted: 0} : {}),
       },
       real.family,
     )
   }
 
   function addRealServer(vs: IpvsVirtualServer, real: IpvsRealServer, family: Family): void {
+    if (real.redacted !== undefined) {
+      real.redacted = vs.realServers.filter((r) => r.redacted !== undefined).length + 1
+      family = vs.family
+    }
     if (family !== vs.family && vs.fwmark === null) {
       warn(
         'IPVS_MIXED_FAMILY',
@@ -634,6 +657,23 @@ function parseBareHost(
 ): {ip: string; family: Family; port: number} | null {
   const ip = parseIp(text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text)
   return ip && port !== null ? {...ip, port} : null
+}
+
+/**
+ * `x.x.x.x:8080`, `<IP>:53`, `[REDACTED]:80`: a redaction placeholder (src/core/redaction.ts) with a
+ * numeric port. The placeholder is kept as the address; the last check of the state marks it
+ * redacted (src/readers/valid-addresses.ts). Its family is the virtual server's, else IPv4.
+ */
+function parseRedactedHostPort(
+  text: string,
+  family: Family = 'IPv4',
+): {ip: string; family: Family; port: number; redacted: true} | null {
+  const colon = text.lastIndexOf(':')
+  if (colon <= 0) return null
+  const port = uint(text.slice(colon + 1))
+  if (port === null || port > 65535) return null
+  const host = text.slice(0, colon)
+  return isRedacted(host) ? {ip: host, family, port, redacted: true} : null
 }
 
 /**
