@@ -7,6 +7,7 @@
  * docs/kube-proxy-layouts.md §1 and §2.4: which endpoints a traffic
  * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
  */
+import {REDACTED_SHOWN} from '../core/redaction.js'
 import {displayName} from '../core/state.js'
 import {clusterSet, sharesOnLocalPath} from '../kube-proxy/endpoints.js'
 import type {
@@ -53,8 +54,10 @@ export interface FrontendExplanation {
   type: FrontendType
   ip: string | null
   port: number | null
-  /** `172.30.0.41:80`, `[fd00::1]:80`, `*:3001`. */
+  /** `172.30.0.41:80`, `[fd00::1]:80`, `*:3001`, `<redacted>:80`. */
   address: string
+  /** true when the input redacted its address (`ip` is null then). */
+  redacted?: true
   action: FrontendAction
   /** The policy that governs this frontend: internalTrafficPolicy for a ClusterIP, externalTrafficPolicy for the others. */
   trafficPolicy: TrafficPolicy | null
@@ -244,6 +247,11 @@ function explainServicePort(
   state: ProxyState,
 ): ServiceExplanation {
   const notes: string[] = []
+  const hidden = sp.endpoints.filter((ep) => ep.ip === null).length
+  if (hidden > 0)
+    notes.push(
+      `The input redacted the address of ${hidden} endpoint(s); they are counted, shown as ${REDACTED_SHOWN}.`,
+    )
   if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
     notes.push(
       'Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).',
@@ -365,6 +373,7 @@ function explainFrontend(
     sp.endpoints.some((ep) => ep.share !== null)
   const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
   const notes: string[] = []
+  if (fe.redacted) notes.push('The input redacted this address; kp does not know it.')
   if (onNodeAddress !== null)
     notes.push(
       `${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`,
@@ -428,6 +437,7 @@ function explainFrontend(
     ip: fe.ip,
     port: fe.port,
     address: frontendAddress(fe),
+    ...(fe.redacted ? {redacted: true as const} : {}),
     action: fe.action,
     trafficPolicy: policy,
     verdict,

@@ -21,6 +21,9 @@ const SOURCE_UNREAD: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
   'NFT_NO_KUBE_PROXY',
   'NFT_JSON_INVALID',
   'KUBE_EMPTY',
+  // A bad YAML document, or an object that is none, is the whole source when it holds only that one.
+  'KUBE_BAD_YAML',
+  'KUBE_NOT_AN_OBJECT',
   'KUBE_NOT_CLUSTER_OBJECTS',
   // A saved state is read whole or not at all (src/readers/kp-json/parse.ts).
   'KPJSON_SYNTAX',

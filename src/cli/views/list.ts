@@ -78,5 +78,7 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const showScheduler = state.services.some((sp) => sp.scheduler !== null)
   const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
-  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode)`
+  // The stderr line says it too; the table alone must not read as the whole node.
+  const partial = state.complete === false ? '; input incomplete, more may be missing' : ''
+  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${partial})`
 }
