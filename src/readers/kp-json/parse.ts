@@ -7,6 +7,7 @@
  * problem to report.
  */
 import {isCidr, isIp, isIpOrCidr} from '../../core/address.js'
+import {isRedacted} from '../../core/redaction.js'
 import type {Diagnostic, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
@@ -147,6 +148,22 @@ function list<T>(read: Reader<T>): Reader<T[]> {
   }
 }
 
+/**
+ * A list whose bad items are left out (each problem is still reported): one damaged service port
+ * of a saved state leaves the others readable, and the state is marked incomplete.
+ */
+function listKeepingGood<T>(read: Reader<T>): Reader<T[]> {
+  return (v, at, ctx) => {
+    if (!Array.isArray(v)) return bad(ctx, at, 'an array', v)
+    const out: T[] = []
+    for (let i = 0; i < v.length; i++) {
+      const r = read(v[i], child(at, i), ctx)
+      if (r !== BAD) out.push(r)
+    }
+    return out
+  }
+}
+
 type Shape<T> = {[K in keyof T]-?: Reader<T[K]>}
 
 /** An object with exactly these members: missing ones are errors, unknown ones warnings. */
@@ -192,6 +209,29 @@ function object<T>(shape: Shape<T>): Reader<T> {
 const ip: Reader<string> = (v, at, ctx) =>
   typeof v === 'string' && isIp(v) ? v : bad(ctx, at, 'an IP address', v)
 
+/**
+ * A frontend's or endpoint's address: an IP, null, or a redaction placeholder put in by hand
+ * before the state was shared (`x.x.x.x`, src/core/redaction.ts), read as null with a warning.
+ */
+const ipOrRedacted: Reader<string | null> = (v, at, ctx) => {
+  if (v === null) return null
+  if (typeof v === 'string' && !isIp(v) && isRedacted(v)) {
+    problem(ctx, 'warning', 'INPUT_REDACTED', at, `${shown(v)} is redacted; read as null`)
+    return null
+  }
+  return ip(v, at, ctx)
+}
+
+/** Marks `redacted` the objects whose address a placeholder hid (ipOrRedacted made it null). */
+function withRedaction<T extends {ip: string | null; redacted?: true}>(read: Reader<T>): Reader<T> {
+  return (v, at, ctx) => {
+    const r = read(v, at, ctx)
+    if (r === BAD || r.ip !== null) return r
+    const given = (v as {ip?: unknown}).ip
+    return typeof given === 'string' ? {...r, redacted: true} : r
+  }
+}
+
 /** `10.0.0.0/8`, `fd00::/64`; with `bare` also a plain address (nodePortAddresses holds both). */
 function cidr(bare: boolean): Reader<string> {
   return (v, at, ctx) =>
@@ -223,7 +263,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     nftVersion: nullable(str),
     iptablesBackends: nullable(list(str)),
   }),
-  services: list(
+  services: listKeepingGood(
     object({
       namespace: nullable(str),
       name: nullable(str),
@@ -231,14 +271,16 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       protocol: oneOf('TCP', 'UDP', 'SCTP'),
       family: oneOf('IPv4', 'IPv6'),
       frontends: list(
-        object({
-          type: oneOf('ClusterIP', 'NodePort', 'ExternalIP', 'LoadBalancer', 'External'),
-          ip: nullable(ip),
-          port: nullable(port),
-          sourceRanges: list(cidr(false)),
-          action: oneOf('forward', 'reject', 'drop'),
-          redacted: optional(isTrue),
-        }),
+        withRedaction(
+          object({
+            type: oneOf('ClusterIP', 'NodePort', 'ExternalIP', 'LoadBalancer', 'External'),
+            ip: ipOrRedacted,
+            port: nullable(port),
+            sourceRanges: list(cidr(false)),
+            action: oneOf('forward', 'reject', 'drop'),
+            redacted: optional(isTrue),
+          }),
+        ),
       ),
       healthCheckNodePort: nullable(port),
       internalTrafficPolicy: nullable(oneOf('Cluster', 'Local')),
@@ -251,16 +293,18 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       ),
       scheduler: nullable(str),
       endpoints: list(
-        object({
-          // null only for an address the input redacted.
-          ip: nullable(ip),
-          port: nullable(port),
-          local: nullable(bool),
-          share: nullable(probability),
-          weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
-          state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
-          redacted: optional(isTrue),
-        }),
+        withRedaction(
+          object({
+            // null only for an address the input redacted.
+            ip: ipOrRedacted,
+            port: nullable(port),
+            local: nullable(bool),
+            share: nullable(probability),
+            weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
+            state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
+            redacted: optional(isTrue),
+          }),
+        ),
       ),
       rules: list(sourceRef),
     }),
@@ -310,7 +354,10 @@ function locate(text: string, problems: Problem[], path: string): Diagnostic[] {
   })
 }
 
-/** Reads a saved ProxyState; `data` is null when any error was found (every error is reported, with its line). */
+/**
+ * Reads a saved ProxyState; `data` is null when any error was found outside a service port (every
+ * error is reported, with its line). A bad service port is left out and the rest is read.
+ */
 export function parse(src: SourceText): ParsedSource<ProxyState | null> {
   const source = {path: src.path, format: 'kp-json', tool: src.tool ?? null}
   const failed = (diagnostics: Diagnostic[]): ParsedSource<null> => ({
@@ -363,6 +410,6 @@ export function parse(src: SourceText): ParsedSource<ProxyState | null> {
   }
   const state = readState(record, root, ctx)
   const diagnostics = ctx.problems.length > 0 ? locate(text, ctx.problems, src.path) : []
-  if (state === BAD || diagnostics.some((d) => d.severity === 'error')) return failed(diagnostics)
+  if (state === BAD) return failed(diagnostics)
   return {format: 'kp-json', source, data: state, diagnostics}
 }
