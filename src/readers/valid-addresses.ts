@@ -140,21 +140,17 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
       ),
     )
   }
-  for (const f of sp.frontends) {
-    if (f.ip !== null && !isIp(f.ip) && isRedacted(f.ip)) {
-      sayRedacted(`${f.type} address`, f.ip)
-      f.ip = null
-      f.redacted = true
-    }
-  }
   let frontendsOk = true
   for (const f of sp.frontends) {
-    if (
-      (f.ip !== null && !isIp(f.ip)) ||
-      !isPortOrNull(f.port) ||
-      f.sourceRanges.some((r) => !isCidr(r))
-    )
-      frontendsOk = false
+    if (f.ip !== null && !isIp(f.ip)) {
+      if (!isRedacted(f.ip)) frontendsOk = false
+      else {
+        sayRedacted(`${f.type} address`, f.ip)
+        f.ip = null
+        f.redacted = true
+      }
+    }
+    if (!isPortOrNull(f.port) || f.sourceRanges.some((r) => !isCidr(r))) frontendsOk = false
   }
   if (!frontendsOk) {
     sp.frontends = sp.frontends.filter((f) => {
@@ -187,13 +183,16 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
   }
   let endpointsOk = true
   for (const ep of sp.endpoints) {
-    // The endpoint is counted and keeps its port, share and locality; only its address is hidden.
-    if (ep.ip !== null && !isIp(ep.ip) && isRedacted(ep.ip) && isPortOrNull(ep.port)) {
-      sayRedacted('endpoint address', ep.ip)
-      ep.ip = null
-      ep.redacted = true
+    if (!isPortOrNull(ep.port)) endpointsOk = false
+    else if (ep.ip !== null && !isIp(ep.ip)) {
+      if (!isRedacted(ep.ip)) endpointsOk = false
+      else {
+        // Counted, with its port, share and locality; only its address is hidden.
+        sayRedacted('endpoint address', ep.ip)
+        ep.ip = null
+        ep.redacted = true
+      }
     }
-    if ((ep.ip !== null && !isIp(ep.ip)) || !isPortOrNull(ep.port)) endpointsOk = false
   }
   if (!endpointsOk) {
     sp.endpoints = sp.endpoints.filter((ep) => {
