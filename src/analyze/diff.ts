@@ -7,7 +7,7 @@
  * comments, rule order, positions in the sources) is not. A field one side cannot observe
  * (null in the model) is never a difference: "unknown" is not "different".
  */
-import {joinHostPort} from '../core/address.js'
+import {endpointAddress, frontendAddress} from './addresses.js'
 import {displayName, serviceKey} from '../core/state.js'
 import {frontendPolicyLocal} from '../kube-proxy/endpoints.js'
 import type {
@@ -38,6 +38,8 @@ export interface ServiceDiff {
 export interface DiffSide {
   sources: SourceInfo[]
   mode: Mode
+  /** false when an error kept part of this side's input from being read (ProxyState.complete). */
+  complete: boolean
 }
 
 export interface DiffResult {
@@ -137,11 +139,11 @@ export function matchServicePorts(a: ProxyState, b: ProxyState): Pair[] {
 // Describing things as stable strings
 
 export function describeFrontend(f: Frontend): string {
-  return `${f.type} ${joinHostPort(f.ip ?? '*', f.port ?? '?')}`
+  return `${f.type} ${frontendAddress(f)}`
 }
 
 export function describeEndpoint(e: Endpoint): string {
-  return joinHostPort(e.ip, e.port ?? '?')
+  return endpointAddress(e)
 }
 
 /**
@@ -498,8 +500,8 @@ export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
   return {
     schemaVersion: 1,
     kind: 'DiffResult',
-    a: {sources: a.sources, mode: a.mode},
-    b: {sources: b.sources, mode: b.mode},
+    a: {sources: a.sources, mode: a.mode, complete: a.complete !== false},
+    b: {sources: b.sources, mode: b.mode, complete: b.complete !== false},
     equal: services.length === 0 && node.length === 0,
     services,
     node,

@@ -8,6 +8,7 @@
  * policy lets a frontend reach, when the source is masqueraded, what REJECT and DROP mean.
  */
 import {ownEndpoints, ownEndpointsDifference} from './frontend-endpoints.js'
+import {REDACTED_SHOWN} from '../core/redaction.js'
 import {displayName} from '../core/state.js'
 import {clusterSet, sharesOnLocalPath} from '../kube-proxy/endpoints.js'
 import type {
@@ -43,7 +44,8 @@ export interface MasqueradeExplanation {
 }
 
 export interface ReachedEndpoint {
-  ip: string
+  /** null when the input redacted it. */
+  ip: string | null
   port: number | null
   /** Probability that a new connection from an outside client at this frontend picks it; null when a scheduler decides. */
   share: number | null
@@ -53,8 +55,10 @@ export interface FrontendExplanation {
   type: FrontendType
   ip: string | null
   port: number | null
-  /** `172.30.0.41:80`, `[fd00::1]:80`, `*:3001`. */
+  /** `172.30.0.41:80`, `[fd00::1]:80`, `*:3001`, `<redacted>:80`. */
   address: string
+  /** true when the input redacted its address (`ip` is null then). */
+  redacted?: true
   action: FrontendAction
   /** The policy that governs this frontend: internalTrafficPolicy for a ClusterIP, externalTrafficPolicy for the others. */
   trafficPolicy: TrafficPolicy | null
@@ -76,7 +80,8 @@ export interface FrontendExplanation {
 }
 
 export interface ExplainedEndpoint {
-  ip: string
+  /** null when the input redacted it (`address` shows `<redacted>`). */
+  ip: string | null
   port: number | null
   address: string
   share: number | null
@@ -122,6 +127,8 @@ export interface ExplainResult {
   mode: Mode
   node: string | null
   pointOfView: PointOfView
+  /** false when an error kept part of the input from being read (ProxyState.complete). */
+  complete: boolean
   matches: ServiceExplanation[]
 }
 
@@ -150,6 +157,7 @@ export function explainService(
     mode: state.mode,
     node: state.node.name,
     pointOfView: state.node.view ?? 'node',
+    complete: state.complete !== false,
     matches: matches.map((m) => explainServicePort(m.sp, m.frontends, m.onNodeAddress, state)),
   }
 }
@@ -212,7 +220,9 @@ function matchByAddress(
           fe.type === 'NodePort' &&
           fe.port === q.port &&
           // `:PORT` also takes a NodePort on one address (listed apart when its endpoints differ).
-          (fe.ip === null || q.ip === null || canonicalIp(fe.ip) === q.ip),
+          ((fe.ip === null && !fe.redacted) ||
+            q.ip === null ||
+            (fe.ip !== null && canonicalIp(fe.ip) === q.ip)),
       ),
       onNodeAddress: q.ip,
     }))
@@ -252,6 +262,11 @@ function explainServicePort(
   state: ProxyState,
 ): ServiceExplanation {
   const notes: string[] = []
+  const hidden = sp.endpoints.filter((ep) => ep.ip === null).length
+  if (hidden > 0)
+    notes.push(
+      `The input redacted the address of ${hidden} endpoint(s); they are counted, shown as ${REDACTED_SHOWN}.`,
+    )
   if (state.node.view === 'cluster-wide') {
     notes.push(
       'Cluster-wide view: no --node was given and this host is not a node of these objects. Where a Local policy makes nodes differ, each frontend names the nodes that forward; --node NAME shows what one node does.',
@@ -389,6 +404,7 @@ function explainFrontend(
     notes.push(
       `Its own real servers differ from the service port's (kubernetes #89923): it ${ownEndpointsDifference(own)} (${plural(own.endpoints.length, 'endpoint')} here, ${sp.endpoints.length} for the service port). kube-proxy gives every frontend of a service port the same endpoints; a resync (restarting kube-proxy) reprograms it.`,
     )
+  if (fe.redacted) notes.push('The input redacted this address; kp does not know it.')
   if (onNodeAddress !== null)
     notes.push(
       `${onNodeAddress} is not a service IP; this assumes it is one of this node's addresses.`,
@@ -467,6 +483,7 @@ function explainFrontend(
     ip: fe.ip,
     port: fe.port,
     address: frontendAddress(fe),
+    ...(fe.redacted ? {redacted: true as const} : {}),
     action: fe.action,
     trafficPolicy: policy,
     verdict,

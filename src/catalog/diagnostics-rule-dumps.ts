@@ -154,9 +154,9 @@ export const RULE_DUMP_DIAGNOSTICS = {
     action: 'Give full `iptables-save` output when possible.',
   },
   IPT_TRUNCATED: {
-    severity: 'warning',
+    severity: ['warning', 'error'],
     meaning:
-      'The dump ends mid-line, without a final newline, or a table has no COMMIT: the input looks cut off.',
+      'The dump ends mid-line or its last table has no COMMIT (error: it is cut off; what came before is shown, exit 3), or a table lacks COMMIT before the next one or the input its final newline (warning: it may be).',
     action: 'Re-collect the dump whole.',
   },
   IPT_UNATTRIBUTED_RULE: {

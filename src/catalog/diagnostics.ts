@@ -321,6 +321,13 @@ export const DIAGNOSTICS = {
     meaning: 'A saved ProxyState was given with other inputs; it was ignored.',
     action: "Give either one saved state or the node's dumps.",
   },
+  INPUT_REDACTED: {
+    severity: 'warning',
+    meaning:
+      'An address was replaced by a redaction placeholder (`x.x.x.x`, `10.x.x.x`, `<IP>`, `REDACTED`, `***`; README "Partial and redacted input"); it is kept as redacted (null), the rest of its service port is read.',
+    action:
+      'Nothing, if the redaction was meant; answers about that address say it is redacted. Give the unredacted dump to render rules from it.',
+  },
   INPUT_SERVICE_NOT_FOUND: {
     severity: 'error',
     exit: 'input',

@@ -5,7 +5,8 @@
 import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type {InferredFlags} from '@oclif/core/interfaces'
-import {EXIT, InputError, KpError, formatDiagnostic} from '../errors.js'
+import {completenessOf, incompleteLine, inputErrors} from '../core/completeness.js'
+import {EXIT, type ExitName, InputError, KpError, formatDiagnostic} from '../errors.js'
 import {DEFAULT_TIMEOUT_SECONDS} from '../live/timeout.js'
 import type {Diagnostic, Mode, ProxyState} from '../model/types.js'
 import {FORMAT_IDS} from '../readers/registry.js'
@@ -21,6 +22,8 @@ export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 const JSON_PIECE = 1 << 20
 /** Warnings of one code shown on stderr without --verbose; the rest are counted in one line. */
 const WARNINGS_PER_CODE = 20
+/** Errors of an incomplete input listed on stderr; --json lists them all. */
+const ERRORS_SHOWN = 20
 
 /** The input flags loadState reads. */
 export interface LoadFlags {
@@ -161,14 +164,49 @@ export abstract class KpCommand extends Command {
     return [a, await load(second)]
   }
 
-  /** What every read state goes through: its facts are kept, diagnostics reported, the first error thrown (exit 3). */
+  /**
+   * What every read state goes through: its facts are kept and diagnostics reported. A state read
+   * in part is kept, said to be incomplete first on stderr, and ends the run with exit 3; one of
+   * which nothing could be read throws its first error (exit 3, src/core/completeness.ts).
+   */
   private acceptState(state: ProxyState, facts: BundleFacts | null, flags: LoadFlags): ProxyState {
     this.loadedFacts = facts
+    const completeness = completenessOf(state)
+    if (completeness === 'partial') this.reportIncomplete(state)
     this.reportDiagnostics(state.diagnostics, Boolean(flags.verbose))
     const firstError = state.diagnostics.find((d) => d.severity === 'error')
-    if (firstError)
+    if (completeness === 'unreadable' && firstError)
       throw new InputError(formatDiagnostic(firstError), firstError.code, [], state.diagnostics)
     return state
+  }
+
+  /** Whether a state this run read was incomplete: the run then ends with exit 3 whatever it found. */
+  protected inputIncomplete = false
+
+  /**
+   * Sets the exit status the run ends with once the command returns (set, not this.exit(): the
+   * result must still be printed for --json). Incomplete input keeps exit 3: "no differences" or
+   * "findings" over part of the input is not the answer for the whole.
+   */
+  protected setExitStatus(name: ExitName): void {
+    process.exitCode = this.inputIncomplete ? EXIT.input.code : EXIT[name].code
+  }
+
+  /** The incomplete-input line, then the errors (the first ERRORS_SHOWN), each once per run. */
+  private reportIncomplete(state: ProxyState): void {
+    this.inputIncomplete = true
+    process.exitCode = EXIT.input.code
+    const errors = inputErrors(state)
+    const lines = [`kp: ${incompleteLine(errors.length)}\n`]
+    for (const d of errors.slice(0, ERRORS_SHOWN))
+      lines.push(`kp: error: ${escapeControl(formatDiagnostic(d))} [${d.code}]\n`)
+    if (errors.length > ERRORS_SHOWN)
+      lines.push(`kp: ${errors.length - ERRORS_SHOWN} more error(s); --json lists them\n`)
+    for (const line of lines) {
+      if (this.reportedLines.has(line)) continue
+      this.reportedLines.add(line)
+      process.stderr.write(line)
+    }
   }
 
   /**

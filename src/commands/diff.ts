@@ -55,8 +55,8 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
       const color = Boolean(process.stdout.isTTY) && !flags['no-color'] && !process.env.NO_COLOR
       this.log(formatDiff(result, {color}))
     }
-    // Set, not this.exit(): the result must still be printed (once) for --json.
-    if (!result.equal) process.exitCode = EXIT.found.code
+    // Differences found in incomplete input still end with exit 3 (setExitStatus).
+    if (!result.equal) this.setExitStatus('found')
     return result
   }
 }

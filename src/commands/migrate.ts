@@ -25,6 +25,8 @@ import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../rende
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'
 import {makeDirectory} from '../core/directory.js'
+import {inputErrors} from '../core/completeness.js'
+import {incompleteHeader, withIncompleteHeader} from '../cli/incomplete-header.js'
 import {invalidRenderOption, type CheckedSetting} from '../render/setting-values.js'
 
 export interface MigrateResult {
@@ -41,6 +43,11 @@ export interface MigrateResult {
   /** Every file the target mode needs, the primary one first; [] whenever `text` is null. */
   files: RenderedFile[]
   findings: Finding[]
+  /**
+   * false when an error kept part of the input from being read: then no rules are written
+   * (`text` null, `files` []) unless --allow-incomplete, which writes them with a header comment.
+   */
+  complete: boolean
 }
 
 /** The flag that gives each checked render option (src/render/setting-values.ts). */
@@ -107,6 +114,10 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       description: 'With --check: the lowest severity that makes the exit status 1.',
     })(),
     out: Flags.string({description: 'Write the target rules to this file instead of stdout.'}),
+    'allow-incomplete': Flags.boolean({
+      description:
+        'Write the target rules even when part of the input could not be read; they start with a comment naming the errors (exit 3 still).',
+    }),
     'out-dir': Flags.string({
       description:
         'Write every file the target mode needs (for example both families) into this folder.',
@@ -229,23 +240,36 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
     // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
     const renderer = await loadRenderer(to)
+    // Rules from part of the input would be loaded as if whole: none are written unless asked for.
+    const errors = state.complete === false ? inputErrors(state) : null
+    const refused = errors !== null && !flags['allow-incomplete'] && !flags.check
+    const writes = !flags.check && !refused
+    const header = errors !== null && writes ? incompleteHeader(errors) : null
     // The rules go out as they are rendered (never held whole) when only they are written: to --out,
     // or to stdout (`kp migrate --to nftables | nft -f -`). --check-kernel needs them whole.
     const streaming =
-      !flags.check &&
-      !this.jsonEnabled() &&
-      flags['out-dir'] === undefined &&
-      !flags['check-kernel']
+      writes && !this.jsonEnabled() && flags['out-dir'] === undefined && !flags['check-kernel']
     let rendered: RenderResult | null = null
     let renderFindings: Finding[]
     if (streaming && renderer.stream) {
       const stream = renderer.stream
-      const render = (sink: TextSink) => stream(state, renderOptions, sink)
+      const render = (sink: TextSink) => {
+        if (header !== null) sink(header)
+        return stream(state, renderOptions, sink)
+      }
       renderFindings =
         flags.out === undefined ? streamToStdout(render) : this.streamRules(flags.out, render)
     } else {
       rendered = renderer.render(state, renderOptions)
       renderFindings = rendered.findings
+      if (header !== null && errors !== null) {
+        const marked = withIncompleteHeader(rendered, errors)
+        rendered = marked.rendered
+        if (marked.uncommented.length > 0)
+          this.warnLine(
+            `${marked.uncommented.join(', ')}: no comment syntax, so no header says these rules come from incomplete input`,
+          )
+      }
     }
     let kernelCheck: KernelCheck | null = null
     if (flags['check-kernel']) {
@@ -269,13 +293,13 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       kind: 'MigrateResult',
       from,
       to,
-      text: rendered === null || flags.check ? null : rendered.text,
-      files: rendered === null || flags.check ? [] : rendered.files,
+      text: rendered === null || !writes ? null : rendered.text,
+      files: rendered === null || !writes ? [] : rendered.files,
       findings: all,
+      complete: errors === null,
     }
 
-    if (!flags.check && rendered !== null)
-      await this.writeRules(rendered, flags.out, flags['out-dir'])
+    if (writes && rendered !== null) await this.writeRules(rendered, flags.out, flags['out-dir'])
     if (!this.jsonEnabled()) {
       const {formatFindings} = await import('../cli/views/migrate.js')
       // --check: the findings are the answer (stdout, so they can be paged or saved); otherwise
@@ -286,7 +310,11 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       if (flags.check) this.log(view)
       else process.stderr.write(`${view}\n`)
     }
-    if (flags.check && failsOn(all, flags['fail-on'])) process.exitCode = EXIT.found.code
+    if (refused)
+      this.warnLine(
+        'no rules written: part of the input could not be read (errors above); --allow-incomplete writes them with a header naming the errors',
+      )
+    if (flags.check && failsOn(all, flags['fail-on'])) this.setExitStatus('found')
     return result
   }
 

@@ -3,6 +3,7 @@
  * identity, display names and the deterministic order docs/model.md promises.
  */
 import {joinHostPort} from './address.js'
+import {REDACTED_SHOWN} from './redaction.js'
 import type {
   Diagnostic,
   Endpoint,
@@ -59,7 +60,8 @@ function clusterIpKey(sp: ServicePort): string {
   if (!fe) return `?/${sp.protocol}`
   const port = fe.port ?? '?'
   // Bracketed by the service's family, like the key of every other frontend of it.
-  return `${fe.ip === null ? joinHostPort('*', port) : joinHostPort(fe.ip, port, sp.family)}/${sp.protocol}`
+  if (fe.ip !== null) return `${joinHostPort(fe.ip, port, sp.family)}/${sp.protocol}`
+  return `${joinHostPort(fe.redacted ? REDACTED_SHOWN : '*', port)}/${sp.protocol}`
 }
 
 /**

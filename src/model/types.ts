@@ -77,7 +77,7 @@ export interface NodeInfo {
 
 export interface Frontend {
   type: FrontendType
-  /** null for a NodePort that listens on every node address. */
+  /** null for a NodePort that listens on every node address, or when `redacted`. */
   ip: string | null
   /** null when the source does not show the port; never guessed. */
   port: number | null
@@ -102,10 +102,13 @@ export interface Frontend {
    * (kubernetes #89923). Added after schemaVersion 1's release, so optional (docs/model.md).
    */
   endpoints?: Endpoint[]
+  /** true when the input hid the address behind a placeholder (`x.x.x.x`, `<IP>`); `ip` is null then. */
+  redacted?: true
 }
 
 export interface Endpoint {
-  ip: string
+  /** null only when `redacted`. */
+  ip: string | null
   port: number | null
   /** null when the source cannot tell. */
   local: boolean | null
@@ -114,6 +117,8 @@ export interface Endpoint {
   /** IPVS weight; null in other modes. */
   weight: number | null
   state: EndpointState | null
+  /** true when the input hid the address behind a placeholder (`x.x.x.x`, `<IP>`); `ip` is null then. */
+  redacted?: true
 }
 
 export interface SessionAffinity {
@@ -163,6 +168,11 @@ export interface ProxyState {
   services: ServicePort[]
   foreign: ForeignObject[]
   diagnostics: Diagnostic[]
+  /**
+   * false when an error kept part of the input from being read: the state holds what could be
+   * read. Absent otherwise (states saved before it was added lack it too).
+   */
+  complete?: boolean
 }
 
 /**

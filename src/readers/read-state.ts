@@ -200,6 +200,8 @@ export async function readState(
     state.node.nftVersion ??= facts.nftVersion
     state.node.iptablesBackends ??= facts.iptablesBackends
   }
+  // What an error kept from being read is missing: the state says so (src/core/completeness.ts).
+  if (state.diagnostics.some((d) => d.severity === 'error')) state.complete = false
   sortState(state)
   const keep = opts.refsPerPort
   if (keep !== undefined)

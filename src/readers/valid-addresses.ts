@@ -5,14 +5,18 @@
  * address (`--to-destination 10.180.0.3::80`, `-s COMMIT`, an nft element cut in the middle:
  * found by mutating the fixtures) leaves it here, as an error at the line that holds it (looked
  * for among the service port's rules first): the value is left out and the rest of the state stands.
+ * A redaction placeholder (`x.x.x.x`, `<IP>`: src/core/redaction.ts) is no damage: a frontend or
+ * endpoint keeps its place with a null address marked `redacted`, and a warning says so.
  */
 import {isCidr, isIp, isIpOrCidr} from '../core/address.js'
+import {isRedacted} from '../core/redaction.js'
 import {diag, displayName} from '../core/state.js'
 import {indexAtOrBefore} from '../core/text.js'
 import type {Diagnostic, ProxyState, ServicePort, SourceRef} from '../model/types.js'
 import type {SourceText} from './types.js'
 
 const CODE = 'INPUT_BAD_ADDRESS'
+const REDACTED = 'INPUT_REDACTED'
 /** How much of a bad value a message quotes. */
 const QUOTE_CHARS = 80
 
@@ -83,19 +87,30 @@ export function dropInvalidAddresses(state: ProxyState, locate: Locate): Diagnos
   const badCidrs = node.podCIDRs.filter((c) => !isCidr(c))
   if (badCidrs.length > 0) {
     for (const c of badCidrs)
-      out.push(diag('error', CODE, `pod CIDR ${quote(c)} is not a CIDR; left out`, locate(c)))
+      out.push(
+        isRedacted(c)
+          ? diag('warning', REDACTED, `pod CIDR ${quote(c)} is redacted; left out`, locate(c))
+          : diag('error', CODE, `pod CIDR ${quote(c)} is not a CIDR; left out`, locate(c)),
+      )
     node.podCIDRs = node.podCIDRs.filter((c) => isCidr(c))
   }
   if (node.nodePortAddresses !== null && node.nodePortAddresses.some((c) => !isIpOrCidr(c))) {
     for (const c of node.nodePortAddresses)
       if (!isIpOrCidr(c))
         out.push(
-          diag(
-            'error',
-            CODE,
-            `nodePortAddresses entry ${quote(c)} is not an address or CIDR; left out`,
-            locate(c),
-          ),
+          isRedacted(c)
+            ? diag(
+                'warning',
+                REDACTED,
+                `nodePortAddresses entry ${quote(c)} is redacted; left out`,
+                locate(c),
+              )
+            : diag(
+                'error',
+                CODE,
+                `nodePortAddresses entry ${quote(c)} is not an address or CIDR; left out`,
+                locate(c),
+              ),
         )
     node.nodePortAddresses = node.nodePortAddresses.filter((c) => isIpOrCidr(c))
   }
@@ -115,14 +130,27 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
       ),
     )
   }
+  const sayRedacted = (what: string, value: string): void => {
+    out.push(
+      diag(
+        'warning',
+        REDACTED,
+        `${displayName(sp)}: ${what} ${quote(value)} is redacted; kept without its address`,
+        locate(value, sp.rules) ?? sp.rules[0] ?? null,
+      ),
+    )
+  }
   let frontendsOk = true
   for (const f of sp.frontends) {
-    if (
-      (f.ip !== null && !isIp(f.ip)) ||
-      !isPortOrNull(f.port) ||
-      f.sourceRanges.some((r) => !isCidr(r))
-    )
-      frontendsOk = false
+    if (f.ip !== null && !isIp(f.ip)) {
+      if (!isRedacted(f.ip)) frontendsOk = false
+      else {
+        sayRedacted(`${f.type} address`, f.ip)
+        f.ip = null
+        f.redacted = true
+      }
+    }
+    if (!isPortOrNull(f.port) || f.sourceRanges.some((r) => !isCidr(r))) frontendsOk = false
   }
   if (!frontendsOk) {
     sp.frontends = sp.frontends.filter((f) => {
@@ -154,13 +182,25 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
     sp.healthCheckNodePort = null
   }
   let endpointsOk = true
-  for (const ep of sp.endpoints) if (!isIp(ep.ip) || !isPortOrNull(ep.port)) endpointsOk = false
+  for (const ep of sp.endpoints) {
+    if (!isPortOrNull(ep.port)) endpointsOk = false
+    else if (ep.ip !== null && !isIp(ep.ip)) {
+      if (!isRedacted(ep.ip)) endpointsOk = false
+      else {
+        // Counted, with its port, share and locality; only its address is hidden.
+        sayRedacted('endpoint address', ep.ip)
+        ep.ip = null
+        ep.redacted = true
+      }
+    }
+  }
   if (!endpointsOk) {
     sp.endpoints = sp.endpoints.filter((ep) => {
-      if (isIp(ep.ip) && isPortOrNull(ep.port)) return true
+      if ((ep.ip === null || isIp(ep.ip)) && isPortOrNull(ep.port)) return true
+      const ip = ep.ip ?? ''
       say(
-        `endpoint ${quote(ep.ip)}${ep.port === null ? '' : ` port ${ep.port}`} is not an IP address and port`,
-        ep.ip,
+        `endpoint ${quote(ip)}${ep.port === null ? '' : ` port ${ep.port}`} is not an IP address and port`,
+        ip,
       )
       return false
     })

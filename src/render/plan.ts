@@ -293,6 +293,17 @@ export function planService(
   let unequalWeights = false
   let unknownLocality = false
   for (const ep of sp.endpoints) {
+    if (ep.ip === null) {
+      note(
+        'RENDER_ENDPOINT_INCOMPLETE',
+        'warning',
+        'redacted endpoint left out',
+        'The input hid the address of an endpoint of this service port (a redaction placeholder), so it cannot be rendered; the others take its share.',
+        'Render from an unredacted dump, or add the endpoint by hand.',
+        [],
+      )
+      continue
+    }
     if (ep.port === null) {
       note(
         'RENDER_ENDPOINT_INCOMPLETE',

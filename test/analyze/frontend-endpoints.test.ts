@@ -49,7 +49,7 @@ describe('explain: a frontend with its own endpoints', () => {
     const s = await readIpvs(loopbackNodePortLacksOne())
     const text = renderExplain(explain(s, ':30080'), {
       rules: false,
-      ruleText: () => null,
+      ruleText: () => [],
       style: plainStyle,
     })
     const at = text.indexOf('127.0.0.1:30080')

@@ -32,6 +32,7 @@ describe('kp diff on saved states', () => {
     expect(doc.b).toEqual({
       mode: 'nftables',
       sources: [{path: 'corpus/upstream/nftables-overall.dump', format: 'nft', tool: null}],
+      complete: true,
     })
   })
 

@@ -3,7 +3,7 @@
  * §d caveats 7-10, 12-14, 16, and a.2/a.3), checked in both directions: leaving IPVS for
  * nftables or iptables, and moving to IPVS from either.
  */
-import {joinHostPort} from '../../core/address.js'
+import {endpointAddress} from '../addresses.js'
 import type {Endpoint, ServicePort} from '../../model/types.js'
 import {
   frontendsDisagree as anyOwnEndpoints,
@@ -32,7 +32,7 @@ const enteringIpvs = (ctx: MigrationContext): boolean =>
 const active = (sp: ServicePort): Endpoint[] =>
   sp.endpoints.filter((e) => e.state !== 'draining' && e.weight !== 0)
 
-const hostPort = (e: Endpoint): string => joinHostPort(e.ip, e.port ?? '?')
+const hostPort = (e: Endpoint): string => endpointAddress(e)
 
 /** Source-hashing schedulers give implicit stickiness that random selection does not (caveat 7). */
 const STICKY_SCHEDULERS = new Set(['sh', 'mh'])

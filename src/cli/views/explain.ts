@@ -151,5 +151,9 @@ export function renderExplain(result: ExplainResult, opts: ExplainViewOptions): 
     result.matches.length > 1
       ? `${result.matches.length} service ports match ${JSON.stringify(escapeControl(result.query.text))}:\n\n`
       : ''
-  return header + blocks.join('\n\n')
+  // What could not be read may hold more endpoints or frontends of these service ports.
+  const footer = result.complete
+    ? ''
+    : '\n\nThe input is incomplete: rules or objects of these service ports may be missing.'
+  return header + blocks.join('\n\n') + footer
 }

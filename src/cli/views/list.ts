@@ -3,7 +3,6 @@ import {displayName} from '../../core/state.js'
 import type {Frontend, ProxyState, ServicePort} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
 import {endpointLabel, frontendLabel, pointOfViewWords} from './service-words.js'
-import {endpointLabel, frontendLabel} from './service-words.js'
 import {ownEndpoints, ownEndpointsDifference} from '../../analyze/frontend-endpoints.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
@@ -100,7 +99,9 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
   const pov = pointOfViewWords(state.node.view, state.node.name)
-  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${pov})`
+  // The stderr line says it too; the table alone must not read as the whole node.
+  const partial = state.complete === false ? '; input incomplete, more may be missing' : ''
+  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${pov}${partial})`
   return state.node.view === 'cluster-wide'
     ? `${table}\n\n${footer}\n${CLUSTER_WIDE}`
     : `${table}\n\n${footer}`

@@ -184,7 +184,7 @@ class IptablesTextParser extends ParseState {
     // Reading it would invent a wrong value; drop it and say so.
     if (unterminated && this.current !== null && trimmed !== 'COMMIT') {
       this.note(
-        'warning',
+        'error',
         'IPT_TRUNCATED',
         `the dump ends in the middle of line ${lineNo} (no newline, no COMMIT after it); that line was not read: ${clip(trimmed)}`,
         lineNo,
@@ -623,7 +623,7 @@ class IptablesTextParser extends ParseState {
     for (const table of tables.values()) {
       if (!table.committed && !this.reportedUncommitted.has(table))
         this.note(
-          'warning',
+          'error',
           'IPT_TRUNCATED',
           `the ${table.name} table (from line ${table.line}) has no COMMIT: the dump is cut off after line ${lastLine}; the rules before that are kept, later ones are missing`,
           lastLine,

@@ -2,6 +2,7 @@
  * Stage 6 of the iptables reader: each group's drafts -> one ServicePort (protocol, names, hash
  * checks, endpoints with their shares and locality, frontends with their source ranges).
  */
+import {isRedacted} from '../../core/redaction.js'
 import {toCidr} from '../../core/address.js'
 import type {Endpoint, Frontend, Protocol, ServicePort} from '../../model/types.js'
 import {splitServicePortName} from './comments.js'
@@ -93,7 +94,8 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
     }
   }
   const localPolicy = g.etp === 'Local' || g.itp === 'Local'
-  const endpoints: Endpoint[] = []
+  // Addresses a reader reads are strings; only the last check marks some redacted (null).
+  const endpoints: Array<Endpoint & {ip: string}> = []
   /** The addresses so far, once there are more than SCANNED_ENDPOINTS drafts; until then the endpoints are scanned (a set per service port cost more). */
   const seenIps = g.endpoints.length > SCANNED_ENDPOINTS ? new Set<string>() : null
   const seenIp = (ip: string): boolean => {
@@ -113,7 +115,11 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
     if (ep.written === null) continue // the SEP chain is missing or has no DNAT (reported above)
     if (g.spn !== null) {
       const expected = iptablesEndpointHash(g.spn, proto, ep.written)
-      if (ep.sep.length !== SEP_PREFIX.length + expected.length || !ep.sep.endsWith(expected)) {
+      // A redacted address (x.x.x.x) cannot carry the hash of the real one: not a mismatch.
+      if (
+        (ep.sep.length !== SEP_PREFIX.length + expected.length || !ep.sep.endsWith(expected)) &&
+        !isRedacted(ep.ip)
+      ) {
         r.warn(
           'IPT_HASH_MISMATCH',
           `${ep.sep} does not carry the hash of "${g.spn}" ${proto.toLowerCase()} ${ep.written} (expected ${SEP_PREFIX}${expected}): hand-edited or corrupted dump?`,

@@ -23,6 +23,7 @@ import {
   parseProcMark,
   readProcServiceOptions,
 } from './proc-hex.js'
+import {isRedacted} from '../../core/redaction.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
 
 /** Which `ipvsadm -L` variant printed the listing; 'save' for `-S`. */
@@ -39,6 +40,11 @@ export interface IpvsRealServer {
   activeConn: number | null
   inactConn: number | null
   line: number
+  /**
+   * For an address the input redacted (`x.x.x.x:8080`): its place among the virtual server's
+   * redacted real servers, 1, 2, ...; it keeps two of them with one placeholder apart.
+   */
+  redacted?: number
 }
 
 export interface IpvsVirtualServer {
@@ -347,7 +353,8 @@ export function parseIpvsadm(
       rest = tokens.slice(v6 ? 3 : 2)
     } else {
       const protocol = parseProtocol(head)!
-      const addr = tokens[1] === undefined ? null : hostPort(tokens[1])
+      const addr =
+        tokens[1] === undefined ? null : (hostPort(tokens[1]) ?? parseRedactedHostPort(tokens[1]))
       if (!addr) {
         if (tokens[1] !== undefined && !proc && looksResolved(tokens[1])) markNonNumeric(lineNo)
         else
@@ -359,6 +366,8 @@ export function parseIpvsadm(
         return null
       }
       vs = newVirtualServer(protocol, addr.family, addr.ip, addr.port, null, lineNo)
+      // Two redacted virtual servers may share a placeholder: each listing row is its own.
+      if ('redacted' in addr) vs.key += ` #${lineNo}`
       rest = tokens.slice(2)
     }
     if (proc) readProcOptions(vs, rest, lineNo)
@@ -428,7 +437,10 @@ export function parseIpvsadm(
 
   function parseDestinationRow(tokens: string[], lineNo: number, vs: IpvsVirtualServer): void {
     const addrText = tokens[1]
-    const addr = addrText === undefined ? null : hostPort(addrText)
+    const addr =
+      addrText === undefined
+        ? null
+        : (hostPort(addrText) ?? parseRedactedHostPort(addrText, vs.family))
     if (!addr) {
       if (addrText !== undefined && !proc && looksResolved(addrText)) markNonNumeric(lineNo)
       else
@@ -465,6 +477,7 @@ export function parseIpvsadm(
         activeConn: uint(column('ActiveConn')),
         inactConn: uint(column('InActConn')),
         line: lineNo,
+        ...('redacted' in addr ? {redacted: 0} : {}),
       },
       addr.family,
     )
@@ -633,7 +646,10 @@ export function parseIpvsadm(
       warn('IPVS_BAD_RULE', '-a line without -r REAL-SERVER; skipped', lineNo)
       return
     }
-    const real = parseHostPort(rs.addr) ?? parseBareHost(rs.addr, port)
+    const real =
+      parseHostPort(rs.addr) ??
+      parseBareHost(rs.addr, port) ??
+      parseRedactedHostPort(rs.addr, vs.family)
     if (!real) {
       if (looksResolved(rs.addr)) markNonNumeric(lineNo)
       else
@@ -655,12 +671,17 @@ export function parseIpvsadm(
         activeConn: null,
         inactConn: null,
         line: lineNo,
+        ...('redacted' in real ? {redacted: 0} : {}),
       },
       real.family,
     )
   }
 
   function addRealServer(vs: IpvsVirtualServer, real: IpvsRealServer, family: Family): void {
+    if (real.redacted !== undefined) {
+      real.redacted = vs.realServers.filter((r) => r.redacted !== undefined).length + 1
+      family = vs.family
+    }
     if (family !== vs.family && vs.fwmark === null) {
       warn(
         'IPVS_MIXED_FAMILY',
@@ -679,6 +700,23 @@ function parseBareHost(
 ): {ip: string; family: Family; port: number} | null {
   const ip = parseIp(text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text)
   return ip && port !== null ? {...ip, port} : null
+}
+
+/**
+ * `x.x.x.x:8080`, `<IP>:53`, `[REDACTED]:80`: a redaction placeholder (src/core/redaction.ts) with a
+ * numeric port. The placeholder is kept as the address; the last check of the state marks it
+ * redacted (src/readers/valid-addresses.ts). Its family is the virtual server's, else IPv4.
+ */
+function parseRedactedHostPort(
+  text: string,
+  family: Family = 'IPv4',
+): {ip: string; family: Family; port: number; redacted: true} | null {
+  const colon = text.lastIndexOf(':')
+  if (colon <= 0) return null
+  const port = uint(text.slice(colon + 1))
+  if (port === null || port > 65535) return null
+  const host = text.slice(0, colon)
+  return isRedacted(host) ? {ip: host, family, port, redacted: true} : null
 }
 
 /**

@@ -14,6 +14,7 @@ import type {
   TrafficPolicy,
 } from '../../model/types.js'
 import {joinHostPort} from '../../core/address.js'
+import {REDACTED_SHOWN} from '../../core/redaction.js'
 import {endpointKey} from './protocol.js'
 import type {Classified} from './classify.js'
 import type {Group} from './group.js'
@@ -74,7 +75,7 @@ export function toServicePort(
   // Endpoints: the ClusterIP virtual server's real servers, then any only the others have.
   const loopbackKnown = sets.hasSet('LOOP-BACK', vs.family)
   const clusterEndpoints = new Map(
-    (cs?.endpoints ?? []).map((e) => [joinHostPort(e.ip, e.port, vs.family), e]),
+    (cs?.endpoints ?? []).map((e) => [joinHostPort(e.ip ?? REDACTED_SHOWN, e.port, vs.family), e]),
   )
   const toEndpoint = (rs: RealServerSeen, key: string): Endpoint => {
     const fromCluster = clusterEndpoints.get(key)
@@ -201,7 +202,7 @@ function nodePortFrontends(
 function sameEndpoints(mine: Endpoint[], all: Map<string, Endpoint>): boolean {
   if (mine.length !== all.size) return false
   return mine.every((e) => {
-    const other = all.get(joinHostPort(e.ip, e.port))
+    const other = all.get(joinHostPort(e.ip ?? '', e.port))
     return other !== undefined && other.weight === e.weight
   })
 }

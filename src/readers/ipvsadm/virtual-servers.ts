@@ -75,7 +75,10 @@ export function mergeListings(
       const before = isNew ? null : new Set(seen.realServers.keys())
       const now = new Set<string>()
       for (const rs of vs.realServers) {
-        const key = joinHostPort(rs.ip, rs.port, vs.family)
+        const key =
+          rs.redacted === undefined
+            ? joinHostPort(rs.ip, rs.port, vs.family)
+            : `${joinHostPort(rs.ip, rs.port, vs.family)} #${rs.redacted}`
         now.add(key)
         const known = seen.realServers.get(key)
         const rsRef = {path, line: rs.line}

@@ -7,6 +7,7 @@
  * problem to report.
  */
 import {isCidr, isIp, isIpOrCidr} from '../../core/address.js'
+import {isRedacted} from '../../core/redaction.js'
 import type {Diagnostic, Endpoint, ProxyState} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import {parseJsonWithLines} from '../json-lines.js'
@@ -86,6 +87,8 @@ const str: Reader<string> = (v, at, ctx) =>
   typeof v === 'string' ? v : bad(ctx, at, 'a string', v)
 const bool: Reader<boolean> = (v, at, ctx) =>
   typeof v === 'boolean' ? v : bad(ctx, at, 'true or false', v)
+/** A flag written only when set (`redacted: true`). */
+const isTrue: Reader<true> = (v, at, ctx) => (v === true ? true : bad(ctx, at, 'true', v))
 
 function int(min: number, max: number): Reader<number> {
   return (v, at, ctx) =>
@@ -145,6 +148,22 @@ function list<T>(read: Reader<T>): Reader<T[]> {
   }
 }
 
+/**
+ * A list whose bad items are left out (each problem is still reported): one damaged service port
+ * of a saved state leaves the others readable, and the state is marked incomplete.
+ */
+function listKeepingGood<T>(read: Reader<T>): Reader<T[]> {
+  return (v, at, ctx) => {
+    if (!Array.isArray(v)) return bad(ctx, at, 'an array', v)
+    const out: T[] = []
+    for (let i = 0; i < v.length; i++) {
+      const r = read(v[i], child(at, i), ctx)
+      if (r !== BAD) out.push(r)
+    }
+    return out
+  }
+}
+
 type Shape<T> = {[K in keyof T]-?: Reader<T[K]>}
 
 /** An object with exactly these members: missing ones are errors, unknown ones warnings. */
@@ -190,6 +209,29 @@ function object<T>(shape: Shape<T>): Reader<T> {
 const ip: Reader<string> = (v, at, ctx) =>
   typeof v === 'string' && isIp(v) ? v : bad(ctx, at, 'an IP address', v)
 
+/**
+ * A frontend's or endpoint's address: an IP, null, or a redaction placeholder put in by hand
+ * before the state was shared (`x.x.x.x`, src/core/redaction.ts), read as null with a warning.
+ */
+const ipOrRedacted: Reader<string | null> = (v, at, ctx) => {
+  if (v === null) return null
+  if (typeof v === 'string' && !isIp(v) && isRedacted(v)) {
+    problem(ctx, 'warning', 'INPUT_REDACTED', at, `${shown(v)} is redacted; read as null`)
+    return null
+  }
+  return ip(v, at, ctx)
+}
+
+/** Marks `redacted` the objects whose address a placeholder hid (ipOrRedacted made it null). */
+function withRedaction<T extends {ip: string | null; redacted?: true}>(read: Reader<T>): Reader<T> {
+  return (v, at, ctx) => {
+    const r = read(v, at, ctx)
+    if (r === BAD || r.ip !== null) return r
+    const given = (v as {ip?: unknown}).ip
+    return typeof given === 'string' ? {...r, redacted: true} : r
+  }
+}
+
 /** `10.0.0.0/8`, `fd00::/64`; with `bare` also a plain address (nodePortAddresses holds both). */
 function cidr(bare: boolean): Reader<string> {
   return (v, at, ctx) =>
@@ -201,14 +243,18 @@ function cidr(bare: boolean): Reader<string> {
 const port = int(0, 65535)
 const sourceRef = object({path: str, line: int(1, Number.MAX_SAFE_INTEGER)})
 
-const endpoint = object<Endpoint>({
-  ip,
-  port: nullable(port),
-  local: nullable(bool),
-  share: nullable(probability),
-  weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
-  state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
-})
+const endpoint = withRedaction(
+  object<Endpoint>({
+    // null only for an address the input redacted.
+    ip: ipOrRedacted,
+    port: nullable(port),
+    local: nullable(bool),
+    share: nullable(probability),
+    weight: nullable(int(0, Number.MAX_SAFE_INTEGER)),
+    state: nullable(oneOf('ready', 'serving-terminating', 'draining')),
+    redacted: optional(isTrue),
+  }),
+)
 
 const readState: Reader<ProxyState> = object<ProxyState>({
   schemaVersion: literal(1, 'KPJSON_SCHEMA_VERSION', 'unsupported schemaVersion; this kp reads 1'),
@@ -233,7 +279,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     otherChains: optional(nullable(list(str))),
     view: optional(oneOf('node', 'cluster-wide')),
   }),
-  services: list(
+  services: listKeepingGood(
     object({
       namespace: nullable(str),
       name: nullable(str),
@@ -241,16 +287,19 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       protocol: oneOf('TCP', 'UDP', 'SCTP'),
       family: oneOf('IPv4', 'IPv6'),
       frontends: list(
-        object({
-          type: oneOf('ClusterIP', 'NodePort', 'ExternalIP', 'LoadBalancer', 'External'),
-          ip: nullable(ip),
-          port: nullable(port),
-          sourceRanges: list(cidr(false)),
-          action: oneOf('forward', 'reject', 'drop'),
-          nodeSourceExcluded: optional(bool),
-          forwardedOnNodes: optional(list(str)),
-          endpoints: optional(list(endpoint)),
-        }),
+        withRedaction(
+          object({
+            type: oneOf('ClusterIP', 'NodePort', 'ExternalIP', 'LoadBalancer', 'External'),
+            ip: ipOrRedacted,
+            port: nullable(port),
+            sourceRanges: list(cidr(false)),
+            action: oneOf('forward', 'reject', 'drop'),
+            redacted: optional(isTrue),
+            nodeSourceExcluded: optional(bool),
+            forwardedOnNodes: optional(list(str)),
+            endpoints: optional(list(endpoint)),
+          }),
+        ),
       ),
       healthCheckNodePort: nullable(port),
       internalTrafficPolicy: nullable(oneOf('Cluster', 'Local')),
@@ -275,6 +324,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       source: nullable(sourceRef),
     }),
   ),
+  complete: optional(bool),
 })
 
 /**
@@ -310,7 +360,10 @@ function locate(text: string, problems: Problem[], path: string): Diagnostic[] {
   })
 }
 
-/** Reads a saved ProxyState; `data` is null when any error was found (every error is reported, with its line). */
+/**
+ * Reads a saved ProxyState; `data` is null when any error was found outside a service port (every
+ * error is reported, with its line). A bad service port is left out and the rest is read.
+ */
 export function parse(src: SourceText): ParsedSource<ProxyState | null> {
   const source = {path: src.path, format: 'kp-json', tool: src.tool ?? null}
   const failed = (diagnostics: Diagnostic[]): ParsedSource<null> => ({
@@ -363,6 +416,6 @@ export function parse(src: SourceText): ParsedSource<ProxyState | null> {
   }
   const state = readState(record, root, ctx)
   const diagnostics = ctx.problems.length > 0 ? locate(text, ctx.problems, src.path) : []
-  if (state === BAD || diagnostics.some((d) => d.severity === 'error')) return failed(diagnostics)
+  if (state === BAD) return failed(diagnostics)
   return {format: 'kp-json', source, data: state, diagnostics}
 }

@@ -19,6 +19,7 @@
  */
 import {pushAll} from '../../core/arrays.js'
 import {joinHostPort, parseCidrSloppy, parseIpSloppy} from '../../core/address.js'
+import {isRedacted} from '../../core/redaction.js'
 import {hostname} from 'node:os'
 import {diag, emptyState, sortState} from '../../core/state.js'
 import {categorizeEndpoints, endpointUse, localOrCluster} from '../../kube-proxy/endpoints.js'
@@ -72,10 +73,13 @@ interface CachedEndpoint {
   nodeName: string | null
   zoneHints: string[]
   nodeHints: string[]
+  /** For a redacted address: where it is (`slice[3]`), so that two redacted endpoints stay two. */
+  redactedAt?: string
 }
 
 /** Endpoint.String(): the identity kube-proxy's cache and CategorizeEndpoints key endpoints by. */
-const endpointKey = (e: CachedEndpoint): string => `${e.ip}|${e.port}`
+const endpointKey = (e: CachedEndpoint): string =>
+  e.redactedAt === undefined ? `${e.ip}|${e.port}` : `${e.ip}|${e.port}|${e.redactedAt}`
 
 const nsName = (namespace: string, name: string) => `${namespace}/${name}`
 
@@ -356,7 +360,7 @@ function buildService(
   // One proxier per family (a.1): each family with a cluster IP gets its own service ports.
   const clusterIpByFamily = new Map<Family, string>()
   for (const raw of svc.clusterIPs) {
-    const ip = parseIpSloppy(raw)
+    const ip = parseIpSloppy(raw) ?? redactedIp(raw)
     if (!ip) {
       diagnostics.push(
         diag(
@@ -398,7 +402,8 @@ function buildService(
     }
     return m
   }
-  const externalIPs = byFamily(svc.externalIPs, 'externalIP', parseIpSloppy)
+  const ipOrRedacted = (raw: string) => parseIpSloppy(raw) ?? redactedIp(raw)
+  const externalIPs = byFamily(svc.externalIPs, 'externalIP', ipOrRedacted)
   const sourceRanges = byFamily(
     svc.loadBalancerSourceRanges,
     'loadBalancerSourceRange',
@@ -408,7 +413,7 @@ function buildService(
   const lbIPs = byFamily(
     svc.loadBalancerIngress.filter((i) => i.ipMode !== 'Proxy').map((i) => i.ip),
     'status.loadBalancer.ingress ip',
-    parseIpSloppy,
+    ipOrRedacted,
   )
 
   const internalPolicyLocal = svc.internalTrafficPolicy === 'Local'
@@ -505,7 +510,7 @@ function collectEndpoints(
         )
         continue
       }
-      const ip = parseIpSloppy(first)
+      const ip = parseIpSloppy(first) ?? redactedIp(first, fam)
       if (!ip) {
         diagnostics.push(
           diag(
@@ -538,6 +543,7 @@ function collectEndpoints(
         nodeName: e.nodeName,
         zoneHints: e.zoneHints,
         nodeHints: e.nodeHints,
+        ...('redacted' in ip ? {redactedAt: ` ${slice.name}[${i}]`} : {}),
       })
     }
     for (const p of slice.ports) {
@@ -583,7 +589,7 @@ function collectEndpoints(
       joined.refs.push(slice.ref)
       for (const e of endpoints) {
         const ep: CachedEndpoint = {...e, port: p.port}
-        const id = joinHostPort(ep.ip, ep.port, fam)
+        const id = joinHostPort(ep.ip, ep.port, fam) + (ep.redactedAt ?? '')
         const prev = joined.endpoints.get(id)
         if (!prev || (ep.local && !prev.local) || (prev.terminating && !ep.terminating))
           joined.endpoints.set(id, ep)
@@ -809,4 +815,17 @@ export function readClusterSources(sources: SourceText[], opts: ClusterBuildOpti
   state.sources = sources.map((s) => ({path: s.path, format: 'kube', tool: s.tool ?? null}))
   state.diagnostics = [...misplaced, ...parsed.flatMap((p) => p.diagnostics), ...state.diagnostics]
   return state
+}
+
+/**
+ * A redaction placeholder where an address belongs (`clusterIP: x.x.x.x`): kept as written, of the
+ * family given (an endpoint's is its slice's), else IPv6 when it has a colon, else IPv4. The last
+ * check of the state (src/readers/valid-addresses.ts) turns it into a redacted null address.
+ */
+function redactedIp(
+  raw: string,
+  family?: Family,
+): {family: Family; text: string; redacted: true} | null {
+  if (!isRedacted(raw)) return null
+  return {family: family ?? (raw.includes(':') ? 'IPv6' : 'IPv4'), text: raw.trim(), redacted: true}
 }

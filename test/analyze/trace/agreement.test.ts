@@ -141,7 +141,8 @@ describe('kp trace agrees with kp explain on every iptables and nftables fixture
             else if (fe.reaches.length > 0 && fe.reaches.every((r) => r.share !== null)) {
               const want = new Map<string, number>()
               for (const r of fe.reaches) {
-                const key = r.ip.includes(':') ? `[${r.ip}]:${r.port}` : `${r.ip}:${r.port}`
+                const ip = r.ip ?? '<redacted>'
+                const key = ip.includes(':') ? `[${ip}]:${r.port}` : `${ip}:${r.port}`
                 want.set(key, (want.get(key) ?? 0) + r.share!)
               }
               const got = reached(outcomes)

@@ -62,7 +62,7 @@ function toExpectSchema(sp: ServicePort): ExpectedServicePort {
     session_affinity_seconds: sp.sessionAffinity?.timeoutSeconds ?? null,
     external_traffic_policy: sp.externalTrafficPolicy ?? 'Cluster',
     internal_traffic_policy: sp.internalTrafficPolicy ?? 'Cluster',
-    endpoints: sp.endpoints.map((e) => ({ip: e.ip, port: e.port!, local: e.local})),
+    endpoints: sp.endpoints.map((e) => ({ip: e.ip!, port: e.port!, local: e.local})),
   }
 }
 

@@ -17,7 +17,7 @@ function endpointMap(
 ): Record<string, {local: boolean | null; share: number | null}> {
   return Object.fromEntries(
     endpoints.map((e) => [
-      `${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`,
+      `${e.ip!.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`,
       {local: e.local, share: e.share},
     ]),
   )
@@ -25,7 +25,7 @@ function endpointMap(
 
 function expectShares(endpoints: Endpoint[], expected: Record<string, number>): void {
   const got = Object.fromEntries(
-    endpoints.map((e) => [`${e.ip.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`, e.share]),
+    endpoints.map((e) => [`${e.ip!.includes(':') ? `[${e.ip}]` : e.ip}:${e.port}`, e.share]),
   )
   expect(Object.keys(got).sort()).toEqual(Object.keys(expected).sort())
   for (const [k, v] of Object.entries(expected)) expect(got[k]).toBeCloseTo(v, 6)

@@ -104,7 +104,15 @@ describe('kp-json reader', () => {
         'services[5].frontends[0].action: expected one of "forward", "reject", "drop", found "REJECT"',
       ],
     ])
-    expect(read(text).data).toBeNull()
+    // The bad service ports are left out; the others are read (the state is then incomplete).
+    const data = read(text).data!
+    expect(data.services).toHaveLength(JSON.parse(overallText).services.length - 3)
+  })
+
+  it('reads nothing when an error is outside the service ports', () => {
+    const s = JSON.parse(overallText)
+    s.node.podCIDRs = ['10.0.0.0/33']
+    expect(read(pretty(s)).data).toBeNull()
   })
 
   it('checks addresses and CIDRs', () => {

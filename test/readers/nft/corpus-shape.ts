@@ -87,7 +87,7 @@ export function fromState(state: ProxyState, named = true): Comparable[] {
         external_traffic_policy: s.externalTrafficPolicy ?? 'Cluster',
         internal_traffic_policy: s.internalTrafficPolicy ?? 'Cluster',
         endpoints: s.endpoints
-          .map((e) => ({ip: e.ip, port: e.port, local: e.local}))
+          .map((e) => ({ip: e.ip!, port: e.port, local: e.local}))
           .sort(byIpPort),
       }
     })
