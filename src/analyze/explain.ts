@@ -16,6 +16,7 @@ import type {
   Frontend,
   FrontendAction,
   FrontendType,
+  Incomplete,
   Mode,
   NodeInfo,
   ProxyState,
@@ -65,6 +66,8 @@ export interface FrontendExplanation {
   reaches: ReachedEndpoint[]
   /** Further facts worth knowing (short-circuits, source-range filtering, assumptions). */
   notes: string[]
+  /** What the answer here depends on that the input lacks; the verdict then says "Unknown" and `reaches` is empty. */
+  incomplete: Incomplete | null
 }
 
 export interface ExplainedEndpoint {
@@ -102,6 +105,8 @@ export interface ServiceExplanation {
   notes: string[]
   /** Where the sources mention this service port, ordered by path and line. */
   rules: SourceRef[]
+  /** The ServicePort's `incomplete`: what it references that the input lacks (a fragment); else null. */
+  incomplete: Incomplete | null
 }
 
 export interface ExplainResult {
@@ -238,7 +243,11 @@ function explainServicePort(
   state: ProxyState,
 ): ServiceExplanation {
   const notes: string[] = []
-  if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
+  if (
+    sp.endpoints.length > 0 &&
+    sp.endpoints.every((ep) => ep.local === null) &&
+    sp.incomplete === undefined
+  ) {
     notes.push(
       'Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).',
     )
@@ -252,6 +261,7 @@ function explainServicePort(
       'An endpoint that connects to its own service is always masqueraded (hairpin), so the reply comes back through the node.',
     )
   }
+  if (sp.incomplete !== undefined) notes.unshift(incompleteNote(sp.incomplete))
   const affinity = sp.sessionAffinity
   return {
     service: {
@@ -283,7 +293,18 @@ function explainServicePort(
     rules: [...sp.rules].sort((a, b) =>
       a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line,
     ),
+    incomplete: sp.incomplete ?? null,
   }
+}
+
+/** `KUBE-SVL-X not in the input; collect with \`iptables-save -t nat\`` */
+export function missingText(incomplete: Incomplete): string {
+  const names = incomplete.missing.join(', ')
+  return `${names} ${incomplete.missing.length === 1 ? 'is' : 'are'} not in the input; collect with \`${incomplete.collect}\``
+}
+
+function incompleteNote(incomplete: Incomplete): string {
+  return `Read from a fragment: ${missingText(incomplete)}. The endpoints and frontends shown may be only part of this service port's.`
 }
 
 function affinityText(affinity: SessionAffinity): string {
@@ -357,7 +378,9 @@ function explainFrontend(
     sp.scheduler === null &&
     sharesOnLocalPath(sp) &&
     sp.endpoints.some((ep) => ep.share !== null)
-  const reaches = fe.action === 'forward' ? reachable(sp.endpoints, policy, otherPath) : []
+  const unknown = fe.incomplete ?? null
+  const reaches =
+    fe.action === 'forward' && unknown === null ? reachable(sp.endpoints, policy, otherPath) : []
   const notes: string[] = []
   if (onNodeAddress !== null)
     notes.push(
@@ -365,7 +388,10 @@ function explainFrontend(
     )
 
   let verdict: string
-  if (fe.action === 'reject') {
+  if (unknown !== null) {
+    // Unknown is not "no": the chain that decides is not in the input.
+    verdict = `Unknown: ${missingText(unknown)}.`
+  } else if (fe.action === 'reject') {
     verdict =
       'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
   } else if (fe.action === 'drop') {
@@ -429,6 +455,7 @@ function explainFrontend(
     sourceRanges: [...fe.sourceRanges],
     reaches,
     notes,
+    incomplete: unknown,
   }
 }
 

@@ -57,11 +57,13 @@ function renderFrontend(fe: FrontendExplanation, sp: ServiceExplanation, style: 
   const lines = [`  ${style.bold(frontendLabel(fe, style))}`]
   const said = escapeControl(fe.verdict)
   const verdict =
-    fe.action === 'forward' && fe.reaches.length > 0
-      ? style.green(said)
-      : fe.action === 'forward'
-        ? style.yellow(said)
-        : style.red(said)
+    fe.incomplete !== null
+      ? style.yellow(said)
+      : fe.action === 'forward' && fe.reaches.length > 0
+        ? style.green(said)
+        : fe.action === 'forward'
+          ? style.yellow(said)
+          : style.red(said)
   lines.push(`${INDENT}${verdict}`)
   // Under a Local policy the frontend reaches a subset; say which, with the shares among them.
   if (fe.action === 'forward' && fe.reaches.length > 0 && fe.reaches.length < sp.endpoints.length) {

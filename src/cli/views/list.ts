@@ -1,4 +1,5 @@
 /** The `kp list` table: one row per service port, as the state is sorted. */
+import {missingText} from '../../analyze/explain.js'
 import {displayName} from '../../core/state.js'
 import type {ProxyState, ServicePort} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
@@ -38,7 +39,11 @@ function affinity(sp: ServicePort): string {
 function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<ServicePort>[] {
   const {style} = opts
   return [
-    {header: 'SERVICE PORT', cell: (sp) => escapeControl(displayName(sp))},
+    {
+      header: 'SERVICE PORT',
+      cell: (sp) =>
+        escapeControl(displayName(sp)) + (sp.incomplete ? `\n${style.yellow('(incomplete)')}` : ''),
+    },
     {
       header: 'FRONTENDS',
       cell: (sp) =>
@@ -78,5 +83,15 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const showScheduler = state.services.some((sp) => sp.scheduler !== null)
   const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
-  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode)`
+  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode)${footnote(state.services)}`
+}
+
+/** Why a row says (incomplete): what the input references but lacks, and how to collect it. */
+function footnote(services: ServicePort[]): string {
+  const gaps = services.filter((sp) => sp.incomplete !== undefined)
+  if (gaps.length === 0) return ''
+  const lines = gaps.map(
+    (sp) => `  ${escapeControl(displayName(sp))}: ${escapeControl(missingText(sp.incomplete!))}`,
+  )
+  return `\n\n(incomplete): read from a fragment; what depends on these is unknown, not "no":\n${lines.join('\n')}`
 }

@@ -125,7 +125,6 @@ function nullable<T>(read: Reader<T>): Reader<T | null> {
  * saved before it lack it, so a missing one is left out, not an error.
  */
 const OPTIONAL = new WeakSet<Reader<unknown>>()
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the fields issues 21-22 add use it
 function optional<T>(read: Reader<T>): Reader<T | undefined> {
   const reader: Reader<T | undefined> = (v, at, ctx) => read(v, at, ctx)
   OPTIONAL.add(reader)
@@ -200,6 +199,7 @@ function cidr(bare: boolean): Reader<string> {
 }
 
 const port = int(0, 65535)
+const incomplete = optional(object({missing: list(str), collect: str}))
 const sourceRef = object({path: str, line: int(1, Number.MAX_SAFE_INTEGER)})
 
 const readState: Reader<ProxyState> = object<ProxyState>({
@@ -236,6 +236,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
           port: nullable(port),
           sourceRanges: list(cidr(false)),
           action: oneOf('forward', 'reject', 'drop'),
+          incomplete,
         }),
       ),
       healthCheckNodePort: nullable(port),
@@ -259,6 +260,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
         }),
       ),
       rules: list(sourceRef),
+      incomplete,
     }),
   ),
   foreign: list(object({kind: str, name: str, reason: str, source: nullable(sourceRef)})),
