@@ -1,5 +1,6 @@
 /** The `kp list` table: one row per service port, as the state is sorted. */
 import {missingText} from '../../analyze/explain.js'
+import {pushTo} from '../../core/arrays.js'
 import {displayName} from '../../core/state.js'
 import type {ProxyState, ServicePort} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
@@ -88,10 +89,15 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
 
 /** Why a row says (incomplete): what the input references but lacks, and how to collect it. */
 function footnote(services: ServicePort[]): string {
-  const gaps = services.filter((sp) => sp.incomplete !== undefined)
-  if (gaps.length === 0) return ''
-  const lines = gaps.map(
-    (sp) => `  ${escapeControl(displayName(sp))}: ${escapeControl(missingText(sp.incomplete!))}`,
-  )
+  // One line per different gap: an ipvsadm listing without `ipset save` lacks the same sets for
+  // every service port.
+  const byGap = new Map<string, string[]>()
+  for (const sp of services)
+    if (sp.incomplete !== undefined) pushTo(byGap, missingText(sp.incomplete), displayName(sp))
+  if (byGap.size === 0) return ''
+  const lines = [...byGap].map(([gap, names]) => {
+    const who = names.length <= 2 ? names.join(', ') : `${names.length} service ports`
+    return `  ${escapeControl(who)}: ${escapeControl(gap)}`
+  })
   return `\n\n(incomplete): read from a fragment; what depends on these is unknown, not "no":\n${lines.join('\n')}`
 }

@@ -8,12 +8,14 @@ import {diag, uniqueSourceRefs} from '../../core/state.js'
 import type {
   Diagnostic,
   Endpoint,
+  Family,
   Frontend,
   ServicePort,
   SourceRef,
   TrafficPolicy,
 } from '../../model/types.js'
 import {joinHostPort} from '../../core/address.js'
+import {ipvsSetName} from '../../kube-proxy/ipvs-names.js'
 import {endpointKey} from './protocol.js'
 import type {Classified} from './classify.js'
 import type {Group} from './group.js'
@@ -27,6 +29,24 @@ function actionOf(vs: VirtualServerSeen): Frontend['action'] {
   return 'reject'
 }
 
+const IPSET_SAVE = 'ipset save'
+
+/**
+ * A frontend whose kind only a guess or kube-ipvs0 gives (no `ipset save`, no cluster objects):
+ * whether it is a LoadBalancer IP that only some clients may reach, or a NodePort or external
+ * address under externalTrafficPolicy=Local, is in sets the input lacks.
+ */
+function unknownType(list: Classified[], family: Family): Pick<Frontend, 'incomplete'> {
+  if (!list.some((m) => m.evidence === 'guess' || m.evidence === 'ip-addr')) return {}
+  const bases =
+    list[0]!.type === 'NodePort'
+      ? [`NODE-PORT-${list[0]!.vs.protocol}`, `NODE-PORT-LOCAL-${list[0]!.vs.protocol}`]
+      : ['CLUSTER-IP', 'EXTERNAL-IP', 'LOAD-BALANCER', 'LOAD-BALANCER-SOURCE-CIDR']
+  return {
+    incomplete: {missing: bases.map((b) => ipvsSetName(b, family)), collect: IPSET_SAVE},
+  }
+}
+
 export function toServicePort(
   group: Group,
   sets: KubeSets,
@@ -38,6 +58,7 @@ export function toServicePort(
   const cs = group.clusterService
   const frontends: Frontend[] = []
   const nodePorts = new Map<number, Classified[]>()
+  const family = vs.family
   for (const m of members) {
     if (m.type === 'NodePort') {
       pushTo(nodePorts, m.vs.port, m)
@@ -49,6 +70,7 @@ export function toServicePort(
       port: m.vs.port,
       sourceRanges: m.sourceRanges,
       action: actionOf(m.vs),
+      ...unknownType([m], family),
     })
   }
   for (const [port, list] of nodePorts) {
@@ -60,6 +82,7 @@ export function toServicePort(
       port,
       sourceRanges: [],
       action: actions.has('forward') ? 'forward' : 'reject',
+      ...unknownType(list, family),
     })
   }
 
@@ -119,6 +142,12 @@ export function toServicePort(
     externalTrafficPolicy = 'Cluster'
   else externalTrafficPolicy = cs?.externalTrafficPolicy ?? null
 
+  // What the node's ipsets would have said (a.4): locality (KUBE-LOOP-BACK) without cluster
+  // objects, and the sets the frontends above lack.
+  const missing = new Set<string>()
+  for (const fe of frontends) for (const n of fe.incomplete?.missing ?? []) missing.add(n)
+  if (!loopbackKnown && cs === null && endpoints.size > 0)
+    missing.add(ipvsSetName('LOOP-BACK', family))
   return {
     namespace: cs?.namespace ?? null,
     name: cs?.name ?? null,
@@ -138,5 +167,6 @@ export function toServicePort(
     scheduler: vs.scheduler,
     endpoints: [...endpoints.values()],
     rules: uniqueSourceRefs(rules),
+    ...(missing.size > 0 ? {incomplete: {missing: [...missing].sort(), collect: IPSET_SAVE}} : {}),
   }
 }
