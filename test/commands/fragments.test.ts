@@ -54,6 +54,27 @@ describe('commands on a fragment', () => {
     ])
   })
 
+  it('an nft listing without a service chain: endpoints "?" in the list, not 0; "none in the input" in explain', async () => {
+    const chain = 'service-LAUZTJTB-ns4/svc4/tcp/p80'
+    const nft = join(tmp, 'no-service-chain.nft')
+    writeFileSync(
+      nft,
+      readFileSync(join(ROOT, 'fixtures/nft/upstream-overall/input.nft'), 'utf8')
+        .split('\n')
+        .filter(
+          (l) =>
+            l !== `add chain ip kube-proxy ${chain}` &&
+            !l.startsWith(`add rule ip kube-proxy ${chain} `),
+        )
+        .join('\n'),
+    )
+    const list = await runKpInProcess(['list', '-f', nft])
+    expect(list.stdout).toMatch(/^ns4\/svc4:p80\/tcp +ClusterIP 172\.30\.0\.44:80 UNKNOWN +\? /m)
+    const explain = await runKpInProcess(['explain', 'ns4/svc4', '-f', nft])
+    expect(explain.stdout).toContain('Endpoints: none in the input (incomplete)')
+    expect(explain.stdout).not.toContain('no endpoint is programmed')
+  })
+
   it('a saved state keeps incomplete, and reads back the same', async () => {
     const first = await runKpInProcess(['list', '--json', '-f', FRAGMENT])
     const saved = join(tmp, 'state.json')

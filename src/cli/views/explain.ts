@@ -99,7 +99,10 @@ function renderMatch(sp: ServiceExplanation, opts: ExplainViewOptions, mode: str
   if (sp.scheduler !== null) facts.push(`IPVS scheduler ${escapeControl(sp.scheduler)}`)
   for (const fact of facts) out.push(`  ${fact}`)
   out.push('')
-  if (sp.endpoints.length === 0) out.push(`  Endpoints: ${style.red('none')}`)
+  // A fragment that shows no endpoint does not show that there are none.
+  if (sp.endpoints.length === 0 && sp.incomplete !== null)
+    out.push(`  Endpoints: ${style.yellow('none in the input (incomplete)')}`)
+  else if (sp.endpoints.length === 0) out.push(`  Endpoints: ${style.red('none')}`)
   else {
     const how = sp.endpoints.every((ep) => ep.share === null)
       ? sp.scheduler === null

@@ -58,11 +58,18 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
           cell: (sp) =>
             sp.endpoints.length > 0
               ? sp.endpoints.map((ep) => endpointLabel(ep)).join('\n')
-              : style.red('none'),
+              : sp.incomplete
+                ? style.yellow('?')
+                : style.red('none'),
         }
       : {
           header: 'ENDPOINTS',
-          cell: (sp) => (sp.endpoints.length > 0 ? endpointCount(sp) : style.red('0')),
+          cell: (sp) =>
+            sp.endpoints.length > 0
+              ? endpointCount(sp)
+              : sp.incomplete
+                ? style.yellow('?')
+                : style.red('0'),
         },
     {header: 'POLICY', cell: policies},
     {header: 'AFFINITY', cell: affinity},
