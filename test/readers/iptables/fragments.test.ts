@@ -29,7 +29,9 @@ function grepRules(lines: string[], drop: (line: string) => boolean = () => fals
 
 async function explain(text: string, query: string): Promise<ExplainResult> {
   const state = await readText(text)
-  const result = explainService(state, parseServiceQuery(query, undefined))
+  const q = parseServiceQuery(query, undefined)
+  if ('invalid' in q) throw new Error(q.invalid)
+  const result = explainService(state, q)
   if (result.kind !== 'ExplainResult') throw new Error(`no match for ${query}`)
   return result
 }

@@ -35,7 +35,9 @@ describe('an ipvsadm listing without ipset save', () => {
     expect(sp.incomplete?.missing).toContain('KUBE-LOAD-BALANCER-SOURCE-CIDR')
     const fe = sp.frontends.find((f) => f.ip === '10.0.100.10')!
     expect(fe.incomplete?.missing).toContain('KUBE-LOAD-BALANCER')
-    const result = explainService(state, parseServiceQuery('10.0.100.10:443', undefined) as any)
+    const q = parseServiceQuery('10.0.100.10:443', undefined)
+    if ('invalid' in q) throw new Error(q.invalid)
+    const result = explainService(state, q)
     if (result.kind !== 'ExplainResult') throw new Error('no match')
     const verdict = result.matches[0]!.frontends[0]!.verdict
     expect(verdict).toMatch(
