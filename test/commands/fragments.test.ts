@@ -75,6 +75,16 @@ describe('commands on a fragment', () => {
     expect(explain.stdout).not.toContain('no endpoint is programmed')
   })
 
+  it('kp migrate says the findings may be incomplete, naming the service port and what to collect', async () => {
+    const r = await runKpInProcess(['migrate', '--to', 'nftables', '-f', FRAGMENT, '--json'])
+    const found = JSON.parse(r.stdout).findings.find(
+      (f: any) => f.id === 'MIGRATE_INPUT_INCOMPLETE',
+    )
+    expect(found).toMatchObject({services: ['team/api:grpc/tcp']})
+    expect(found.message).toContain(SVL)
+    expect(found.action).toContain('`iptables-save -t nat`')
+  })
+
   it('a saved state keeps incomplete, and reads back the same', async () => {
     const first = await runKpInProcess(['list', '--json', '-f', FRAGMENT])
     const saved = join(tmp, 'state.json')
