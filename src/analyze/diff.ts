@@ -8,6 +8,8 @@
  * (null in the model) is never a difference: "unknown" is not "different".
  */
 import {endpointAddress, frontendAddress} from './addresses.js'
+import type {DiagnosticCode} from '../catalog/diagnostics.js'
+import {joinHostPort} from '../core/address.js'
 import {displayName, serviceKey} from '../core/state.js'
 import {frontendPolicyLocal} from '../kube-proxy/endpoints.js'
 import type {
@@ -35,6 +37,21 @@ export interface ServiceDiff {
   differences: FieldDifference[]
 }
 
+/**
+ * A service port whose comparison needs what one side's input does not contain (a fragment, docs/model.md
+ * "incomplete"): these fields may or may not differ. Unknown is not a difference, nor a sameness.
+ */
+export interface UnknownDiff {
+  service: string
+  /** The side that lacks something: its service port is incomplete, or (a service port the other side alone has) it is a fragment. */
+  side: 'a' | 'b'
+  /** What could not be compared, as in `differences`. */
+  fields: FieldDifference[]
+  /** The names that side's input lacks, and the command that would collect them; [] and null when the side is a fragment that does not name them. */
+  missing: string[]
+  collect: string | null
+}
+
 export interface DiffSide {
   sources: SourceInfo[]
   mode: Mode
@@ -47,9 +64,12 @@ export interface DiffResult {
   kind: 'DiffResult'
   a: DiffSide
   b: DiffSide
+  /** No known difference and nothing unknown. */
   equal: boolean
   services: ServiceDiff[]
   node: FieldDifference[]
+  /** What one side cannot show (a fragment): neither a difference nor a sameness. */
+  unknown: UnknownDiff[]
 }
 
 /** kube-proxy's iptables cascade is rounded by the kernel (docs/model.md): shares agree within this. */
@@ -473,37 +493,143 @@ function compareNodes(x: NodeInfo, y: NodeInfo): FieldDifference[] {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Fragments: what one side cannot show
+
+/** Diagnostics that say a source is a fragment of a dump: its absent service ports are unknown, not removed. */
+const FRAGMENT_CODES: ReadonlySet<string> = new Set<DiagnosticCode>([
+  'IPT_UNDECLARED_CHAIN',
+  'IPT_MISSING_CHAIN',
+  'NFT_MISSING_CHAIN',
+  'NFT_MISSING_SET',
+  'NFT_UNDECLARED',
+])
+
+function isFragment(state: ProxyState): boolean {
+  return (
+    state.services.some((sp) => sp.incomplete !== undefined) ||
+    state.diagnostics.some((d) => FRAGMENT_CODES.has(d.code))
+  )
+}
+
+/** The label a frontend field of a difference carries (compareMatchedFrontends names it so). */
+function frontendField(field: string): string | null {
+  const m = /^frontends\[(.*)\]\./.exec(field)
+  return m ? m[1]! : null
+}
+
+/**
+ * Which of a pair's differences one side cannot show: a frontend field of a frontend whose
+ * answer is unknown there; a frontend or endpoint only the complete side lists; the locality,
+ * share or affinity read from what an incomplete side lacks.
+ */
+function isUnknownDifference(x: ServicePort, y: ServicePort, d: FieldDifference): 'a' | 'b' | null {
+  const unknownFrontends = (sp: ServicePort) =>
+    new Set(sp.frontends.filter((f) => f.incomplete !== undefined).map(describeFrontend))
+  const label = frontendField(d.field)
+  if (label !== null) {
+    if (unknownFrontends(x).has(label)) return 'a'
+    if (unknownFrontends(y).has(label)) return 'b'
+    return null
+  }
+  const lacking: 'a' | 'b' | null =
+    d.a === null ? 'a' : d.b === null ? 'b' : x.incomplete ? 'a' : y.incomplete ? 'b' : null
+  if (lacking === null) return null
+  const sp = lacking === 'a' ? x : y
+  if (sp.incomplete === undefined) return null
+  return d.field === 'frontend' ||
+    d.field === 'endpoint' ||
+    d.field.startsWith('endpoints[') ||
+    d.field === 'sessionAffinity'
+    ? lacking
+    : null
+}
+
+/** The fields of a side's unknown frontends that no difference names yet: `frontends[NodePort *:31000].action` is `unknown` there. */
+function withUnknownFrontends(
+  fields: FieldDifference[],
+  sp: ServicePort,
+  side: 'a' | 'b',
+): FieldDifference[] {
+  const out = [...fields]
+  for (const f of sp.frontends) {
+    if (f.incomplete === undefined) continue
+    const field = `frontends[${describeFrontend(f)}].action`
+    if (out.some((d) => d.field === field)) continue
+    out.push(side === 'a' ? {field, a: 'unknown', b: null} : {field, a: null, b: 'unknown'})
+  }
+  return out
+}
+
+function unknownOf(
+  service: string,
+  side: 'a' | 'b',
+  sp: ServicePort | null,
+  fields: FieldDifference[],
+): UnknownDiff {
+  return {
+    service,
+    side,
+    fields,
+    missing: sp?.incomplete?.missing ?? [],
+    collect: sp?.incomplete?.collect ?? null,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
 /** Compares two states service port by service port (docs/model.md identity), then the node-wide settings. */
 export function diffStates(a: ProxyState, b: ProxyState): DiffResult {
   const services: ServiceDiff[] = []
+  const unknown: UnknownDiff[] = []
+  const aFragment = isFragment(a)
+  const bFragment = isFragment(b)
   for (const pair of matchServicePorts(a, b)) {
     if (pair.a && pair.b) {
+      const sides = {a: pair.a, b: pair.b}
       const differences = compareServicePorts(pair.a, pair.b)
-      if (differences.length === 0) continue
+      if (differences.length === 0 && !pair.a.incomplete && !pair.b.incomplete) continue
       const named = hasNames(pair.a) || !hasNames(pair.b) ? pair.a : pair.b
-      services.push({service: serviceLabel(named), change: 'changed', differences})
-    } else if (pair.a)
-      services.push({
-        service: serviceLabel(pair.a),
-        change: 'removed',
-        differences: presentFields(pair.a, 'a'),
-      })
-    else if (pair.b)
-      services.push({
-        service: serviceLabel(pair.b),
-        change: 'added',
-        differences: presentFields(pair.b, 'b'),
-      })
+      const known: FieldDifference[] = []
+      const bySide: Record<'a' | 'b', FieldDifference[]> = {a: [], b: []}
+      for (const d of differences) {
+        const side = isUnknownDifference(pair.a, pair.b, d)
+        if (side === null) known.push(d)
+        else bySide[side].push(d)
+      }
+      const label = serviceLabel(named)
+      if (known.length > 0) services.push({service: label, change: 'changed', differences: known})
+      for (const side of ['a', 'b'] as const) {
+        const sp = sides[side]
+        // An incomplete side is reported even where nothing differs: it cannot show that its
+        // unknown frontends do what the other side's do.
+        if (bySide[side].length > 0 || sp.incomplete !== undefined)
+          unknown.push(unknownOf(label, side, sp, withUnknownFrontends(bySide[side], sp, side)))
+      }
+    } else if (pair.a) {
+      const fields = presentFields(pair.a, 'a')
+      // Only in A, and B is a fragment: B may simply not show it.
+      if (bFragment) unknown.push(unknownOf(serviceLabel(pair.a), 'b', null, fields))
+      else services.push({service: serviceLabel(pair.a), change: 'removed', differences: fields})
+    } else if (pair.b) {
+      const fields = presentFields(pair.b, 'b')
+      if (aFragment) unknown.push(unknownOf(serviceLabel(pair.b), 'a', null, fields))
+      else services.push({service: serviceLabel(pair.b), change: 'added', differences: fields})
+    }
   }
-  services.sort((p, q) => (p.service < q.service ? -1 : p.service > q.service ? 1 : 0))
+  const byService = (p: {service: string}, q: {service: string}) =>
+    p.service < q.service ? -1 : p.service > q.service ? 1 : 0
+  services.sort(byService)
+  unknown.sort((p, q) => byService(p, q) || (p.side < q.side ? -1 : p.side > q.side ? 1 : 0))
   const node = compareNodes(a.node, b.node)
   return {
     schemaVersion: 1,
     kind: 'DiffResult',
     a: {sources: a.sources, mode: a.mode, complete: a.complete !== false},
     b: {sources: b.sources, mode: b.mode, complete: b.complete !== false},
-    equal: services.length === 0 && node.length === 0,
+    equal: services.length === 0 && node.length === 0 && unknown.length === 0,
     services,
     node,
+    unknown,
   }
 }

@@ -18,6 +18,7 @@ import type {
   Frontend,
   FrontendAction,
   FrontendType,
+  Incomplete,
   Mode,
   NodeInfo,
   ProxyState,
@@ -77,6 +78,8 @@ export interface FrontendExplanation {
   notes: string[]
   /** Cluster-wide view only: the nodes where this Local-policy frontend forwards (the model's field). */
   forwardedOnNodes?: string[]
+  /** What the answer here depends on that the input lacks; the verdict then says "Unknown" and `reaches` is empty. */
+  incomplete: Incomplete | null
 }
 
 export interface ExplainedEndpoint {
@@ -115,6 +118,8 @@ export interface ServiceExplanation {
   notes: string[]
   /** Where the sources mention this service port, ordered by path and line. */
   rules: SourceRef[]
+  /** The ServicePort's `incomplete`: what it references that the input lacks (a fragment); else null. */
+  incomplete: Incomplete | null
 }
 
 /** Whose answer it is: one node's (a dump, live, `--node`), or the cluster's (cluster objects without a node). */
@@ -271,7 +276,11 @@ function explainServicePort(
     notes.push(
       'Cluster-wide view: no --node was given and this host is not a node of these objects. Where a Local policy makes nodes differ, each frontend names the nodes that forward; --node NAME shows what one node does.',
     )
-  } else if (sp.endpoints.length > 0 && sp.endpoints.every((ep) => ep.local === null)) {
+  } else if (
+    sp.endpoints.length > 0 &&
+    sp.endpoints.every((ep) => ep.local === null) &&
+    sp.incomplete === undefined
+  ) {
     notes.push(
       'Which endpoints run on this node is not visible here (kube-proxy only shows it under a Local traffic policy).',
     )
@@ -285,6 +294,7 @@ function explainServicePort(
       'An endpoint that connects to its own service is always masqueraded (hairpin), so the reply comes back through the node.',
     )
   }
+  if (sp.incomplete !== undefined) notes.unshift(incompleteNote(sp.incomplete))
   const affinity = sp.sessionAffinity
   return {
     service: {
@@ -316,7 +326,18 @@ function explainServicePort(
     rules: [...sp.rules].sort((a, b) =>
       a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line,
     ),
+    incomplete: sp.incomplete ?? null,
   }
+}
+
+/** `KUBE-SVL-X not in the input; collect with \`iptables-save -t nat\`` */
+export function missingText(incomplete: Incomplete): string {
+  const names = incomplete.missing.join(', ')
+  return `${names} ${incomplete.missing.length === 1 ? 'is' : 'are'} not in the input; collect with \`${incomplete.collect}\``
+}
+
+function incompleteNote(incomplete: Incomplete): string {
+  return `Read from a fragment: ${missingText(incomplete)}. The endpoints and frontends shown may be only part of this service port's.`
 }
 
 function affinityText(affinity: SessionAffinity): string {
@@ -393,8 +414,9 @@ function explainFrontend(
   // An IPVS virtual server whose real servers disagree with its service port's (kubernetes
   // #89923) sends to its own, whatever the policy says.
   const own = ownEndpoints(sp, fe)
+  const unknown = fe.incomplete ?? null
   const reaches =
-    fe.action !== 'forward'
+    fe.action !== 'forward' || unknown !== null
       ? []
       : own
         ? reachable(own.endpoints, null, false)
@@ -413,7 +435,10 @@ function explainFrontend(
   const clusterWide = state.node.view === 'cluster-wide'
   const onNodes = fe.forwardedOnNodes ?? []
   let verdict: string
-  if (fe.action === 'forward' && onNodes.length > 0) {
+  if (unknown !== null) {
+    // Unknown is not "no": the chain that decides is not in the input.
+    verdict = `Unknown: ${missingText(unknown)}.`
+  } else if (fe.action === 'forward' && onNodes.length > 0) {
     verdict = `Forwarded (DNAT) on the ${onNodes.length === 1 ? 'node' : 'nodes'} running an endpoint (${onNodes.join(', ')}) to the endpoints on that node (${policyName}=Local); dropped on every other node.`
   } else if (fe.action === 'reject') {
     verdict =
@@ -493,6 +518,7 @@ function explainFrontend(
     ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,
     ...(onNodes.length > 0 ? {forwardedOnNodes: [...onNodes]} : {}),
+    incomplete: unknown,
   }
 }
 

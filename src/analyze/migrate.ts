@@ -10,6 +10,7 @@
  * kube-proxy version rather than the mode (caveat 17).
  */
 import {pushAll} from '../core/arrays.js'
+import {displayName} from '../core/state.js'
 import {type Finding, sortFindings} from './findings.js'
 import {SEVERITIES, SEVERITY_RANK} from '../catalog/severity.js'
 import type {KubeProxyConfig, ProxyState} from '../model/types.js'
@@ -62,6 +63,25 @@ const CHECKS: readonly Check[] = [
 /** Reader warnings mean the state may be missing something a check would have seen. */
 const incompleteInput: Check = (ctx) => {
   const warnings = ctx.state.diagnostics.filter((d) => d.severity === 'warning')
+  // A fragment (docs/model.md, "incomplete") may read without a warning: its gaps are named per service port.
+  const partial = ctx.state.services.filter((sp) => sp.incomplete !== undefined)
+  if (partial.length > 0) {
+    const missing = [...new Set(partial.flatMap((sp) => sp.incomplete!.missing))]
+    const collect = [...new Set(partial.map((sp) => sp.incomplete!.collect))]
+    return [
+      finding({
+        id: 'MIGRATE_INPUT_INCOMPLETE',
+        severity: 'info',
+        title: `${partial.length} service port(s) were read from a fragment; findings may be incomplete`,
+        message: `The input names ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''} but does not contain ${missing.length === 1 ? 'it' : 'them'}; what depends on ${missing.length === 1 ? 'it' : 'them'} was not checked for migration caveats${warnings.length > 0 ? `, nor what the ${warnings.length} warning(s) skipped` : ''}.`,
+        services: partial.map(displayName),
+        addresses: [],
+        evidence: warnings.flatMap((d) => (d.source ? [d.source] : [])),
+        action: `Collect the whole state (${collect.map((c) => `\`${c}\``).join(', ')}) and run kp migrate again.`,
+        docs: null,
+      }),
+    ]
+  }
   if (warnings.length === 0) return []
   return [
     finding({

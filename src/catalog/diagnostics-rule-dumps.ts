@@ -239,6 +239,13 @@ export const RULE_DUMP_DIAGNOSTICS = {
     meaning: 'A rule or map element points at a chain that is not in the table.',
     action: 'The ruleset is incomplete (one table listed?) or edited; list the whole ruleset.',
   },
+  NFT_MISSING_SET: {
+    severity: 'warning',
+    meaning:
+      "A rule of kube-proxy's table names a set or map (`vmap @service-ips`) that is not in the input; the frontends it holds are unknown, and so are the answers that depend on it.",
+    action:
+      'The input is a fragment (a grep, part of a listing); give `nft list table ip kube-proxy`.',
+  },
   NFT_NAME_TRUNCATED: {
     severity: 'info',
     meaning:

@@ -283,8 +283,10 @@ export const FINDINGS = {
   },
   MIGRATE_INPUT_INCOMPLETE: {
     severity: 'info',
-    meaning: 'The input had warnings; what kp skipped was not checked for migration caveats.',
-    action: 'Look at the warnings on stderr and fix or complete the input.',
+    meaning:
+      'The input had warnings, or is a fragment (service ports marked incomplete); what kp skipped or the input lacks was not checked for migration caveats.',
+    action:
+      'Look at the warnings on stderr and fix or complete the input; for a fragment, collect the whole state with the command the finding names.',
   },
   MIGRATE_IPVS_AWARE_AGENTS_UNVERIFIED: {
     severity: 'info',

@@ -104,6 +104,23 @@ export interface Frontend {
   endpoints?: Endpoint[]
   /** true when the input hid the address behind a placeholder (`x.x.x.x`, `<IP>`); `ip` is null then. */
   redacted?: true
+  /**
+   * Set when what a new connection here gets depends on chains, sets or maps the input references
+   * but does not contain (a fragment): `action` is then not an answer. Added after schemaVersion 1
+   * shipped, so optional.
+   */
+  incomplete?: Incomplete
+}
+
+/**
+ * What the input references but does not contain: a grep of a dump, a partial sync, one table
+ * of two. Unknown is not "no": an answer that depends on these is unknown, never a verdict.
+ */
+export interface Incomplete {
+  /** The chain, set or map names, e.g. "KUBE-SVL-ZROLNW67U6B7G27Z", "service-ips". */
+  missing: string[]
+  /** The read-only command that would collect them, e.g. "iptables-save -t nat". */
+  collect: string
 }
 
 export interface Endpoint {
@@ -141,6 +158,12 @@ export interface ServicePort {
   scheduler: string | null
   endpoints: Endpoint[]
   rules: SourceRef[]
+  /**
+   * Set when the service port was built from a fragment: some of what it references is not in
+   * the input, so its endpoints, locality or frontends may be partial. Optional (added after
+   * schemaVersion 1 shipped).
+   */
+  incomplete?: Incomplete
 }
 
 export interface ForeignObject {

@@ -52,9 +52,31 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
     lines.push('', c.bold('node settings'))
     for (const d of result.node) pushDifference(d)
   }
+  // Unknown is not a difference: neither signed - nor +, each with what its side lacks.
+  for (const u of result.unknown) {
+    const why =
+      u.missing.length > 0
+        ? `${u.missing.join(', ')} not in ${u.side}'s input; collect with \`${u.collect ?? ''}\``
+        : `${u.side} is a fragment that does not show it`
+    lines.push('', c.bold(`${escapeControl(u.service)}  (unknown: ${escapeControl(why)})`))
+    for (const d of u.fields) {
+      const value = u.side === 'a' ? d.b : d.a
+      const shown =
+        value === null || value === 'unknown'
+          ? ''
+          : ` (${u.side === 'a' ? 'b' : 'a'}: ${formatValue(d.field, value)})`
+      lines.push(`  ? ${escapeControl(d.field)}${escapeControl(shown)}`)
+    }
+  }
   lines.push('')
+  const unknownPart =
+    result.unknown.length > 0
+      ? ` ${result.unknown.length} service port(s) cannot be compared: one side's input does not show them (unknown, not a difference).`
+      : ''
   if (result.equal)
     lines.push('No differences: both states proxy the same service ports the same way.')
+  else if (result.services.length === 0 && result.node.length === 0)
+    lines.push(`No known differences.${unknownPart}`)
   else {
     const count = (change: keyof typeof changeWords) =>
       result.services.filter((s) => s.change === change).length
@@ -64,7 +86,7 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
       `${count('added')} only in b`,
     ]
     const nodePart = result.node.length > 0 ? `; ${result.node.length} node setting(s) differ` : ''
-    lines.push(`Service ports: ${parts.join(', ')}${nodePart}.`)
+    lines.push(`Service ports: ${parts.join(', ')}${nodePart}.${unknownPart}`)
   }
   return lines.join('\n')
 }

@@ -57,11 +57,13 @@ function renderFrontend(fe: FrontendExplanation, sp: ServiceExplanation, style: 
   const lines = [`  ${style.bold(frontendLabel(fe, style))}`]
   const said = escapeControl(fe.verdict)
   const verdict =
-    fe.action === 'forward' && fe.reaches.length > 0
-      ? style.green(said)
-      : fe.action === 'forward'
-        ? style.yellow(said)
-        : style.red(said)
+    fe.incomplete !== null
+      ? style.yellow(said)
+      : fe.action === 'forward' && fe.reaches.length > 0
+        ? style.green(said)
+        : fe.action === 'forward'
+          ? style.yellow(said)
+          : style.red(said)
   lines.push(`${INDENT}${verdict}`)
   // Under a Local policy the frontend reaches a subset; say which, with the shares among them.
   // So does a frontend with its own real servers (IPVS virtual servers that disagree).
@@ -104,7 +106,10 @@ function renderMatch(
   if (sp.scheduler !== null) facts.push(`IPVS scheduler ${escapeControl(sp.scheduler)}`)
   for (const fact of facts) out.push(`  ${fact}`)
   out.push('')
-  if (sp.endpoints.length === 0) out.push(`  Endpoints: ${style.red('none')}`)
+  // A fragment that shows no endpoint does not show that there are none.
+  if (sp.endpoints.length === 0 && sp.incomplete !== null)
+    out.push(`  Endpoints: ${style.yellow('none in the input (incomplete)')}`)
+  else if (sp.endpoints.length === 0) out.push(`  Endpoints: ${style.red('none')}`)
   else {
     const how = sp.endpoints.every((ep) => ep.share === null)
       ? sp.scheduler === null

@@ -1,4 +1,6 @@
 /** The `kp list` table: one row per service port, as the state is sorted. */
+import {missingText} from '../../analyze/explain.js'
+import {pushTo} from '../../core/arrays.js'
 import {displayName} from '../../core/state.js'
 import type {Frontend, ProxyState, ServicePort} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
@@ -58,7 +60,11 @@ function frontendCell(sp: ServicePort, fe: Frontend, opts: ListViewOptions): str
 function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<ServicePort>[] {
   const {style} = opts
   return [
-    {header: 'SERVICE PORT', cell: (sp) => escapeControl(displayName(sp))},
+    {
+      header: 'SERVICE PORT',
+      cell: (sp) =>
+        escapeControl(displayName(sp)) + (sp.incomplete ? `\n${style.yellow('(incomplete)')}` : ''),
+    },
     {
       header: 'FRONTENDS',
       cell: (sp) =>
@@ -72,11 +78,18 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
           cell: (sp) =>
             sp.endpoints.length > 0
               ? sp.endpoints.map((ep) => endpointLabel(ep)).join('\n')
-              : style.red('none'),
+              : sp.incomplete
+                ? style.yellow('?')
+                : style.red('none'),
         }
       : {
           header: 'ENDPOINTS',
-          cell: (sp) => (sp.endpoints.length > 0 ? endpointCount(sp) : style.red('0')),
+          cell: (sp) =>
+            sp.endpoints.length > 0
+              ? endpointCount(sp)
+              : sp.incomplete
+                ? style.yellow('?')
+                : style.red('0'),
         },
     {header: 'POLICY', cell: policies},
     {header: 'AFFINITY', cell: affinity},
@@ -101,8 +114,23 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const pov = pointOfViewWords(state.node.view, state.node.name)
   // The stderr line says it too; the table alone must not read as the whole node.
   const partial = state.complete === false ? '; input incomplete, more may be missing' : ''
-  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${pov}${partial})`
+  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${pov}${partial})${footnote(state.services)}`
   return state.node.view === 'cluster-wide'
     ? `${table}\n\n${footer}\n${CLUSTER_WIDE}`
     : `${table}\n\n${footer}`
+}
+
+/** Why a row says (incomplete): what the input references but lacks, and how to collect it. */
+function footnote(services: ServicePort[]): string {
+  // One line per different gap: an ipvsadm listing without `ipset save` lacks the same sets for
+  // every service port.
+  const byGap = new Map<string, string[]>()
+  for (const sp of services)
+    if (sp.incomplete !== undefined) pushTo(byGap, missingText(sp.incomplete), displayName(sp))
+  if (byGap.size === 0) return ''
+  const lines = [...byGap].map(([gap, names]) => {
+    const who = names.length <= 2 ? names.join(', ') : `${names.length} service ports`
+    return `  ${escapeControl(who)}: ${escapeControl(gap)}`
+  })
+  return `\n\n(incomplete): read from a fragment; what depends on these is unknown, not "no":\n${lines.join('\n')}`
 }

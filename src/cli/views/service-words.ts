@@ -1,6 +1,12 @@
 /** Words the list and explain views share for frontends, actions and endpoints. */
 import {endpointAddress, formatShare, frontendAddress} from '../../analyze/addresses.js'
-import type {Endpoint, Frontend, FrontendAction, FrontendType} from '../../model/types.js'
+import type {
+  Endpoint,
+  Frontend,
+  FrontendAction,
+  FrontendType,
+  Incomplete,
+} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
 import type {Style} from './style.js'
 
@@ -19,11 +25,17 @@ export function actionMark(action: FrontendAction, style: Style): string {
   return ''
 }
 
-/** `ClusterIP 172.30.0.41:80`, `NodePort *:3001 DROP`, `LB 5.6.7.8:80 (from 203.0.113.0/25)`. */
-export function frontendLabel(fe: Frontend, style: Style): string {
+/**
+ * `ClusterIP 172.30.0.41:80`, `NodePort *:3001 DROP`, `LB 5.6.7.8:80 (from 203.0.113.0/25)`,
+ * `NodePort *:31000 UNKNOWN` when the input lacks what decides its action.
+ */
+export function frontendLabel(
+  fe: Omit<Frontend, 'incomplete'> & {incomplete?: Incomplete | null},
+  style: Style,
+): string {
   const parts = [`${TYPE_LABEL[fe.type]} ${escapeControl(frontendAddress(fe))}`]
   if (fe.sourceRanges.length > 0) parts.push(`(from ${escapeControl(fe.sourceRanges.join(', '))})`)
-  const mark = actionMark(fe.action, style)
+  const mark = fe.incomplete ? style.yellow('UNKNOWN') : actionMark(fe.action, style)
   if (mark) parts.push(mark)
   // Cluster-wide view: a Local policy forwards on these nodes only.
   const nodes = fe.forwardedOnNodes ?? []

@@ -89,6 +89,7 @@ export class IptablesFamilyReader extends FamilyState {
     // optimises the method after a few calls.
     this.groups.forEach((g) => this.readGroupChains(g))
     this.groups.forEach((g) => this.readSepChains(g))
+    this.groups.forEach((g) => this.recoverClusterIp(g))
     this.reportOrphanSeps()
     this.readFilter()
     this.readNodeSettings()
@@ -297,8 +298,15 @@ export class IptablesFamilyReader extends FamilyState {
       const target = rule.target ?? ''
       if (isMasqueradeMarking(rule)) {
         if (target === 'MARK') this.noteMarkTarget(rule)
-        if (this.commentOf(rule)?.kind === 'cluster-ip') this.noteInternalMasquerade(rule)
-        else if (kind === 'xlb' && rule.source && !rule.source.negated)
+        if (this.commentOf(rule)?.kind === 'cluster-ip') {
+          this.noteInternalMasquerade(rule)
+          if (kind !== 'xlb' && rule.destination && !rule.destination.negated)
+            g.clusterIpRule ??= {
+              ip: rule.destination.value,
+              port: parsePort(rule.dport?.value),
+              via: kind,
+            }
+        } else if (kind === 'xlb' && rule.source && !rule.source.negated)
           this.node.podCIDRs.add(rule.source.value)
         continue
       }
@@ -335,6 +343,7 @@ export class IptablesFamilyReader extends FamilyState {
       }
       const into = perServiceChain(target)
       if (kind === 'xlb' && into?.kind === 'svc') {
+        g.jumps.push({from: 'xlb', to: 'svc'})
         // ≤1.23 KUBE-XLB short-circuits pod and LOCAL traffic to the cluster chain (fixtures/iptables/fragment-grep-xlb).
         if (rule.source && !rule.source.negated) {
           this.node.podCIDRs.add(rule.source.value)
@@ -365,6 +374,7 @@ export class IptablesFamilyReader extends FamilyState {
         const comment = this.commentOf(rule)
         this.nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
+        if (into) g.jumps.push({from: 'ext', to: into.kind})
         const srcTypeLocal = findMatch(rule, '--src-type')?.values[0] === 'LOCAL'
         if (rule.target === KUBE_MARK_MASQ) {
           if (comment?.kind === 'ext-masquerade' && !srcTypeLocal) g.etp ??= 'Cluster'
@@ -401,6 +411,7 @@ export class IptablesFamilyReader extends FamilyState {
         this.noteRef(g, rule)
         this.nameGroup(g, rule)
         const into = rule.target ? perServiceChain(rule.target) : null
+        if (into && into.kind !== 'fw') g.jumps.push({from: 'fw', to: into.kind})
         // `-s 198.51.100.7/32` is read as the address (rule.source drops /32): a range is a CIDR.
         if (into && into.kind !== 'fw' && rule.source && !rule.source.negated)
           g.ranges.push(toCidr(rule.source.value))
@@ -454,6 +465,35 @@ export class IptablesFamilyReader extends FamilyState {
   private readSepChains(g: Group): void {
     const endpoints = g.endpoints
     for (let i = 0; i < endpoints.length; i++) this.readSepChain(g, endpoints[i]!)
+  }
+
+  /**
+   * A fragment without the KUBE-SERVICES jump (grep for a chain name, a partial sync): the SVC or
+   * SVL chain's "C cluster IP" masquerade rule, written with that jump, still gives the ClusterIP.
+   */
+  private recoverClusterIp(g: Group): void {
+    const rule = g.clusterIpRule
+    // Without a jump to a KUBE-SEP chain the chain is no service's path here: a focused read
+    // keeps one such rule of another service as node evidence (./focus.ts).
+    if (
+      rule === null ||
+      g.endpoints.length === 0 ||
+      g.frontends.some((f) => f.type === 'ClusterIP')
+    )
+      return
+    // A dump that declares KUBE-SERVICES shows all of it: a chain it does not jump to is an orphan.
+    if (this.natChains.get(KUBE_SERVICES)?.declared === true) return
+    this.addFrontend(g, {
+      type: 'ClusterIP',
+      ip: rule.ip,
+      port: rule.port,
+      sourceRanges: [],
+      action: 'forward',
+      via: rule.via,
+    })
+    if (rule.via === 'svl') g.itp = 'Local'
+    else g.itp ??= 'Cluster'
+    g.missing.push(KUBE_SERVICES)
   }
 
   private reportOrphanSeps(): void {

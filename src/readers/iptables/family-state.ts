@@ -101,6 +101,10 @@ export class FamilyState {
   protected noteRef(g: Group, rule: IptablesRule): void {
     if (!this.servicesOnly || g.refLines.length === 0) g.refLines.push(rule.line)
   }
+  /** Not in the input at all (neither declared nor given a rule): a fragment's gap, not an empty chain. */
+  absent(name: string): boolean {
+    return !this.natChains.has(name)
+  }
   protected liveTarget(target: string | null): IptablesChain | undefined {
     if (target === null) return undefined
     const c = this.natChains.get(target)

@@ -151,6 +151,16 @@ export interface Group {
   ranges: string[]
   /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
   localDrop: boolean
+  /** Jumps from one of the group's chains to another of its kinds (EXT -> SVL, FW -> XLB, ...), to find what a frontend's path needs. */
+  jumps: Array<{from: ChainKind; to: ChainKind}>
+  /**
+   * The ClusterIP as the "C cluster IP" masquerade rule of the SVC/SVL chain writes it
+   * (`-d VIP --dport P`): kube-proxy writes it with the KUBE-SERVICES jump, so it gives the
+   * ClusterIP when a fragment lacks that jump.
+   */
+  clusterIpRule: {ip: string; port: number | null; via: 'svc' | 'svl'} | null
+  /** Dispatch rules the service port needs that the input lacks (KUBE-SERVICES when its ClusterIP came from clusterIpRule). */
+  missing: string[]
   /** The frontends by the keys they are looked up by (sameFrontendKey, addressKey, nodePortKey, typeKey), once there are more than SCANNED_FRONTENDS; null while a scan is as quick. */
   frontendIndex: Map<string, FrontendDraft> | null
 }
@@ -195,6 +205,9 @@ export function emptyGroup(hash: string | null): Group {
     endpointBySep: null,
     ranges: [],
     localDrop: false,
+    jumps: [],
+    clusterIpRule: null,
+    missing: [],
     frontendIndex: null,
   }
 }

@@ -7,7 +7,15 @@ import {toCidr} from '../../core/address.js'
 import type {Endpoint, Frontend, Protocol, ServicePort} from '../../model/types.js'
 import {splitServicePortName} from './comments.js'
 import type {IptablesFamilyReader} from './family-reader.js'
-import {chainNamesOf, SCANNED_ENDPOINTS, SEP_PREFIX, type Group} from './groups.js'
+import {
+  chainNamesOf,
+  PREFIX_OF_KIND,
+  SCANNED_ENDPOINTS,
+  SEP_PREFIX,
+  type Cascade,
+  type ChainKind,
+  type Group,
+} from './groups.js'
 import {
   endpointString,
   iptablesChainHash,
@@ -63,10 +71,13 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
       'info',
     )
 
+  const gaps = new FragmentGaps(r, g)
   // Endpoints and shares. The cluster r.path is the chain a ClusterIP connection goes to.
   const cluster = g.frontends.find((f) => f.type === 'ClusterIP' && f.action === 'forward')
   const local = g.localCascade
-  const useLocal = (cluster?.via === 'svl' || g.cascade === null) && local !== null
+  // A KUBE-SVC chain jumped to but not in the input: its shares are unknown, not the local path's.
+  const useLocal =
+    (cluster?.via === 'svl' || (g.cascade === null && !gaps.absent('svc'))) && local !== null
   const steps = useLocal ? local : g.cascade
   /**
    * By endpoint index: the sum of the shares of the steps into each SEP chain. Not a field of the
@@ -93,7 +104,10 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
       )
     }
   }
-  const localPolicy = g.etp === 'Local' || g.itp === 'Local'
+  // Locality shows only on the local chain: when it is referenced but not in the input, no
+  // endpoint is known to be remote.
+  const localPolicy =
+    (g.etp === 'Local' || g.itp === 'Local') && !gaps.absent('svl') && !gaps.absent('xlb')
   // Addresses a reader reads are strings; only the last check marks some redacted (null).
   const endpoints: Array<Endpoint & {ip: string}> = []
   /** The addresses so far, once there are more than SCANNED_ENDPOINTS drafts; until then the endpoints are scanned (a set per service port cost more). */
@@ -163,14 +177,21 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
   for (const f of g.frontends)
     if (f.type === 'LoadBalancer' && f.ip !== null) lbCidrs.add(toCidr(f.ip))
   const rangesFromFw = g.ranges.filter((r) => !lbCidrs.has(r))
-  const frontends: Frontend[] = g.frontends.map((f) => ({
-    type: f.type,
-    ip: f.ip,
-    port: f.port,
-    sourceRanges: f.via === 'fw' ? [...rangesFromFw] : [],
-    action: f.action,
-    ...(f.nodeSourceExcluded ? {nodeSourceExcluded: true} : {}),
-  }))
+  const collect = `${r.family === 'IPv6' ? 'ip6tables-save' : 'iptables-save'} -t nat`
+  const frontends: Frontend[] = g.frontends.map((f) => {
+    const fe: Frontend = {
+      type: f.type,
+      ip: f.ip,
+      port: f.port,
+      sourceRanges: f.via === 'fw' ? [...rangesFromFw] : [],
+      action: f.action,
+      ...(f.nodeSourceExcluded ? {nodeSourceExcluded: true} : {}),
+    }
+    const missing = f.via === null ? [] : gaps.needs(f.via)
+    if (missing.length > 0) fe.incomplete = {missing, collect}
+    return fe
+  })
+  const missing = gaps.all()
   const externallyVisible = g.frontends.some((f) => f.type !== 'ClusterIP')
   return {
     namespace: names?.namespace ?? null,
@@ -186,6 +207,63 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
     scheduler: null,
     endpoints,
     rules: r.servicesOnly ? [] : sourceRefs(r.path, g.refLines, r.refsPerPort),
+    ...(missing.length > 0 ? {incomplete: {missing, collect}} : {}),
+  }
+}
+
+/**
+ * What a group references but the input does not contain (docs/model.md, "incomplete"): the
+ * per-service chains its rules jump to, the KUBE-SEP chains of its cascades, and the dispatch
+ * rules recovered from elsewhere. A frontend needs what its path reaches.
+ */
+class FragmentGaps {
+  private readonly referenced = new Set<ChainKind>()
+  constructor(
+    private readonly r: IptablesFamilyReader,
+    private readonly g: Group,
+  ) {
+    for (const f of g.frontends) if (f.via !== null) this.referenced.add(f.via)
+    for (const j of g.jumps) this.referenced.add(j.to)
+  }
+  private chainName(kind: ChainKind): string | null {
+    return this.g.hash === null ? null : PREFIX_OF_KIND[kind] + this.g.hash
+  }
+  /** Referenced by one of the group's rules, and not in the input. */
+  absent(kind: ChainKind): boolean {
+    const name = this.chainName(kind)
+    return name !== null && this.referenced.has(kind) && this.r.absent(name)
+  }
+  private missingSeps(cascade: Cascade | null): string[] {
+    const out: string[] = []
+    for (const ep of cascade?.endpoints ?? [])
+      if (ep.chain === undefined && !out.includes(ep.sep)) out.push(ep.sep)
+    return out
+  }
+  /** The names a path starting at `kind` needs and the input lacks. */
+  needs(kind: ChainKind, seen: Set<ChainKind> = new Set()): string[] {
+    if (seen.has(kind)) return []
+    seen.add(kind)
+    const name = this.chainName(kind)
+    if (name !== null && this.r.absent(name)) return [name]
+    const out =
+      kind === 'svc'
+        ? this.missingSeps(this.g.cascade)
+        : kind === 'svl' || kind === 'xlb'
+          ? this.missingSeps(this.g.localCascade)
+          : []
+    for (const j of this.g.jumps)
+      if (j.from === kind) for (const n of this.needs(j.to, seen)) if (!out.includes(n)) out.push(n)
+    return out
+  }
+  all(): string[] {
+    const out = [...this.g.missing]
+    const add = (n: string) => {
+      if (!out.includes(n)) out.push(n)
+    }
+    for (const kind of this.referenced) this.needs(kind).forEach(add)
+    this.missingSeps(this.g.cascade).forEach(add)
+    this.missingSeps(this.g.localCascade).forEach(add)
+    return out.sort()
   }
 }
 

@@ -11,6 +11,7 @@ import {
   KUBE_MARK_DROP,
   KUBE_MARK_MASQ,
   KUBE_MARK_PREFIX,
+  KUBE_NODEPORTS,
   KUBE_POSTROUTING,
   KUBE_PROXY_FIREWALL,
   PER_SERVICE_CHAIN_PREFIXES,
@@ -53,9 +54,16 @@ export const isNatEvidence = (r: IptablesRule): boolean => {
   )
 }
 
-/** The nat table refuses DROP and REJECT, and these chains exist only in filter. */
+/**
+ * The nat table refuses DROP and REJECT, and these chains exist only in filter. nat KUBE-NODEPORTS
+ * never ACCEPTs; the health check node port rule of filter KUBE-NODEPORTS does (IPVS mode's nat
+ * KUBE-SERVICES does ACCEPT, so the chain decides, not the target alone).
+ */
 const isFilterOnly = (r: IptablesRule): boolean =>
-  r.target === 'REJECT' || r.target === 'DROP' || FILTER_CHAINS.has(r.chain)
+  r.target === 'REJECT' ||
+  r.target === 'DROP' ||
+  FILTER_CHAINS.has(r.chain) ||
+  (r.target === 'ACCEPT' && r.chain === KUBE_NODEPORTS)
 
 export function inferTable(block: PendingBlock): {table: string; why: string} {
   const b = block.builtins

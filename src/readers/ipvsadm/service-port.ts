@@ -8,6 +8,7 @@ import {diag, uniqueSourceRefs} from '../../core/state.js'
 import type {
   Diagnostic,
   Endpoint,
+  Family,
   Frontend,
   ServicePort,
   SourceRef,
@@ -15,6 +16,7 @@ import type {
 } from '../../model/types.js'
 import {joinHostPort} from '../../core/address.js'
 import {REDACTED_SHOWN} from '../../core/redaction.js'
+import {ipvsSetName} from '../../kube-proxy/ipvs-names.js'
 import {endpointKey} from './protocol.js'
 import type {Classified} from './classify.js'
 import type {Group} from './group.js'
@@ -30,6 +32,24 @@ function actionOf(vs: VirtualServerSeen): Frontend['action'] {
   return 'reject'
 }
 
+const IPSET_SAVE = 'ipset save'
+
+/**
+ * A frontend whose kind only a guess or kube-ipvs0 gives (no `ipset save`, no cluster objects):
+ * whether it is a LoadBalancer IP that only some clients may reach, or a NodePort or external
+ * address under externalTrafficPolicy=Local, is in sets the input lacks.
+ */
+function unknownType(list: Classified[], family: Family): Pick<Frontend, 'incomplete'> {
+  if (!list.some((m) => m.evidence === 'guess' || m.evidence === 'ip-addr')) return {}
+  const bases =
+    list[0]!.type === 'NodePort'
+      ? [`NODE-PORT-${list[0]!.vs.protocol}`, `NODE-PORT-LOCAL-${list[0]!.vs.protocol}`]
+      : ['CLUSTER-IP', 'EXTERNAL-IP', 'LOAD-BALANCER', 'LOAD-BALANCER-SOURCE-CIDR']
+  return {
+    incomplete: {missing: bases.map((b) => ipvsSetName(b, family)), collect: IPSET_SAVE},
+  }
+}
+
 export function toServicePort(
   group: Group,
   sets: KubeSets,
@@ -41,6 +61,7 @@ export function toServicePort(
   const cs = group.clusterService
   const frontends: {frontend: Frontend; members: Classified[]}[] = []
   const nodePorts = new Map<number, Classified[]>()
+  const family = vs.family
   for (const m of members) {
     if (m.type === 'NodePort') {
       pushTo(nodePorts, m.vs.port, m)
@@ -53,6 +74,7 @@ export function toServicePort(
         port: m.vs.port,
         sourceRanges: m.sourceRanges,
         action: actionOf(m.vs),
+        ...unknownType([m], family),
       },
       members: [m],
     })
@@ -125,7 +147,7 @@ export function toServicePort(
     internalTrafficPolicy,
     externalTrafficPolicy,
   )
-  pushAll(frontends, nodePortFrontends(nodePorts, disagree))
+  pushAll(frontends, nodePortFrontends(nodePorts, disagree, family))
   if (disagree) {
     const own = (m: Classified) => [...m.vs.realServers].map(([key, rs]) => toEndpoint(rs, key))
     for (const f of frontends) {
@@ -135,6 +157,12 @@ export function toServicePort(
     diagnostics.push(disagreement(frontends, clusterIp, vs.key))
   }
 
+  // What the node's ipsets would have said (a.4): locality (KUBE-LOOP-BACK) without cluster
+  // objects, and the sets the frontends above lack.
+  const missing = new Set<string>()
+  for (const f of frontends) for (const n of f.frontend.incomplete?.missing ?? []) missing.add(n)
+  if (!loopbackKnown && cs === null && endpoints.size > 0)
+    missing.add(ipvsSetName('LOOP-BACK', family))
   return {
     namespace: cs?.namespace ?? null,
     name: cs?.name ?? null,
@@ -157,6 +185,7 @@ export function toServicePort(
     scheduler: vs.scheduler,
     endpoints: [...endpoints.values()],
     rules: uniqueSourceRefs(rules),
+    ...(missing.size > 0 ? {incomplete: {missing: [...missing].sort(), collect: IPSET_SAVE}} : {}),
   }
 }
 
@@ -169,6 +198,7 @@ export function toServicePort(
 function nodePortFrontends(
   nodePorts: Map<number, Classified[]>,
   disagree: boolean,
+  family: Family,
 ): {frontend: Frontend; members: Classified[]}[] {
   const out: {frontend: Frontend; members: Classified[]}[] = []
   for (const [port, list] of nodePorts) {
@@ -185,12 +215,20 @@ function nodePortFrontends(
         port,
         sourceRanges: [],
         action: actions.has('forward') ? 'forward' : 'reject',
+        ...unknownType(common!, family),
       },
       members: common!,
     })
     for (const m of others.flat()) {
       out.push({
-        frontend: {type: 'NodePort', ip: m.vs.ip, port, sourceRanges: [], action: actionOf(m.vs)},
+        frontend: {
+          type: 'NodePort',
+          ip: m.vs.ip,
+          port,
+          sourceRanges: [],
+          action: actionOf(m.vs),
+          ...unknownType([m], family),
+        },
         members: [m],
       })
     }

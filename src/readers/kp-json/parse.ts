@@ -241,6 +241,7 @@ function cidr(bare: boolean): Reader<string> {
 }
 
 const port = int(0, 65535)
+const incomplete = optional(object({missing: list(str), collect: str}))
 const sourceRef = object({path: str, line: int(1, Number.MAX_SAFE_INTEGER)})
 
 const endpoint = withRedaction(
@@ -298,6 +299,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
             nodeSourceExcluded: optional(bool),
             forwardedOnNodes: optional(list(str)),
             endpoints: optional(list(endpoint)),
+            incomplete,
           }),
         ),
       ),
@@ -313,6 +315,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
       scheduler: nullable(str),
       endpoints: list(endpoint),
       rules: list(sourceRef),
+      incomplete,
     }),
   ),
   foreign: list(object({kind: str, name: str, reason: str, source: nullable(sourceRef)})),

@@ -88,9 +88,12 @@ export class ServiceChainReader {
    * should there be more, they are tried in order and each gets what the ones before left over
    * (none after one that always picks), so the shares never sum to more than 1.
    */
-  readSelectionChain(a: ServiceAcc, name: string): SelectedEndpoint[] {
+  readSelectionChain(a: ServiceAcc, name: string, missing: string[] = []): SelectedEndpoint[] {
     const chain = this.ctx.chain(name)
-    if (!chain) return []
+    if (!chain) {
+      missing.push(name)
+      return []
+    }
     a.rules.push(this.ctx.ref(chain.line))
     this.ctx.facts.sawInternalChain ||= chain.ruleCount > 0
     const out: SelectedEndpoint[] = []
@@ -128,6 +131,8 @@ export class ServiceChainReader {
           )
         const list: SelectedEndpoint[] = []
         for (const target of targets) {
+          // An endpoint chain the vmap names but the input lacks: that endpoint is unknown, not absent.
+          if (!this.ctx.chain(target) && !missing.includes(target)) missing.push(target)
           const ep = this.readEndpointChain(target, rule.line, name)
           if (ep) list.push({ip: ep.ip, port: ep.port, share: 1 / Math.max(n, targets.length)})
         }

@@ -24,13 +24,19 @@ import {pushAll} from '../../core/arrays.js'
 import {isRedacted} from '../../core/redaction.js'
 import type {Endpoint, ServicePort} from '../../model/types.js'
 import {
+  FIREWALL_CHECK_CHAIN,
+  FIREWALL_IPS_MAP,
   MARK_FOR_MASQUERADE_CHAIN,
   MASQUERADING_CHAIN,
+  NFT_TABLE,
   nftNameHash,
   nftNameHashIs,
   NO_ENDPOINT_NODEPORTS_MAP,
   NO_ENDPOINT_SERVICES_MAP,
+  NODEPORT_ENDPOINTS_CHECK_CHAIN,
   NODEPORT_IPS_SET,
+  SERVICE_ENDPOINTS_CHECK_CHAIN,
+  SERVICE_IPS_MAP,
   SERVICE_NODEPORTS_MAP,
   SERVICES_CHAIN,
 } from '../../kube-proxy/nftables-names.js'
@@ -64,6 +70,7 @@ export class KubeProxyTableReader {
   read(): ServicePort[] {
     this.checkNames()
     this.readTopLevelChains()
+    this.missingSets()
     this.maps.readServiceIps()
     this.maps.readNodePorts()
     this.maps.readNoEndpoints(NO_ENDPOINT_SERVICES_MAP, false)
@@ -147,13 +154,21 @@ export class KubeProxyTableReader {
     for (const fe of a.frontends.values())
       if (fe.type === 'LoadBalancer') fe.sourceRanges = [...new Set(ranges)]
 
-    const cluster = a.clusterChain ? this.chains.readSelectionChain(a, a.clusterChain) : null
-    const local = a.localChain ? this.chains.readSelectionChain(a, a.localChain) : null
+    const clusterMissing: string[] = []
+    const localMissing: string[] = []
+    const cluster = a.clusterChain
+      ? this.chains.readSelectionChain(a, a.clusterChain, clusterMissing)
+      : null
+    const local = a.localChain
+      ? this.chains.readSelectionChain(a, a.localChain, localMissing)
+      : null
     // Shares are those of the cluster path (docs/model.md): the chain the ClusterIP goes to (local-B
     // under ITP=Local), else service-B. An endpoint only the other chain reaches gets share 0.
     // Locality is known only under a Local policy: local-B members are local, the rest are not.
     const primary = a.internalChain === a.localChain && local ? local : (cluster ?? local)
-    const localKnown = a.itp === 'Local' || a.etp === 'Local'
+    // Locality shows only in the local chain: referenced but not in the input, no endpoint is known to be remote.
+    const localKnown =
+      (a.itp === 'Local' || a.etp === 'Local') && !(a.localChain && !this.ctx.chain(a.localChain))
     const endpoints = new Map<string, Endpoint>()
     const add = (list: SelectedEndpoint[] | null, fromPrimary: boolean, isLocal: boolean): void => {
       for (const e of list ?? []) {
@@ -180,9 +195,22 @@ export class KubeProxyTableReader {
     markTerminatingFallbacks(endpoints, cluster, local)
 
     const hasExternal = [...a.frontends.values()].some((f) => f.type !== 'ClusterIP')
+    const externalAbsent = a.externalChain !== null && !this.ctx.chain(a.externalChain)
     // An external chain without the Local short-circuits: ETP=Cluster. No external chain and no
-    // drop element (no endpoints at all): the policy cannot be seen, null.
-    if (hasExternal && a.etp === null && a.externalChain) a.etp = 'Cluster'
+    // drop element (no endpoints at all): the policy cannot be seen, null; nor when the chain
+    // the elements point at is not in the input.
+    if (hasExternal && a.etp === null && a.externalChain && !externalAbsent) a.etp = 'Cluster'
+    const missing = this.markIncomplete(a, {
+      internal:
+        a.internalChain === null
+          ? []
+          : a.internalChain === a.localChain
+            ? localMissing
+            : clusterMissing,
+      external: externalAbsent ? [a.externalChain!] : unique([...clusterMissing, ...localMissing]),
+    })
+    if (a.internalChain !== null && !this.ctx.chain(a.internalChain))
+      for (const ep of endpoints.values()) ep.share = null
     return {
       namespace: a.namespace,
       name: a.name,
@@ -200,7 +228,69 @@ export class KubeProxyTableReader {
       scheduler: null,
       endpoints: [...endpoints.values()],
       rules: a.rules,
+      ...(missing.length > 0 ? {incomplete: {missing, collect: this.collect()}} : {}),
     }
+  }
+
+  private collect(): string {
+    return `nft list table ${this.ctx.family === 'IPv6' ? 'ip6' : 'ip'} ${NFT_TABLE}`
+  }
+
+  /**
+   * Sets and maps the table's rules name (`vmap @no-endpoint-services`) that the input does not
+   * define: a fragment (one table of a listing, a grep) lacks them.
+   */
+  private missingSets(): Set<string> {
+    if (this.absentSets !== null) return this.absentSets
+    const out = new Set<string>()
+    for (const name of DISPATCH_CHAINS) {
+      const chain = this.ctx.chain(name)
+      for (const rule of chain?.rules() ?? [])
+        for (const w of rule.tokens) {
+          const name = w.slice(1)
+          if (!w.startsWith('@') || this.ctx.set(name) || out.has(name)) continue
+          out.add(name)
+          this.ctx.reporter.report(
+            'warning',
+            'NFT_MISSING_SET',
+            `${chain!.name} names @${name}, which is not in the input: what it holds is unknown (collect with \`${this.collect()}\`)`,
+            this.ctx.ref(rule.line),
+          )
+        }
+    }
+    this.absentSets = out
+    return out
+  }
+  private absentSets: Set<string> | null = null
+
+  /**
+   * Marks the frontends whose answer needs what the input lacks (docs/model.md, "incomplete"),
+   * and returns everything the service port references and lacks. A missing map of frontends
+   * (service-ips, service-nodeports) may hide frontends of any service; a missing
+   * no-endpoint-* map hides the drop of a Local policy; a missing firewall-ips map the source
+   * ranges of a LoadBalancer IP.
+   */
+  private markIncomplete(a: ServiceAcc, paths: {internal: string[]; external: string[]}): string[] {
+    const sets = this.missingSets()
+    const collect = this.collect()
+    const all = new Set<string>()
+    for (const fe of a.frontends.values()) {
+      const need: string[] = fe.type === 'ClusterIP' ? [...paths.internal] : [...paths.external]
+      const policy = fe.type === 'ClusterIP' ? a.itp : a.etp
+      const noEndpointMap =
+        fe.type === 'NodePort' ? NO_ENDPOINT_NODEPORTS_MAP : NO_ENDPOINT_SERVICES_MAP
+      if (sets.has(noEndpointMap) && policy !== 'Cluster' && fe.action === 'forward')
+        need.push(noEndpointMap)
+      if ((fe.type === 'LoadBalancer' || fe.type === 'External') && sets.has(FIREWALL_IPS_MAP))
+        need.push(FIREWALL_IPS_MAP)
+      for (const fw of a.firewallChains) if (!this.ctx.chain(fw)) need.push(fw)
+      if (need.length > 0) fe.incomplete = {missing: unique(need), collect}
+      for (const n of need) all.add(n)
+    }
+    for (const m of [SERVICE_IPS_MAP, SERVICE_NODEPORTS_MAP]) if (sets.has(m)) all.add(m)
+    for (const n of paths.internal) all.add(n)
+    for (const n of paths.external) all.add(n)
+    return [...all].sort()
   }
 
   /** Per-service chains and sets nothing points at: leftovers of deleted services (§3.5). */
@@ -238,6 +328,16 @@ export class KubeProxyTableReader {
     }
   }
 }
+
+const unique = (names: string[]): string[] => [...new Set(names)]
+
+/** The node-wide chains whose verdict maps name every frontend (§3.2). */
+const DISPATCH_CHAINS = [
+  SERVICES_CHAIN,
+  SERVICE_ENDPOINTS_CHECK_CHAIN,
+  NODEPORT_ENDPOINTS_CHECK_CHAIN,
+  FIREWALL_CHECK_CHAIN,
+]
 
 /**
  * A local endpoint on the local chain but not on a cluster chain that has endpoints: kube-proxy
