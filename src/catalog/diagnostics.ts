@@ -385,6 +385,13 @@ export const DIAGNOSTICS = {
     meaning: '`kp diff`: both A and B are stdin (-).',
     action: 'Give at most one of A and B as -.',
   },
+  USAGE_INVALID: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      'The command line cannot be read: an unknown command or flag, a missing or extra argument, or a flag value not among its choices or not of its kind.',
+    action: 'Run `kp COMMAND --help` for the arguments and flags (`kp --help` for the commands).',
+  },
   USAGE_OUT_NOT_DIR: {
     severity: 'error',
     exit: 'usage',

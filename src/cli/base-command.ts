@@ -14,6 +14,8 @@ import type {FileReadRequest} from '../readers/read-state.js'
 import type {FormatId, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
+import {printKpError} from './print-error.js'
+import {usageErrorOf} from './usage-error.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 
@@ -231,16 +233,14 @@ export abstract class KpCommand extends Command {
         for (const d of rest)
           process.stderr.write(`kp: error: ${escapeControl(formatDiagnostic(d))}\n`)
       }
-      if (this.jsonEnabled()) {
-        this.logJson({
-          error: {code: err.code, message: err.message, exitCode: err.exitCode, hints: err.hints},
-        })
-      }
-      process.stderr.write(`kp: ${escapeControl(err.message)}\n`)
-      for (const h of err.hints) process.stderr.write(`  hint: ${escapeControl(h)}\n`)
+      printKpError(err, this.jsonEnabled(), (doc) => this.logJson(doc))
       this.exit(err.exitCode)
     }
-    // oclif's own errors (flag parsing: exit 2; this.exit()) keep their code.
+    // oclif's parse errors (unknown flag, missing argument, bad value) are usage errors: exit 2,
+    // in kp's error shape (src/cli/usage-error.ts).
+    const usage = usageErrorOf(err, this.id)
+    if (usage) return this.catch(usage)
+    // this.exit() keeps its code.
     if (err.oclif?.exit !== undefined) return super.catch(err)
     process.stderr.write(`kp: internal error (a bug): ${err.message}\n`)
     if (process.env.DEBUG) process.stderr.write(`${err.stack}\n`)
