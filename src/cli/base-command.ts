@@ -14,6 +14,7 @@ import type {FileReadRequest} from '../readers/read-state.js'
 import type {FormatId, ReadOptions} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
+import {OUTPUT_FORMATS, outputFormatOf, yamlWriter} from './output-format.js'
 import {printKpError} from './print-error.js'
 import {usageErrorOf} from './usage-error.js'
 
@@ -93,6 +94,13 @@ export abstract class KpCommand extends Command {
       description:
         'Seconds each command kp runs to read this node live may take before kp stops it.',
     }),
+    output: Flags.option({
+      char: 'o',
+      options: OUTPUT_FORMATS,
+      helpGroup: 'OUTPUT',
+      description:
+        'json: the result as one JSON document (same as --json); yaml: that document as YAML; table: the text view (default); wide: the text view with more detail (kp list: every endpoint and its share; kp explain: the rule lines).',
+    })(),
     'no-color': Flags.boolean({
       helpGroup: 'OUTPUT',
       description: 'Never colour the output (NO_COLOR is honoured too).',
@@ -165,12 +173,27 @@ export abstract class KpCommand extends Command {
     return state
   }
 
+  /** -o yaml: the writer of the YAML document, loaded in init(). */
+  private writeYaml: ((doc: unknown) => void) | null = null
+
+  override async init(): Promise<void> {
+    await super.init()
+    if (outputFormatOf(this.argv) === 'yaml') this.writeYaml = await yamlWriter()
+  }
+
+  /** -o json and -o yaml print the result document, as --json does. */
+  override jsonEnabled(): boolean {
+    const o = outputFormatOf(this.argv)
+    return o === 'json' || o === 'yaml' || super.jsonEnabled()
+  }
+
   /**
    * Plain JSON for --json. oclif's own logJson runs the document through a regex tokenizer to
    * colour it (ux/colorize-json.js), even when stdout is a pipe, which on a large state costs more
    * than reading the dump.
    */
   override logJson(json: unknown): void {
+    if (this.writeYaml) return this.writeYaml(json)
     // Indented for a person at a terminal; compact into a pipe or file, where jq or a program
     // reads it: half the size, and written in pieces, never held whole (src/cli/json-out.ts).
     if (!process.stdout.isTTY) {

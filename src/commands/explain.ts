@@ -28,7 +28,7 @@ export default class Explain extends KpCommand {
     }),
     rules: Flags.boolean({
       description:
-        'Also list the rules the sources hold for the service, as path:line, in source order.',
+        'Also list the rules the sources hold for the service, as path:line, in source order (-o wide does too).',
     }),
   }
 
@@ -65,13 +65,15 @@ export default class Explain extends KpCommand {
       const {renderExplain} = await import('../cli/views/explain.js')
       const {outputStyle} = await import('../cli/views/style.js')
       const {loadRuleText} = await import('../cli/rule-lines.js')
+      // -o wide: the rule lines too, as --rules.
+      const rules = flags.rules || flags.output === 'wide'
       const ruleText = await loadRuleText(
-        flags.rules ? result.matches.flatMap((m) => m.rules) : [],
+        rules ? result.matches.flatMap((m) => m.rules) : [],
         flags.file ?? [],
       )
       this.log(
         renderExplain(result, {
-          rules: flags.rules,
+          rules,
           ruleText,
           style: outputStyle(flags['no-color']),
         }),

@@ -12,12 +12,6 @@ export default class List extends KpCommand {
     '<%= config.bin %> <%= command.id %> --json -f nft-ruleset.txt > state.json',
   ]
   static override flags = {
-    output: Flags.option({
-      char: 'o',
-      options: ['table', 'wide'] as const,
-      default: 'table',
-      description: 'Table layout; wide also lists every endpoint with its share.',
-    })(),
     namespace: Flags.string({
       char: 'n',
       description: 'Only service ports of this namespace (default: all namespaces).',
