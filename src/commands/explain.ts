@@ -65,6 +65,7 @@ export default class Explain extends KpCommand {
       const {renderExplain} = await import('../cli/views/explain.js')
       const {outputStyle} = await import('../cli/views/style.js')
       const {loadRuleText} = await import('../cli/rule-lines.js')
+      const {terminalWidth} = await import('../cli/wrap.js')
       // -o wide: the rule lines too, as --rules.
       const rules = flags.rules || flags.output === 'wide'
       const ruleText = await loadRuleText(
@@ -76,6 +77,7 @@ export default class Explain extends KpCommand {
           rules,
           ruleText,
           style: outputStyle(flags['no-color']),
+          width: terminalWidth(),
         }),
       )
     }

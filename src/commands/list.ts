@@ -28,6 +28,7 @@ export default class List extends KpCommand {
     if (!this.jsonEnabled()) {
       const {renderServiceList} = await import('../cli/views/list.js')
       const {outputStyle} = await import('../cli/views/style.js')
+      const {terminalWidth} = await import('../cli/wrap.js')
       const style = outputStyle(flags['no-color'])
       this.log(
         renderServiceList(shown, {
@@ -35,6 +36,7 @@ export default class List extends KpCommand {
           namespace: flags.namespace,
           total: state.services.length,
           style,
+          width: terminalWidth(),
         }),
       )
     }

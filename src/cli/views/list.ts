@@ -13,6 +13,8 @@ export interface ListViewOptions {
   /** Service ports in the state before the -n filter. */
   total: number
   style: Style
+  /** The terminal's width: a wider table folds its FRONTENDS column (null: never). */
+  width?: number | null
 }
 
 function endpointCount(sp: ServicePort): string {
@@ -41,6 +43,7 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
     {header: 'SERVICE PORT', cell: (sp) => escapeControl(displayName(sp))},
     {
       header: 'FRONTENDS',
+      fold: true,
       cell: (sp) =>
         sp.frontends.length > 0
           ? sp.frontends.map((fe) => frontendLabel(fe, style)).join('\n')
@@ -76,7 +79,9 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   }
   // Only IPVS has schedulers; the column would be all dashes in the other modes.
   const showScheduler = state.services.some((sp) => sp.scheduler !== null)
-  const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
+  const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style, {
+    width: opts.width,
+  })
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
   return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode)`
 }
