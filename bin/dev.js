@@ -9,6 +9,7 @@ import {execute} from '@oclif/core'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const pjson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 pjson.oclif.commands = './src/commands'
+pjson.oclif.hooks = {command_not_found: './src/cli/hooks/command-not-found.ts'}
 await execute({
   development: true,
   dir: import.meta.url,

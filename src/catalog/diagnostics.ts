@@ -447,6 +447,13 @@ export const DIAGNOSTICS = {
     action:
       'Name the port (ns/name:port) or give the destination as IP:PORT; the hints list the candidates.',
   },
+  USAGE_INVALID: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      'The command line cannot be read: an unknown command or flag, a missing or extra argument, or a flag value not among its choices or not of its kind.',
+    action: 'Run `kp COMMAND --help` for the arguments and flags (`kp --help` for the commands).',
+  },
   USAGE_OUT_NOT_DIR: {
     severity: 'error',
     exit: 'usage',

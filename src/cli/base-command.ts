@@ -15,6 +15,9 @@ import type {FileReadRequest} from '../readers/read-state.js'
 import type {FormatId, ReadOptions, SourceText} from '../readers/types.js'
 import {escapeControl} from './escape.js'
 import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
+import {OUTPUT_FORMATS, outputFormatOf, yamlWriter} from './output-format.js'
+import {printKpError} from './print-error.js'
+import {usageErrorOf} from './usage-error.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
 
@@ -94,6 +97,13 @@ export abstract class KpCommand extends Command {
       description:
         'Seconds each command kp runs to read this node live may take before kp stops it.',
     }),
+    output: Flags.option({
+      char: 'o',
+      options: OUTPUT_FORMATS,
+      helpGroup: 'OUTPUT',
+      description:
+        'json: the result as one JSON document (same as --json); yaml: that document as YAML; table: the text view (default); wide: the text view with more detail (kp list: every endpoint and its share; kp explain: the rule lines).',
+    })(),
     'no-color': Flags.boolean({
       helpGroup: 'OUTPUT',
       description: 'Never colour the output (NO_COLOR is honoured too).',
@@ -209,12 +219,27 @@ export abstract class KpCommand extends Command {
     }
   }
 
+  /** -o yaml: the writer of the YAML document, loaded in init(). */
+  private writeYaml: ((doc: unknown) => void) | null = null
+
+  override async init(): Promise<void> {
+    await super.init()
+    if (outputFormatOf(this.argv) === 'yaml') this.writeYaml = await yamlWriter()
+  }
+
+  /** -o json and -o yaml print the result document, as --json does. */
+  override jsonEnabled(): boolean {
+    const o = outputFormatOf(this.argv)
+    return o === 'json' || o === 'yaml' || super.jsonEnabled()
+  }
+
   /**
    * Plain JSON for --json. oclif's own logJson runs the document through a regex tokenizer to
    * colour it (ux/colorize-json.js), even when stdout is a pipe, which on a large state costs more
    * than reading the dump.
    */
   override logJson(json: unknown): void {
+    if (this.writeYaml) return this.writeYaml(json)
     // Indented for a person at a terminal; compact into a pipe or file, where jq or a program
     // reads it: half the size, and written in pieces, never held whole (src/cli/json-out.ts).
     if (!process.stdout.isTTY) {
@@ -277,16 +302,14 @@ export abstract class KpCommand extends Command {
         for (const d of rest)
           process.stderr.write(`kp: error: ${escapeControl(formatDiagnostic(d))}\n`)
       }
-      if (this.jsonEnabled()) {
-        this.logJson({
-          error: {code: err.code, message: err.message, exitCode: err.exitCode, hints: err.hints},
-        })
-      }
-      process.stderr.write(`kp: ${escapeControl(err.message)}\n`)
-      for (const h of err.hints) process.stderr.write(`  hint: ${escapeControl(h)}\n`)
+      printKpError(err, this.jsonEnabled(), (doc) => this.logJson(doc))
       this.exit(err.exitCode)
     }
-    // oclif's own errors (flag parsing: exit 2; this.exit()) keep their code.
+    // oclif's parse errors (unknown flag, missing argument, bad value) are usage errors: exit 2,
+    // in kp's error shape (src/cli/usage-error.ts).
+    const usage = usageErrorOf(err, this.id)
+    if (usage) return this.catch(usage)
+    // this.exit() keeps its code.
     if (err.oclif?.exit !== undefined) return super.catch(err)
     process.stderr.write(`kp: internal error (a bug): ${err.message}\n`)
     if (process.env.DEBUG) process.stderr.write(`${err.stack}\n`)

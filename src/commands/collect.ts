@@ -9,7 +9,7 @@ import {FORMAT_IDS} from '../readers/registry.js'
 export default class Collect extends KpCommand {
   static override summary =
     "Save this node's kube-proxy state into a folder to read anywhere with -f"
-  static override description = `Runs the same read-only commands kp reads live (iptables-save of both backends and families, nft -j list table ip|ip6 kube-proxy, ipvsadm -Sn and -Ln, ipset save, ip -j addr show kube-ipvs0) plus uname -r, the tool versions and the sysctls that change how the rules behave, and writes their raw outputs with a manifest.json. \`kp list -f DIR\` (and every other command) then reads the folder as if it were this node. Leftovers of other modes are saved too, but not read.
+  static override description = `Runs the same read-only commands kp reads live (iptables-save of both backends and families, nft -j list table ip|ip6 kube-proxy, ipvsadm -Sn and -Ln, ipset save, ip -j addr show kube-ipvs0) plus the kernel release (/proc/sys/kernel/osrelease), the tool versions and the sysctls that change how the rules behave, and writes their raw outputs with a manifest.json. \`kp list -f DIR\` (and every other command) then reads the folder as if it were this node. Leftovers of other modes are saved too, but not read.
 
 A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.environment.code} only when no ruleset at all could be saved (for example without root).`
 

@@ -28,7 +28,7 @@ export default class Explain extends KpCommand {
     }),
     rules: Flags.boolean({
       description:
-        'Also list the rules the sources hold for the service, in source order: path:line and the rule as read (live and bundle outputs too; nft -j rules as `chain NAME handle N: RULE`).',
+        'Also list the rules the sources hold for the service, in source order: path:line and the rule as read (live and bundle outputs too; nft -j rules as `chain NAME handle N: RULE`). -o wide does too.',
     }),
   }
 
@@ -65,12 +65,16 @@ export default class Explain extends KpCommand {
       const {renderExplain} = await import('../cli/views/explain.js')
       const {outputStyle} = await import('../cli/views/style.js')
       const {ruleTextOf} = await import('../readers/rule-text.js')
-      const ruleText = ruleTextOf(flags.rules ? this.loadedSources : [])
+      const {terminalWidth} = await import('../cli/wrap.js')
+      // -o wide: the rule lines too, as --rules.
+      const rules = flags.rules || flags.output === 'wide'
+      const ruleText = ruleTextOf(rules ? this.loadedSources : [])
       this.log(
         renderExplain(result, {
-          rules: flags.rules,
+          rules,
           ruleText,
           style: outputStyle(flags['no-color']),
+          width: terminalWidth(),
         }),
       )
     }

@@ -12,12 +12,6 @@ export default class List extends KpCommand {
     '<%= config.bin %> <%= command.id %> --json -f nft-ruleset.txt > state.json',
   ]
   static override flags = {
-    output: Flags.option({
-      char: 'o',
-      options: ['table', 'wide'] as const,
-      default: 'table',
-      description: 'Table layout; wide also lists every endpoint with its share.',
-    })(),
     namespace: Flags.string({
       char: 'n',
       description: 'Only service ports of this namespace (default: all namespaces).',
@@ -34,6 +28,7 @@ export default class List extends KpCommand {
     if (!this.jsonEnabled()) {
       const {renderServiceList} = await import('../cli/views/list.js')
       const {outputStyle} = await import('../cli/views/style.js')
+      const {terminalWidth} = await import('../cli/wrap.js')
       const style = outputStyle(flags['no-color'])
       this.log(
         renderServiceList(shown, {
@@ -41,6 +36,7 @@ export default class List extends KpCommand {
           namespace: flags.namespace,
           total: state.services.length,
           style,
+          width: terminalWidth(),
         }),
       )
     }

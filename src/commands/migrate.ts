@@ -306,7 +306,8 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       // stdout carries the rules and the findings go to stderr.
       const stream = flags.check ? process.stdout : process.stderr
       const color = Boolean(stream.isTTY) && !flags['no-color'] && !process.env.NO_COLOR
-      const view = formatFindings(all, {color})
+      const {terminalWidth} = await import('../cli/wrap.js')
+      const view = formatFindings(all, {color, width: terminalWidth(stream)})
       if (flags.check) this.log(view)
       else process.stderr.write(`${view}\n`)
     }

@@ -2,7 +2,8 @@
  * `kp collect --out DIR`: save every read-only output kp would read on this node (and the
  * leftovers it would not) with a manifest, so `kp ... -f DIR` answers the same anywhere.
  * Missing programs and failed commands are recorded in the manifest, not fatal; only a bundle
- * with no ruleset at all is an error (exit 4).
+ * with no ruleset at all, or one where nft is missing and no other mode's rules were found, is an
+ * error (exit 4).
  */
 import {readdir, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
@@ -10,6 +11,7 @@ import {makeDirectory} from '../core/directory.js'
 import {EnvironmentError, UsageError} from '../errors.js'
 import type {Mode} from '../model/types.js'
 import {BUNDLE_MANIFEST, type BundleFile, type BundleManifest} from '../readers/bundle.js'
+import {missingNftError} from './collect-live.js'
 import {environmentError} from './exec.js'
 import {type Capture, snapshotNode} from './snapshot.js'
 
@@ -89,6 +91,10 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
       failed[0]
     if (worst) throw environmentError(worst)
   }
+
+  // A bundle that cannot show the rules because nft is missing would read as "no kube-proxy here".
+  const missingNft = missingNftError(snap, opts.mode)
+  if (missingNft) throw missingNft
 
   await writeOutput(opts.outDir, () => makeDirectory(opts.outDir))
   const files: BundleFile[] = []

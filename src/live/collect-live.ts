@@ -8,7 +8,7 @@ import type {Mode} from '../model/types.js'
 import type {BundleFacts} from '../readers/bundle.js'
 import type {SourceText} from '../readers/types.js'
 import {environmentError} from './exec.js'
-import {type Capture, type NodeSnapshot, snapshotNode} from './snapshot.js'
+import {type NodeSnapshot, snapshotNode} from './snapshot.js'
 
 export interface LiveCollection {
   sources: SourceText[]
@@ -39,23 +39,44 @@ export function fatalProbeFailure(snap: NodeSnapshot): EnvironmentError | null {
   return null
 }
 
-/** The exit-3 error (no kube-proxy state here), or exit 4 when no dump program is installed at all. */
+/**
+ * No mode found and `nft` missing: this may well be an nftables-mode node that kp cannot read
+ * without nft, so "no kube-proxy here" would be a confident wrong answer. Exit 4, naming nft.
+ * Not when --mode iptables or ipvs was asked for: nft says nothing about those.
+ */
+export function missingNftError(
+  snap: NodeSnapshot,
+  mode: Mode | undefined,
+): EnvironmentError | null {
+  if (snap.detection.mode !== null || (mode !== undefined && mode !== 'nftables')) return null
+  const nft = snap.captures.find((c) => c.format === 'nft-json')
+  if (nft?.result?.failure?.code !== 'LIVE_MISSING_PROGRAM') return null
+  const iptables = snap.captures.filter((c) => c.format === 'iptables-save')
+  const noIptables = iptables.every(
+    (c) => c.result === null || c.result.failure?.code === 'LIVE_MISSING_PROGRAM',
+  )
+  return new EnvironmentError(
+    noIptables
+      ? 'neither nft nor iptables-save is installed, so kp cannot read this node'
+      : 'nft is not installed, so kp cannot read nftables-mode rules on this node (no iptables- or IPVS-mode rules were found)',
+    'LIVE_MISSING_PROGRAM',
+    'nft',
+    null,
+    [
+      noIptables
+        ? 'install the iptables and nftables packages, or read a saved dump with -f FILE'
+        : 'install the nftables package (it provides nft), or read a saved dump with -f FILE',
+    ],
+  )
+}
+
+/** The exit-3 error (no kube-proxy state here), or exit 4 when a program that could show it is missing. */
 export function nothingFoundError(
   snap: NodeSnapshot,
   mode: Mode | undefined,
 ): EnvironmentError | InputError {
-  const missing = (c: Capture) => c.result?.failure?.code === 'LIVE_MISSING_PROGRAM'
-  const nft = snap.captures.find((c) => c.format === 'nft-json')
-  const iptables = snap.captures.filter((c) => c.format === 'iptables-save')
-  if (nft && missing(nft) && iptables.every((c) => missing(c) || c.result === null)) {
-    return new EnvironmentError(
-      'neither nft nor iptables-save is installed, so kp cannot read this node',
-      'LIVE_MISSING_PROGRAM',
-      'nft',
-      null,
-      ['install the iptables and nftables packages, or read a saved dump with -f FILE'],
-    )
-  }
+  const missingNft = missingNftError(snap, mode)
+  if (missingNft) return missingNft
   const what = mode ? `${mode}-mode kube-proxy rules` : 'kube-proxy rules'
   return new InputError(
     `no ${what} found on this node: ${snap.detection.looked.join('; ')}`,

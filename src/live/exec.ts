@@ -4,7 +4,9 @@
  * classified into one of the LIVE_* shapes below, and callers decide whether that failure
  * is fatal (`kp list` live: EnvironmentError, exit 4) or only recorded (`kp collect`).
  */
-import {execa} from 'execa'
+import {spawn} from 'node:child_process'
+import {accessSync, constants as fsConstants} from 'node:fs'
+import {join} from 'node:path'
 import {EnvironmentError} from '../errors.js'
 import {DEFAULT_TIMEOUT_SECONDS} from './timeout.js'
 import type {DiagnosticCode} from '../catalog/diagnostics.js'
@@ -72,6 +74,111 @@ function firstLine(text: string): string {
   return text.trim().split('\n', 1)[0] ?? ''
 }
 
+/** How one run ended, before it is classified. */
+interface RawRun {
+  stdout: string
+  stderr: string
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  /** The spawn error's code (ENOENT, EACCES, ...), when the program did not start. */
+  spawnError: string | null
+  timedOut: boolean
+  overflowed: boolean
+}
+
+/**
+ * Whether `file` is an executable on the search path. A spawn ENOENT does not by itself mean
+ * "not installed": the program may be there and something else it needs at start is not.
+ */
+function foundOnPath(file: string, path: string): boolean {
+  const candidates = file.includes('/') ? [file] : path.split(':').map((d) => join(d, file))
+  for (const c of candidates) {
+    try {
+      accessSync(c, fsConstants.X_OK)
+      return true
+    } catch {
+      // not here; try the next folder
+    }
+  }
+  return false
+}
+
+/** Stops the program and everything it started (its process group). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // the group is gone already
+  }
+}
+
+/**
+ * Runs the program in its own process group with a wall-clock timer. At the deadline the whole
+ * group is killed and the run ends then, even if a child it started still holds the output
+ * pipes open (waiting for the pipes to close is what made `--timeout 2` take 31 s).
+ */
+function spawnRun(file: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv) {
+  return new Promise<RawRun>((resolve) => {
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    let bytes = 0
+    let settled = false
+    const raw: RawRun = {
+      stdout: '',
+      stderr: '',
+      exitCode: null,
+      signal: null,
+      spawnError: null,
+      timedOut: false,
+      overflowed: false,
+    }
+    // stdin is a pipe closed at once, not 'ignore': 'ignore' opens /dev/null in the child, and
+    // without /dev/null (a minimal container) every program would look "not installed".
+    const child = spawn(file, args, {detached: true, stdio: ['pipe', 'pipe', 'pipe'], env})
+    const finish = () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      raw.stdout = Buffer.concat(out).toString('utf8')
+      raw.stderr = Buffer.concat(err).toString('utf8')
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+      resolve(raw)
+    }
+    const timer = setTimeout(() => {
+      raw.timedOut = true
+      killGroup(child.pid)
+      finish()
+    }, timeoutMs)
+    child.stdin?.on('error', () => undefined)
+    child.stdin?.end()
+    const take = (into: Buffer[]) => (chunk: Buffer) => {
+      bytes += chunk.length
+      if (bytes > MAX_OUTPUT_BYTES) {
+        raw.overflowed = true
+        killGroup(child.pid)
+        finish()
+        return
+      }
+      into.push(chunk)
+    }
+    child.stdout?.on('data', take(out))
+    child.stderr?.on('data', take(err))
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (settled) return
+      raw.spawnError = e.code ?? 'EUNKNOWN'
+      finish()
+    })
+    child.on('close', (code, signal) => {
+      if (settled) return
+      raw.exitCode = code
+      raw.signal = signal
+      finish()
+    })
+  })
+}
+
 /** Runs one program with its arguments. Never throws; see CommandResult.failure. */
 export async function runCommand(
   argv: readonly string[],
@@ -81,72 +188,62 @@ export async function runCommand(
   const commandLine = commandLineOf(argv)
   if (file === undefined) throw new Error('runCommand: empty argv')
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
-  const r = await execa(file, args, {
-    reject: false,
-    timeout: timeoutMs,
-    stdin: 'ignore',
-    maxBuffer: MAX_OUTPUT_BYTES,
-    stripFinalNewline: false,
-    // LC_ALL=C keeps error messages in English, which the classification below reads.
-    env: {PATH: searchPath(), LC_ALL: 'C'},
-  })
-  const stdout = typeof r.stdout === 'string' ? r.stdout : ''
-  const stderr = typeof r.stderr === 'string' ? r.stderr : ''
+  const path = searchPath()
+  // LC_ALL=C keeps error messages in English, which the classification below reads.
+  const r = await spawnRun(file, args, timeoutMs, {PATH: path, LC_ALL: 'C'})
   const result: CommandResult = {
     argv: [...argv],
     commandLine,
-    stdout,
-    stderr,
-    exitCode: r.exitCode ?? null,
-    failure: null,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    exitCode: r.timedOut || r.overflowed ? null : r.exitCode,
+    failure: classify(file, commandLine, timeoutMs, path, r),
   }
-  if (!r.failed) return result
-  if (r.code === 'ENOENT') {
-    result.failure = {
-      code: 'LIVE_MISSING_PROGRAM',
-      message: `${file} is not installed (not found in PATH)`,
-    }
-  } else if (r.code === 'EACCES') {
-    result.failure = {
-      code: 'LIVE_NEEDS_ROOT',
-      message: `${file} cannot be executed: permission denied`,
-    }
-  } else if (r.timedOut) {
-    result.failure = {
+  return result
+}
+
+function classify(
+  file: string,
+  commandLine: string,
+  timeoutMs: number,
+  path: string,
+  r: RawRun,
+): CommandFailure | null {
+  if (r.spawnError === 'ENOENT' && !foundOnPath(file, path))
+    return {code: 'LIVE_MISSING_PROGRAM', message: `${file} is not installed (not found in PATH)`}
+  if (r.spawnError === 'EACCES')
+    return {code: 'LIVE_NEEDS_ROOT', message: `${file} cannot be executed: permission denied`}
+  if (r.spawnError !== null)
+    return {code: 'LIVE_COMMAND_FAILED', message: `${file} could not be started (${r.spawnError})`}
+  if (r.timedOut)
+    return {
       code: 'LIVE_TIMEOUT',
       message: `${commandLine} did not finish within ${timeoutMs / 1000} s and was stopped`,
     }
-  } else if (r.isMaxBuffer) {
-    result.failure = {
+  if (r.overflowed)
+    return {
       code: 'LIVE_COMMAND_FAILED',
       message: `${commandLine} printed more than ${MAX_OUTPUT_BYTES} bytes`,
     }
-  } else if (NEEDS_ROOT.test(stderr)) {
-    result.failure = {
-      code: 'LIVE_NEEDS_ROOT',
-      message: `${commandLine} needs root: ${firstLine(stderr)}`,
-    }
-  } else if (r.signal === 'SIGSEGV' && file.endsWith('-save')) {
+  if (r.exitCode === 0) return null
+  if (NEEDS_ROOT.test(r.stderr))
+    return {code: 'LIVE_NEEDS_ROOT', message: `${commandLine} needs root: ${firstLine(r.stderr)}`}
+  if (r.signal === 'SIGSEGV' && file.endsWith('-save')) {
     // iptables-nft-save 1.8.9 runs out of the default stack on a node with ~100,000 chains, and
     // finishes with an unlimited one.
-    result.failure = {
+    return {
       code: 'LIVE_COMMAND_FAILED',
       message: `${commandLine} crashed (SIGSEGV)`,
       hint: `${file} can run out of stack on very large rulesets: run \`ulimit -s unlimited\` in the shell that runs kp, then try again`,
     }
-  } else if (r.signal) {
-    result.failure = {
-      code: 'LIVE_COMMAND_FAILED',
-      message: `${commandLine} was killed by ${r.signal}`,
-    }
-  } else {
-    const why = firstLine(stderr)
-    result.failure = {
-      code: 'LIVE_COMMAND_FAILED',
-      message: `${commandLine} exited with status ${r.exitCode ?? '?'}${why ? `: ${why}` : ''}`,
-    }
   }
-  return result
+  if (r.signal)
+    return {code: 'LIVE_COMMAND_FAILED', message: `${commandLine} was killed by ${r.signal}`}
+  const why = firstLine(r.stderr)
+  return {
+    code: 'LIVE_COMMAND_FAILED',
+    message: `${commandLine} exited with status ${r.exitCode ?? '?'}${why ? `: ${why}` : ''}`,
+  }
 }
 
 const HINTS: Record<FailureCode, string[]> = {

@@ -223,32 +223,39 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
   const everything = Boolean(opts.everything)
 
   // Phase 1: everything that tells the mode, in parallel.
-  const [nftListings, nftVersion, iptablesVersion, uname, procIpVs, kubeIpvs0, ...backendCaptures] =
-    await Promise.all([
-      Promise.all(NFT_FAMILIES.map((family) => run(nftTableArgv(family)))),
-      run(['nft', '--version']),
-      run(['iptables', '--version']),
-      run(['uname', '-r']),
-      readText(root + 'proc/net/ip_vs'),
-      readText(root + 'sys/class/net/kube-ipvs0/ifindex'),
-      // With --mode nftables, live reading needs no iptables dump: on such nodes iptables-nft
-      // may hold a CNI's hundreds of thousands of rules (README, "Reading a node live"). Collect still saves them.
-      ...BACKEND_PROGRAMS.map((p) =>
-        opts.mode === 'nftables' && !everything
-          ? Promise.resolve(
-              capture(p.file, p.argv, 'iptables-save', null, 'not needed with --mode nftables'),
-            )
-          : runIptablesProgram(p, root, opts),
-      ),
-    ])
+  const [
+    nftListings,
+    nftVersion,
+    iptablesVersion,
+    osRelease,
+    procIpVs,
+    kubeIpvs0,
+    ...backendCaptures
+  ] = await Promise.all([
+    Promise.all(NFT_FAMILIES.map((family) => run(nftTableArgv(family)))),
+    run(['nft', '--version']),
+    run(['iptables', '--version']),
+    // What `uname -r` prints, read from the kernel itself: a node image without uname (or
+    // without /dev/null to run it with) still has a known kernel.
+    readText(root + 'proc/sys/kernel/osrelease'),
+    readText(root + 'proc/net/ip_vs'),
+    readText(root + 'sys/class/net/kube-ipvs0/ifindex'),
+    // With --mode nftables, live reading needs no iptables dump: on such nodes iptables-nft
+    // may hold a CNI's hundreds of thousands of rules (README, "Reading a node live"). Collect still saves them.
+    ...BACKEND_PROGRAMS.map((p) =>
+      opts.mode === 'nftables' && !everything
+        ? Promise.resolve(
+            capture(p.file, p.argv, 'iptables-save', null, 'not needed with --mode nftables'),
+          )
+        : runIptablesProgram(p, root, opts),
+    ),
+  ])
   const nftTables = NFT_FAMILIES.map((family, i) => nftTableCapture(family, nftListings[i]!))
   const versionCapture = capture('nft-version.txt', nftVersion.argv, null, nftVersion)
-  const unameCapture = capture('uname-r.txt', uname.argv, null, uname)
   const captures: Capture[] = [
     ...nftTables,
     versionCapture,
     capture('iptables-version.txt', iptablesVersion.argv, null, iptablesVersion),
-    unameCapture,
   ]
   // The families with a kube-proxy table; null when nft could say nothing (not installed, failed).
   const nftFailed = nftTables.find((c) => c.absent === null && !ok(c))
@@ -376,7 +383,7 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
 
   const facts: BundleFacts = {
     node: hostname().toLowerCase() || null,
-    kernel: ok(unameCapture) ? uname.stdout.trim() || null : null,
+    kernel: osRelease?.trim() || null,
     nftVersion: nftVersionText ? nftVersionOf(nftVersionText) : null,
     iptablesBackends: dumps.length > 0 ? detection.backendsWithRules : null,
     sysctls,

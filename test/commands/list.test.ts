@@ -101,7 +101,7 @@ describe('kp list', () => {
   })
 
   it('a bad -o value is a usage error (exit 2)', async () => {
-    expect((await runKpInProcess(['list', '-o', 'yaml', '-f', STATE])).exitCode).toBe(2)
+    expect((await runKpInProcess(['list', '-o', 'xml', '-f', STATE])).exitCode).toBe(2)
   })
 
   it('the same warning 30 times shows 20 and counts the rest; --verbose shows all, --json lists all', async () => {

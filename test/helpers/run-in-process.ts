@@ -19,6 +19,7 @@ import {vi} from 'vitest'
 import type {Command} from '@oclif/core/command'
 import {Config} from '@oclif/core/config'
 import {Exit, handle} from '@oclif/core/handle'
+import {error, exit} from '@oclif/core/errors'
 import {run} from '@oclif/core/run'
 import {ROOT, type CliResult, type RunOptions} from './run-cli.js'
 
@@ -39,6 +40,7 @@ async function loadConfig(): Promise<Config> {
   const pjson = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8'))
   // No commands folder for oclif to find: the classes are given below, as vitest loaded them.
   delete pjson.oclif.commands
+  delete pjson.oclif.hooks
   const config = await Config.load({root: ROOT, pjson, ignoreManifest: true})
   const plugin = (config as any).rootPlugin
   const ids = readdirSync(`${ROOT}src/commands`)
@@ -65,6 +67,20 @@ async function loadConfig(): Promise<Config> {
   internal.loadTopics(plugin)
   return config
 }
+
+/**
+ * The command_not_found hook is the TypeScript source too, loaded through vitest; oclif would
+ * import the built file named in package.json. On the prototype: oclif's run() makes a new Config
+ * from the one given. A hook that ends the run throws, as under oclif.
+ */
+const notFound = (await import(`${ROOT}src/cli/hooks/command-not-found.ts`)).default
+const runHook = Config.prototype.runHook
+Config.prototype.runHook = async function (this: Config, event: any, opts: any, ...rest: any[]) {
+  if (event !== 'command_not_found') return (runHook as any).call(this, event, opts, ...rest)
+  const context = {exit: (code = 0) => exit(code), error: (m: string) => error(m)}
+  await notFound.call(context, {...opts, config: this, context})
+  return {successes: [], failures: []}
+} as typeof runHook
 
 /** Serialises runs: each one owns the process-wide streams, argv and env while it goes. */
 let queue: Promise<unknown> = Promise.resolve()

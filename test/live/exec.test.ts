@@ -2,7 +2,7 @@
  * The command wrapper's failure shapes, each produced by running a real program that fails
  * that way (no mocks): a missing program, a non-zero exit, a timeout, and no root.
  */
-import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -13,6 +13,18 @@ const isRoot = process.getuid?.() === 0
 const setprivWorks = isRoot && (await runCommand(['setpriv', '--version'])).failure === null
 if (!setprivWorks)
   console.log('exec.test: skipping the no-root case: needs root and setpriv(1) to drop privileges')
+
+/** 'running' while the process lives; a killed one is gone or a zombie nobody reaped yet. */
+function runningState(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z'
+      ? 'zombie'
+      : 'running'
+  } catch {
+    return 'gone'
+  }
+}
 
 describe('runCommand', () => {
   it('returns stdout byte for byte (final newline kept) and exit 0 without a failure', async () => {
@@ -90,6 +102,44 @@ describe('runCommand', () => {
     ])
     expect(r.failure?.code).toBe('LIVE_NEEDS_ROOT')
     expect(r.failure?.message).toMatch(/needs root: .*(Permission denied|not permitted)/)
+  })
+
+  it('stops on time a program whose child keeps the output pipe open, and kills that child too', async () => {
+    // The shape of a tool that forks a helper: the helper inherits stdout, so the pipe stays
+    // open after the tool itself is gone. Waiting for the pipe made `--timeout 2` take 31 s.
+    const dir = mkdtempSync(join(tmpdir(), 'kp-exec-'))
+    try {
+      const pidFile = join(dir, 'child.pid')
+      const started = Date.now()
+      const r = await runCommand(['sh', '-c', `sleep 30 & echo $! > ${pidFile}; echo hi; exit 0`], {
+        timeoutMs: 300,
+      })
+      expect(Date.now() - started).toBeLessThan(5000)
+      expect(r.failure?.code).toBe('LIVE_TIMEOUT')
+      expect(r.stdout).toBe('hi\n')
+      const pid = Number(readFileSync(pidFile, 'utf8'))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(runningState(pid)).not.toBe('running')
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('does not call a program that is there but cannot start "not installed"', async () => {
+    // execve answers ENOENT for a missing interpreter too (or, with execa, for a missing /dev/null).
+    const dir = mkdtempSync(join(tmpdir(), 'kp-exec-'))
+    try {
+      const tool = join(dir, 'tool')
+      writeFileSync(tool, '#!/kp-no-such-interpreter\n')
+      chmodSync(tool, 0o755)
+      const r = await runCommand([tool])
+      expect(r.failure).toEqual({
+        code: 'LIVE_COMMAND_FAILED',
+        message: `${tool} could not be started (ENOENT)`,
+      })
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('finds programs in sbin even when PATH lacks it', async () => {

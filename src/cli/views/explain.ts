@@ -14,11 +14,14 @@ import type {RuleText} from '../../readers/rule-text.js'
 import {frontendLabel, pointOfViewWords} from './service-words.js'
 import type {Style} from './style.js'
 import {type Column, renderTable} from './table.js'
+import {wrapLine} from '../wrap.js'
 
 export interface ExplainViewOptions {
   rules: boolean
   ruleText: RuleText
   style: Style
+  /** The terminal's width for prose (src/cli/wrap.ts); null: lines are not wrapped. */
+  width?: number | null
 }
 
 const MASQUERADE_WORD: Record<MasqueradeWhen, string> = {
@@ -104,7 +107,7 @@ function renderMatch(
   if (sp.healthCheckNodePort !== null)
     facts.push(`health check node port ${sp.healthCheckNodePort}`)
   if (sp.scheduler !== null) facts.push(`IPVS scheduler ${escapeControl(sp.scheduler)}`)
-  for (const fact of facts) out.push(`  ${fact}`)
+  for (const fact of facts) out.push(...wrapLine(`  ${fact}`, opts.width ?? null))
   out.push('')
   // A fragment that shows no endpoint does not show that there are none.
   if (sp.endpoints.length === 0 && sp.incomplete !== null)
@@ -116,16 +119,19 @@ function renderMatch(
         ? 'how a new connection picks one is not shown'
         : `the IPVS ${escapeControl(sp.scheduler)} scheduler picks one per new connection`
       : 'shares are for a new connection from inside the cluster'
-    out.push(`  Endpoints (${sp.endpoints.length}); ${how}:`)
-    out.push(indent(renderTable(ENDPOINT_COLUMNS, sp.endpoints, style), INDENT))
+    out.push(...wrapLine(`  Endpoints (${sp.endpoints.length}); ${how}:`, opts.width ?? null))
+    const width = opts.width == null ? null : opts.width - INDENT.length
+    out.push(indent(renderTable(ENDPOINT_COLUMNS, sp.endpoints, style, {width}), INDENT))
   }
+  // Prose wraps at the terminal's width; the endpoint table above and rule lines below do not.
+  const say = (line: string) => wrapLine(line, opts.width ?? null)
   for (const fe of sp.frontends) {
     out.push('')
-    out.push(...renderFrontend(fe, sp, style))
+    out.push(...renderFrontend(fe, sp, style).flatMap(say))
   }
   if (sp.notes.length > 0) {
     out.push('')
-    for (const note of sp.notes) out.push(`  Note: ${escapeControl(note)}`)
+    for (const note of sp.notes) out.push(...say(`  Note: ${escapeControl(note)}`))
   }
   if (opts.rules) {
     out.push('')

@@ -16,6 +16,8 @@ export interface ListViewOptions {
   /** Service ports in the state before the -n filter. */
   total: number
   style: Style
+  /** The terminal's width: a wider table folds its FRONTENDS column (null: never). */
+  width?: number | null
 }
 
 const CLUSTER_WIDE =
@@ -67,6 +69,7 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
     },
     {
       header: 'FRONTENDS',
+      fold: true,
       cell: (sp) =>
         sp.frontends.length > 0
           ? sp.frontends.map((fe) => frontendCell(sp, fe, opts)).join('\n')
@@ -109,7 +112,9 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   }
   // Only IPVS has schedulers; the column would be all dashes in the other modes.
   const showScheduler = state.services.some((sp) => sp.scheduler !== null)
-  const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
+  const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style, {
+    width: opts.width,
+  })
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
   const pov = pointOfViewWords(state.node.view, state.node.name)
   // The stderr line says it too; the table alone must not read as the whole node.

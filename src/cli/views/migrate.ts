@@ -7,9 +7,12 @@ import type {Finding} from '../../analyze/findings.js'
 import {formatDiagnostic} from '../../errors.js'
 import type {Severity} from '../../model/types.js'
 import {escapeControl} from '../escape.js'
+import {wrapText} from '../wrap.js'
 
 export interface FindingsViewOptions {
   color: boolean
+  /** The terminal's width for the findings' prose (src/cli/wrap.ts); null: not wrapped. */
+  width?: number | null
 }
 
 /** Enough positions to find the spot; the full list is in --json. */
@@ -58,5 +61,5 @@ export function formatFindings(findings: Finding[], opts: FindingsViewOptions): 
       ? 'No migration findings.'
       : `${findings.length} finding(s): ${count('error')} error, ${count('warning')} warning, ${count('info')} info.`,
   )
-  return lines.join('\n')
+  return wrapText(lines.join('\n'), opts.width ?? null)
 }

@@ -8,12 +8,26 @@
  */
 import stringWidth from 'string-width'
 import type {Style} from './style.js'
+import {wrapLine} from '../wrap.js'
 
 export interface Column<Row> {
   header: string
   /** The cell text; may hold several lines. Already escaped and styled. */
   cell: (row: Row) => string
+  /**
+   * When the table is wider than the terminal, this column's lines are broken between words to
+   * fit (kp list's frontends: the one column whose lines are long and made of words).
+   */
+  fold?: boolean
 }
+
+export interface TableOptions {
+  /** The terminal's width (src/cli/wrap.ts terminalWidth); null: never fold. */
+  width?: number | null
+}
+
+/** Narrower than this, a folded column would break nearly every word: leave the table wide. */
+const MIN_FOLDED_WIDTH = 16
 
 const GAP = '  '
 /** An SGR sequence (colour, bold): the only escape sequences a styled cell holds. */
@@ -41,15 +55,23 @@ function isPrintableAscii(text: string): boolean {
   return true
 }
 
-export function renderTable<Row>(columns: Column<Row>[], rows: Row[], style: Style): string {
+export function renderTable<Row>(
+  columns: Column<Row>[],
+  rows: Row[],
+  style: Style,
+  opts: TableOptions = {},
+): string {
   const table: string[][][] = [columns.map((c) => [style.bold(c.header)])]
   for (const row of rows) table.push(columns.map((c) => c.cell(row).split('\n')))
   // Each line's width, measured once; a column is as wide as its widest line.
-  const widths: number[][][] = table.map((cells) => cells.map((lines) => lines.map(displayWidth)))
-  const columnWidth = columns.map(() => 0)
-  for (const cells of widths) {
-    for (let i = 0; i < cells.length; i++)
-      for (const w of cells[i]!) if (w > columnWidth[i]!) columnWidth[i] = w
+  let widths = measure(table)
+  let columnWidth = widest(widths, columns.length)
+  const room = foldRoom(columns, columnWidth, opts.width ?? null)
+  if (room !== null) {
+    const f = columns.findIndex((c) => c.fold)
+    for (const cells of table.slice(1)) cells[f] = cells[f]!.flatMap((l) => wrapLine(l, room))
+    widths = measure(table)
+    columnWidth = widest(widths, columns.length)
   }
   const out: string[] = []
   for (let r = 0; r < table.length; r++) {
@@ -67,4 +89,28 @@ export function renderTable<Row>(columns: Column<Row>[], rows: Row[], style: Sty
     }
   }
   return out.join('\n')
+}
+
+function measure(table: string[][][]): number[][][] {
+  return table.map((cells) => cells.map((lines) => lines.map(displayWidth)))
+}
+
+function widest(widths: number[][][], n: number): number[] {
+  const columnWidth = new Array<number>(n).fill(0)
+  for (const cells of widths) {
+    for (let i = 0; i < cells.length; i++)
+      for (const w of cells[i]!) if (w > columnWidth[i]!) columnWidth[i] = w
+  }
+  return columnWidth
+}
+
+/** The width the fold column gets when the table is too wide for `width`; null: leave it. */
+function foldRoom<Row>(columns: Column<Row>[], columnWidth: number[], width: number | null) {
+  const f = columns.findIndex((c) => c.fold)
+  if (width === null || f < 0) return null
+  const total = columnWidth.reduce((a, b) => a + b, 0) + GAP.length * (columns.length - 1)
+  if (total <= width) return null
+  const room = width - (total - columnWidth[f]!)
+  const floor = Math.max(MIN_FOLDED_WIDTH, displayWidth(columns[f]!.header))
+  return room >= floor ? room : null
 }
