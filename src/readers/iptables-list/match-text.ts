@@ -1,240 +1,236 @@
 /**
  * The match and target text of one `iptables -L` rule (what follows the destination column: the
  * comment between its slash-star marks, `tcp dpt:80`, `statistic mode random probability 0.5`,
- * `tcp to:10.244.1.5:8080`, `MARK or 0x4000`, ...) translated back to the options
- * iptables-save writes for it. Each extension's print function (iptables' extensions/libxt_*.c)
- * decides the words; only those kube-proxy and the CNI rules next to it use are known here.
- * docs/iptables-list.md lists them.
+ * `tcp to:10.244.1.5:8080`, `MARK or 0x4000`, ...) written back as the options iptables-save
+ * writes for it. Each extension's print function (iptables' extensions/libxt_*.c) decides the
+ * words; only those of kube-proxy's rules and the CNI rules next to them are known here.
+ * docs/iptables-list.md lists them. Words are compared and copied as bytes (./out-bytes.ts).
  */
+import {isNumericPorts, LineWords, OutBytes} from './out-bytes.js'
 
-/** What the translation of one rule's text gives: matches, target options, and what it could not read. */
+/** What one rule's text gave besides the options written. */
 export interface MatchTranslation {
-  /** ` -m comment --comment "..." -m tcp --dport 80 ...`: the matches, each with a leading blank. */
-  matches: string
-  /** ` --to-destination 10.0.0.1:80`: the target's options, each with a leading blank. */
-  targetOptions: string
   /** `-g` rather than `-j` (`[goto]`). */
   goto: boolean
   /** The words that could not be translated (empty: all were). */
   unknown: string
-  /** A port word was a service name (`dpt:http`), not a number: printed without `-n`. */
+  /** A port was a service name (`dpt:http`), not a number: listed without -n. */
   namedPort: boolean
 }
 
-/** The words of the text, split on blanks, and where each starts (reused between rules). */
-const words: string[] = []
-const starts: number[] = []
-
-function splitWords(text: string, from: number, end: number): number {
-  let n = 0
-  let i = from
-  while (i < end) {
-    while (i < end && text.charCodeAt(i) === 32) i++
-    if (i >= end) break
-    const start = i
-    while (i < end && text.charCodeAt(i) !== 32) i++
-    starts[n] = start
-    words[n++] = text.slice(start, i)
-  }
-  return n
-}
-
-/** `"..."` as iptables-save quotes a comment: backslash before `"` and `\`. */
-export function quoteValue(value: string): string {
-  if (!value.includes('"') && !value.includes('\\')) return `"${value}"`
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`
-}
-
-const isDigitsOrRange = (s: string): boolean => {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if ((c < 48 || c > 57) && c !== 58 /* : */ && c !== 44 /* , */ && c !== 45 /* - */) return false
-  }
-  return s.length > 0
-}
-
-/** `dpt:80`, `dpt:!80`, `dpts:80:90` -> the option and value; null for another word. */
-function portWord(word: string): {option: string; value: string; negated: boolean} | null {
-  const colon = word.indexOf(':')
-  if (colon < 0) return null
-  const key = word.slice(0, colon)
-  const option =
-    key === 'dpt' || key === 'dpts' ? '--dport' : key === 'spt' || key === 'spts' ? '--sport' : null
-  if (option === null) return null
-  let value = word.slice(colon + 1)
-  const negated = value.startsWith('!')
-  if (negated) value = value.slice(1)
-  return {option, value, negated}
-}
-
-/** Masks of MARK's print (libxt_MARK.c mark_tg_print): `or X` is X/X, `xor X` is X/0, `set X` is X/all. */
-function markOption(op: string, value: string): string | null {
-  if (op === 'or') return ` --set-xmark ${value}/${value}`
-  if (op === 'xor') return ` --set-xmark ${value}/0x0`
-  if (op === 'set') return ` --set-xmark ${value}/0xffffffff`
-  if (op === 'xset') return ` --set-xmark ${value}`
-  if (op === 'and') return ` --and-mark ${value}`
-  return null
-}
-
 const RECENT_COMMANDS: Readonly<Record<string, string>> = {
-  CHECK: '--rcheck',
-  SET: '--set',
-  UPDATE: '--update',
-  REMOVE: '--remove',
+  CHECK: ' --rcheck',
+  SET: ' --set',
+  UPDATE: ' --update',
+  REMOVE: ' --remove',
 }
 
-/** Translates `text` from `from` on (the part after the destination column) of a rule whose target is `target`. */
+/** Options of the recent match that take a value, by the word recent_print writes before it. */
+const RECENT_VALUES: Readonly<Record<string, string>> = {
+  'seconds:': ' --seconds ',
+  'hit_count:': ' --hitcount ',
+  'name:': ' --name ',
+  'mask:': ' --mask ',
+}
+
+/** Words of one rule's text, and the target options kept until the matches are written. */
+const w = new LineWords()
+const targetOut = new OutBytes(256)
+
+/**
+ * Writes the matches of src[from, to) to `out`, then ` -j TARGET` (or `-g`) and the target's
+ * options. `target` is the target column (src[targetFrom, targetTo)), empty for none.
+ */
 export function translateMatchText(
-  text: string,
+  src: Buffer,
   from: number,
-  end: number,
+  to: number,
   target: string,
+  targetFrom: number,
+  targetTo: number,
+  out: OutBytes,
 ): MatchTranslation {
-  let matches = ''
-  let targetOptions = ''
   let unknown = ''
   let goto = false
   let namedPort = false
-  const n = splitWords(text, from, end)
-  const skip = (why: string) => (unknown += unknown === '' ? why : ` ${why}`)
+  targetOut.at = 0
+  const t = targetOut
+  const skip = (text: string) => (unknown += unknown === '' ? text : ` ${text}`)
+  w.split(src, from, to)
+  const n = w.count
   for (let k = 0; k < n; k++) {
-    let word = words[k]!
-    let bang = ''
-    if (word === '!' && k + 1 < n) {
-      bang = ' !'
-      word = words[++k]!
+    let bang = false
+    if (w.is(k, '!') && k + 1 < n) {
+      bang = true
+      k++
     }
-    if (word === '/*') {
-      // A comment may hold blanks (and is not always first: `ctstate NEW /* ... */`).
-      const close = text.indexOf(' */', starts[k]!)
-      if (close < 0 || close + 3 > end) {
-        skip(text.slice(starts[k]!, end))
+    const c0 = w.byteAt(k, 0)
+    if (c0 === 47 /* / */ && w.is(k, '/*')) {
+      // A comment may hold blanks, and is not always first (`ctstate NEW /* ... */`).
+      const open = w.start[k]!
+      const close = src.indexOf(' */', open)
+      if (close < 0 || close + 3 > to) {
+        skip(src.toString('utf8', open, to))
         break
       }
-      matches += ` -m comment --comment ${quoteValue(text.slice(starts[k]! + 3, close))}`
-      while (k + 1 < n && starts[k + 1]! < close + 3) k++
-    } else if (word === 'tcp' || word === 'udp' || word === 'sctp') {
-      matches += ` -m ${word}`
+      out.ascii(' -m comment --comment ')
+      out.quoted(src, open + 3, close)
+      while (k + 1 < n && w.start[k + 1]! < close + 3) k++
+    } else if (w.is(k, 'tcp') || w.is(k, 'udp') || w.is(k, 'sctp')) {
+      out.ascii(' -m ')
+      out.copy(src, w.start[k]!, w.end[k]!)
+      // `dpt:80`, `dpt:!80`, `dpts:80:90`, `spt:...`
       while (k + 1 < n) {
-        const port = portWord(words[k + 1]!)
-        if (port === null) break
+        const p = k + 1
+        const dst = w.startsWith(p, 'dpt')
+        if (!dst && !w.startsWith(p, 'spt')) break
+        const colon = w.byteAt(p, 3) === 58 ? 3 : w.byteAt(p, 4) === 58 ? 4 : -1
+        if (colon < 0) break
         k++
-        if (!isDigitsOrRange(port.value)) namedPort = true
-        matches += `${port.negated ? ' !' : ''} ${port.option} ${port.value}`
+        let valueFrom = w.start[p]! + colon + 1
+        if (src[valueFrom] === 33 /* ! */) {
+          out.ascii(' !')
+          valueFrom++
+        }
+        if (!isNumericPorts(src, valueFrom, w.end[p]!)) namedPort = true
+        out.ascii(dst ? ' --dport ' : ' --sport ')
+        out.copy(src, valueFrom, w.end[p]!)
       }
-    } else if (word === 'multiport' && k + 2 < n) {
-      const kind = words[k + 1]!
-      let value = words[k + 2]!
+    } else if (w.is(k, 'statistic') && w.is(k + 1, 'mode') && k + 2 < n) {
+      out.ascii(' -m statistic --mode ')
+      out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
+      const random = w.is(k + 2, 'random')
       k += 2
-      const negated = value.startsWith('!')
-      if (negated) value = value.slice(1)
-      if (!isDigitsOrRange(value)) namedPort = true
-      matches += ` -m multiport${negated ? ' !' : ''} --${kind} ${value}`
-    } else if (word === 'statistic' && words[k + 1] === 'mode' && k + 2 < n) {
-      const mode = words[k + 2]!
-      k += 2
-      matches += ` -m statistic --mode ${mode}`
-      if (mode === 'random' && words[k + 1] === 'probability' && k + 2 < n) {
-        matches += ` --probability ${words[k + 2]}`
+      if (random && w.is(k + 1, 'probability') && k + 2 < n) {
+        out.ascii(' --probability ')
+        out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
         k += 2
-      } else if (mode === 'nth' && words[k + 1] === 'every' && k + 2 < n) {
-        matches += ` --every ${words[k + 2]}`
+      } else if (w.is(k + 1, 'every') && k + 2 < n) {
+        out.ascii(' --every ')
+        out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
         k += 2
-        if (words[k + 1] === 'packet' && k + 2 < n) {
-          matches += ` --packet ${words[k + 2]}`
+        if (w.is(k + 1, 'packet') && k + 2 < n) {
+          out.ascii(' --packet ')
+          out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
           k += 2
         }
       }
-    } else if (word === 'recent:' && k + 1 < n && RECENT_COMMANDS[words[k + 1]!]) {
-      // recent_print (libxt_recent.c): the command, then `seconds:`, `reap`, `hit_count:`, `rttl`,
-      // `name:`, `side:` and `mask:`, each of which iptables-save writes as an option.
-      matches += ` -m recent${bang} ${RECENT_COMMANDS[words[++k]!]}`
-      bang = ''
+    } else if (w.is(k, 'recent:') && k + 1 < n && RECENT_COMMANDS[w.text(k + 1)]) {
+      // recent_print (libxt_recent.c): the command, then `seconds:`, `reap`, `hit_count:`,
+      // `rttl`, `name:`, `side:` and `mask:`, each an option of iptables-save's.
+      out.ascii(bang ? ' -m recent !' : ' -m recent')
+      bang = false
+      out.ascii(RECENT_COMMANDS[w.text(++k)]!)
       while (k + 1 < n) {
-        const key = words[k + 1]!
-        if (key === 'reap' || key === 'rttl') {
-          matches += ` --${key}`
+        if (w.is(k + 1, 'reap') || w.is(k + 1, 'rttl')) {
+          out.ascii(' --')
+          out.copy(src, w.start[k + 1]!, w.end[k + 1]!)
           k++
-        } else if (
-          key === 'seconds:' ||
-          key === 'hit_count:' ||
-          key === 'name:' ||
-          key === 'mask:'
-        ) {
-          if (k + 2 >= n) break
-          const option = key === 'hit_count:' ? '--hitcount' : `--${key.slice(0, -1)}`
-          matches += ` ${option} ${words[k + 2]}`
+          continue
+        }
+        if (k + 2 >= n) break
+        if (w.is(k + 1, 'side:')) {
+          out.ascii(w.is(k + 2, 'source') ? ' --rsource' : ' --rdest')
           k += 2
-        } else if (key === 'side:') {
-          if (k + 2 >= n) break
-          matches += words[k + 2] === 'source' ? ' --rsource' : ' --rdest'
-          k += 2
-        } else break
+          continue
+        }
+        const option =
+          w.byteAt(k + 1, w.length(k + 1) - 1) === 58 ? RECENT_VALUES[w.text(k + 1)] : undefined
+        if (option === undefined) break
+        out.ascii(option)
+        out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
+        k += 2
       }
-    } else if (word === 'ADDRTYPE' && words[k + 1] === 'match') {
+    } else if (w.is(k, 'ADDRTYPE') && w.is(k + 1, 'match')) {
       k++
-      matches += ' -m addrtype'
+      out.ascii(' -m addrtype')
       while (k + 1 < n) {
-        const key = words[k + 1]!
-        if ((key === 'src-type' || key === 'dst-type') && k + 2 < n) {
-          let value = words[k + 2]!
-          const negated = value.startsWith('!')
-          if (negated) value = value.slice(1)
-          matches += `${negated ? ' !' : ''} --${key} ${value}`
+        const src_ = w.is(k + 1, 'src-type')
+        if ((src_ || w.is(k + 1, 'dst-type')) && k + 2 < n) {
+          let valueFrom = w.start[k + 2]!
+          if (src[valueFrom] === 33) {
+            out.ascii(' !')
+            valueFrom++
+          }
+          out.ascii(src_ ? ' --src-type ' : ' --dst-type ')
+          out.copy(src, valueFrom, w.end[k + 2]!)
           k += 2
-        } else if (key === 'limit-in' || key === 'limit-out') {
-          matches += key === 'limit-in' ? ' --limit-iface-in' : ' --limit-iface-out'
+        } else if (w.is(k + 1, 'limit-in') || w.is(k + 1, 'limit-out')) {
+          out.ascii(w.is(k + 1, 'limit-in') ? ' --limit-iface-in' : ' --limit-iface-out')
           k++
         } else break
       }
-    } else if (word === 'mark' && words[k + 1] === 'match' && k + 2 < n) {
+    } else if (w.is(k, 'mark') && w.is(k + 1, 'match') && k + 2 < n) {
       k += 2
-      let negated = ''
-      if (words[k] === '!' && k + 1 < n) {
-        negated = ' !'
+      out.ascii(' -m mark')
+      if (w.is(k, '!') && k + 1 < n) {
+        out.ascii(' !')
         k++
       }
-      matches += ` -m mark${negated} --mark ${words[k]}`
-    } else if ((word === 'ctstate' || word === 'state') && k + 1 < n) {
-      const module = word === 'ctstate' ? 'conntrack' : 'state'
-      matches += ` -m ${module}${bang} --${word} ${words[++k]}`
-      bang = ''
-    } else if (word === 'nfacct-name' && k + 1 < n) {
-      matches += ` -m nfacct --nfacct-name ${words[++k]}`
-    } else if (word === 'match-set' && k + 2 < n) {
-      matches += ` -m set${bang} --match-set ${words[k + 1]} ${words[k + 2]}`
-      bang = ''
+      out.ascii(' --mark ')
+      out.copy(src, w.start[k]!, w.end[k]!)
+    } else if ((w.is(k, 'ctstate') || w.is(k, 'state')) && k + 1 < n) {
+      out.ascii(w.is(k, 'ctstate') ? ' -m conntrack' : ' -m state')
+      out.ascii(bang ? ' ! --' : ' --')
+      bang = false
+      out.copy(src, w.start[k]!, w.end[k]!)
+      out.byte(32)
+      k++
+      out.copy(src, w.start[k]!, w.end[k]!)
+    } else if (w.is(k, 'nfacct-name') && k + 1 < n) {
+      out.ascii(' -m nfacct --nfacct-name ')
+      k++
+      out.copy(src, w.start[k]!, w.end[k]!)
+    } else if (w.is(k, 'match-set') && k + 2 < n) {
+      out.ascii(bang ? ' -m set ! --match-set ' : ' -m set --match-set ')
+      bang = false
+      out.copy(src, w.start[k + 1]!, w.end[k + 1]!)
+      out.byte(32)
+      out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
       k += 2
-    } else if (word === '[goto]') {
+    } else if (w.is(k, '[goto]')) {
       goto = true
     } else if (
-      word.startsWith('to:') &&
-      (target === 'DNAT' || target === 'SNAT') &&
-      word.length > 3
+      w.startsWith(k, 'to:') &&
+      w.length(k) > 3 &&
+      (target === 'DNAT' || target === 'SNAT')
     ) {
-      targetOptions += ` ${target === 'DNAT' ? '--to-destination' : '--to-source'} ${word.slice(3)}`
+      t.ascii(target === 'DNAT' ? ' --to-destination ' : ' --to-source ')
+      t.copy(src, w.start[k]! + 3, w.end[k]!)
     } else if (
-      (word === 'random' || word === 'random-fully' || word === 'persistent') &&
+      (w.is(k, 'random') || w.is(k, 'random-fully') || w.is(k, 'persistent')) &&
       (target === 'DNAT' || target === 'SNAT' || target === 'MASQUERADE')
     ) {
-      targetOptions += ` --${word}`
-    } else if (word === 'masq' && words[k + 1] === 'ports:' && k + 2 < n) {
-      targetOptions += ` --to-ports ${words[k + 2]}`
+      t.ascii(' --')
+      t.copy(src, w.start[k]!, w.end[k]!)
+    } else if (w.is(k, 'masq') && w.is(k + 1, 'ports:') && k + 2 < n) {
+      t.ascii(' --to-ports ')
+      t.copy(src, w.start[k + 2]!, w.end[k + 2]!)
       k += 2
-    } else if (word === 'MARK' && target === 'MARK' && k + 2 < n) {
-      const option = markOption(words[k + 1]!, words[k + 2]!)
-      if (option === null) skip(`MARK ${words[k + 1]}`)
-      else targetOptions += option
+    } else if (w.is(k, 'MARK') && target === 'MARK' && k + 2 < n) {
+      // mark_tg_print (libxt_MARK.c): `or X` is X/X, `xor X` is X/0, `set X` is X/all ones.
+      const value = w.text(k + 2)
+      if (w.is(k + 1, 'or')) t.ascii(` --set-xmark ${value}/${value}`)
+      else if (w.is(k + 1, 'xor')) t.ascii(` --set-xmark ${value}/0x0`)
+      else if (w.is(k + 1, 'set')) t.ascii(` --set-xmark ${value}/0xffffffff`)
+      else if (w.is(k + 1, 'xset')) t.ascii(` --set-xmark ${value}`)
+      else if (w.is(k + 1, 'and')) t.ascii(` --and-mark ${value}`)
+      else skip(`MARK ${w.text(k + 1)} ${value}`)
       k += 2
-    } else if (word === 'reject-with' && target === 'REJECT' && k + 1 < n) {
-      targetOptions += ` --reject-with ${words[++k]}`
+    } else if (w.is(k, 'reject-with') && target === 'REJECT' && k + 1 < n) {
+      t.ascii(' --reject-with ')
+      k++
+      t.copy(src, w.start[k]!, w.end[k]!)
     } else {
-      skip(bang ? `!${word}` : word)
-      bang = ''
+      skip(bang ? `!${w.text(k)}` : w.text(k))
       continue
     }
     if (bang) skip('!')
   }
-  return {matches, targetOptions, goto, unknown, namedPort}
+  if (targetTo > targetFrom) {
+    out.ascii(goto ? ' -g ' : ' -j ')
+    out.copy(src, targetFrom, targetTo)
+    out.copy(t.buf, 0, t.at)
+  }
+  return {goto, unknown, namedPort}
 }

@@ -21,8 +21,11 @@ import type {IptablesRuleset} from '../iptables/ruleset.js'
 import {inferTable, type TableEvidence} from '../iptables/table-inference.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {translateMatchText} from './match-text.js'
+import {LineWords, OutBytes} from './out-bytes.js'
+import {bytePieces, memoryBytes} from '../bytes.js'
+import {decodeText} from '../../core/text.js'
 
-/** `-p` for the protocol numbers iptables 1.8.9 prints with -n (older ones print names). */
+/** `-p` for the protocol numbers iptables 1.8.9 prints with -n (older ones print names); '' for all. */
 const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = {
   '0': '',
   all: '',
@@ -32,6 +35,9 @@ const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = {
   '1': 'icmp',
   '58': 'ipv6-icmp',
 }
+
+/** Targets whose options the listing prints after the matches (./match-text.ts). */
+const TARGETS_WITH_OPTIONS = ['DNAT', 'SNAT', 'MASQUERADE', 'MARK', 'REJECT'] as const
 
 /** How many rules of a table are kept to tell its table by (the first ones say it). */
 const EVIDENCE_RULES = 200
@@ -48,201 +54,288 @@ interface Block extends TableEvidence {
   line: number
   names: Set<string>
   rules: TableEvidence['rules'][number][]
+  /** Decided when the text of its first line is handed on (ListingTranslator.piece). */
   table?: string
+  why?: string
 }
 
+/** About how much translated text one piece holds (../bytes.ts cuts the input alike). */
+const PIECE_BYTES = 1 << 20
+
+/** Word k is `0.0.0.0/0`, `::/0` or `anywhere` (no -n): no address condition. */
+const isAnyAddress = (w: LineWords, k: number): boolean =>
+  w.is(k, '0.0.0.0/0') || w.is(k, '::/0') || w.is(k, 'anywhere')
+
 /** A numeric address or network as -n prints it (IPv4, or IPv6 with a colon; an optional /len). */
-function isNumericAddress(word: string): boolean {
-  const v6 = word.includes(':')
-  for (let i = 0; i < word.length; i++) {
-    const c = word.charCodeAt(i)
+function isNumericAddress(src: Buffer, from: number, to: number): boolean {
+  const v6 = src.indexOf(58, from) >= 0 && src.indexOf(58, from) < to
+  let dot = false
+  for (let i = from; i < to; i++) {
+    const c = src[i]!
+    if (c === 46) dot = true
     if ((c >= 48 && c <= 57) || c === 46 /* . */ || c === 47 /* / */) continue
     if (v6 && (c === 58 /* : */ || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) continue
     return false
   }
-  return v6 || word.includes('.')
+  return v6 || dot
 }
 
-const isOptWord = (w: string): boolean => w === '--' || w === '-f' || w === '!f'
+/** `--`, `-f` or `!f`: the opt column. */
+const isOptWord = (w: LineWords, k: number): boolean =>
+  w.is(k, '--') || w.is(k, '-f') || w.is(k, '!f')
 
-/** Reads a listing's lines into iptables-save lines (one for one) and what it cannot show. */
+/**
+ * Reads a listing's lines into iptables-save lines, one for one, written as bytes, and says what
+ * the listing cannot show.
+ */
 class ListingTranslator {
   readonly diagnostics: Diagnostic[] = []
-  readonly out: string[] = []
   readonly blocks: Block[] = []
+  /** Where each block's table starts, for the iptables reader; grows as pieces are handed on. */
+  readonly listedTables: ListedTable[] = []
+  private readonly out = new OutBytes(PIECE_BYTES + (PIECE_BYTES >> 1))
+  /** The piece of the source being translated. */
+  private src: Buffer = Buffer.alloc(0)
   private block: Block | null = null
+  /** The chain being listed, and its name's bytes (a piece's bytes are gone with the next piece). */
   private chain: string | null = null
+  private chainBytes: Buffer = Buffer.alloc(0)
   private columns: Columns = {num: false, counters: false, interfaces: false}
   private sawHeader = false
   private namesLine = 0
   private names = 0
   private namesExample = ''
   private noInterfacesLine = 0
+  private readonly words = new LineWords()
+
+  constructor(private readonly path: string) {}
+
   /** Some rule was listed without the in/out columns (no -v). */
   get interfacesHidden(): boolean {
     return this.noInterfacesLine > 0
   }
-  /** Reused word positions of one rule line. */
-  private readonly starts: number[] = []
-  private readonly ends: number[] = []
-
-  constructor(private readonly path: string) {}
 
   private note(severity: Severity, code: DiagnosticCode, message: string, line: number): void {
     this.diagnostics.push(diag(severity, code, message, {path: this.path, line}))
   }
 
-  translate(text: string): void {
-    let pos = 0
+  /**
+   * The translated text, in pieces of whole lines, translated as they are asked for: the input
+   * and the output are each one reused buffer, never the whole text.
+   */
+  *translate(pieces: Iterable<Buffer>): Generator<string> {
+    const {out} = this
     let idx = 0
-    for (;;) {
-      const nl = text.indexOf('\n', pos)
-      const end = nl < 0 ? text.length : nl
-      if (nl < 0 && pos >= text.length) break
-      this.out.push(
-        this.line(text, pos, end > pos && text.charCodeAt(end - 1) === 13 ? end - 1 : end, idx),
-      )
-      idx++
-      if (nl < 0) break
-      pos = nl + 1
+    for (const piece of pieces) {
+      this.src = piece
+      for (let pos = 0; pos < piece.length; idx++) {
+        const nl = piece.indexOf(10, pos)
+        const next = nl < 0 ? piece.length : nl + 1
+        let end = nl < 0 ? piece.length : nl
+        if (end > pos && piece[end - 1] === 13) end--
+        this.line(pos, end, idx)
+        out.byte(10)
+        pos = next
+        if (out.at >= PIECE_BYTES && this.tableKnown()) yield this.piece()
+      }
     }
     this.finish()
+    yield this.piece()
   }
 
-  /** The iptables-save line for text[pos, end), line `idx` (0-based). */
-  private line(text: string, pos: number, end: number, idx: number): string {
-    while (pos < end && text.charCodeAt(pos) === 32) pos++
-    if (pos >= end) return ''
-    if (text.startsWith('Chain ', pos)) return this.chainLine(text.slice(pos, end), idx)
-    if (
-      text.startsWith('target ', pos) ||
-      text.startsWith('pkts ', pos) ||
-      text.startsWith('num ', pos)
+  /**
+   * Whether the table of the block being read can be told now: its built-in chains are all seen
+   * (a listing lists them first) or it has enough rules to tell by.
+   */
+  private tableKnown(): boolean {
+    const b = this.block
+    return (
+      b === null ||
+      b.rules.length >= EVIDENCE_RULES ||
+      (b.builtins.size > 0 && b.names.size > b.builtins.size)
     )
-      return this.header(text.slice(pos, end))
-    if (this.chain === null || !this.sawHeader) {
-      this.note(
-        'error',
-        'IPT_SYNTAX',
-        `not a line of an iptables -L listing (no "Chain" line before it): ${text.slice(pos, Math.min(end, pos + 80))}`,
-        idx + 1,
-      )
-      return ''
+  }
+
+  /** The text translated since the last piece; the tables of the blocks begun in it are decided. */
+  private piece(): string {
+    for (let i = this.listedTables.length; i < this.blocks.length; i++) {
+      const block = this.blocks[i]!
+      const {table, why} = inferTable(block)
+      block.table = table
+      block.why = why
+      this.listedTables.push({line: block.line, table})
     }
-    return this.rule(text, pos, end, idx)
+    const text = decodeText(this.out.buf.subarray(0, this.out.at))
+    this.out.at = 0
+    return text
+  }
+
+  /** Writes the iptables-save line for src[pos, end), line `idx` (0-based); nothing for a blank one. */
+  private line(pos: number, end: number, idx: number): void {
+    const {src} = this
+    while (pos < end && src[pos] === 32) pos++
+    if (pos >= end) return
+    const c = src[pos]!
+    // Rule lines start with a digit (counters, --line-numbers) or a target; headers and titles with these words.
+    if (c === 67 /* C */ && this.startsAt(pos, end, 'Chain ')) return this.chainLine(pos, end, idx)
+    if (
+      this.startsAt(pos, end, 'target ') ||
+      this.startsAt(pos, end, 'pkts ') ||
+      this.startsAt(pos, end, 'num ')
+    )
+      return this.header(pos, end)
+    if (this.chain === null || !this.sawHeader) {
+      this.bad(pos, end, idx, 'no "Chain" line and column titles before it')
+      return
+    }
+    this.rule(pos, end, idx)
+  }
+
+  private startsAt(pos: number, end: number, text: string): boolean {
+    if (end - pos < text.length) return false
+    for (let i = 0; i < text.length; i++) if (this.src[pos + i] !== text.charCodeAt(i)) return false
+    return true
   }
 
   /** `Chain NAME (policy ACCEPT[ 0 packets, 0 bytes])` or `Chain NAME (N references)`. */
-  private chainLine(line: string, idx: number): string {
-    const nameEnd = line.indexOf(' ', 6)
-    const name = nameEnd < 0 ? line.slice(6) : line.slice(6, nameEnd)
-    const policyAt = line.indexOf('(policy ')
-    let policy = '-'
-    if (policyAt >= 0) {
-      const from = policyAt + 8
-      let to = from
-      while (to < line.length && line.charCodeAt(to) !== 32 && line.charCodeAt(to) !== 41) to++
-      policy = line.slice(from, to)
-    }
+  private chainLine(pos: number, end: number, idx: number): void {
+    const w = this.words.split(this.src, pos, end, 4)
+    if (w.count < 3) return this.bad(pos, end, idx, 'a chain title without a name')
+    const name = w.text(1)
+    const builtin = w.is(2, '(policy')
     // A chain listed again starts the next listing (`iptables -t nat -L; iptables -L`).
     if (this.block === null || this.block.names.has(name)) {
       this.block = {line: idx, names: new Set(), builtins: new Set(), rules: []}
       this.blocks.push(this.block)
     }
     this.block.names.add(name)
-    if (policyAt >= 0) this.block.builtins.add(name)
+    if (builtin) this.block.builtins.add(name)
     this.chain = name
+    this.chainBytes = Buffer.from(this.src.subarray(w.start[1], w.end[1]))
     this.sawHeader = false
-    return `:${name} ${policy} [0:0]`
+    const {out} = this
+    out.byte(58 /* : */)
+    out.copy(this.chainBytes, 0, this.chainBytes.length)
+    if (builtin && w.count > 3) {
+      out.byte(32)
+      // `ACCEPT)` without -v, `ACCEPT` before the counters with it.
+      let to = w.end[3]!
+      if (this.src[to - 1] === 41 /* ) */) to--
+      out.copy(this.src, w.start[3]!, to)
+      out.ascii(' [0:0]')
+    } else out.ascii(' - [0:0]')
   }
 
-  private header(line: string): string {
+  private header(pos: number, end: number): void {
     this.sawHeader = true
-    this.columns = {
-      num: line.startsWith('num '),
-      counters: line.includes('pkts '),
-      interfaces: line.includes(' in '),
+    const w = this.words.split(this.src, pos, end)
+    this.columns = {num: w.is(0, 'num'), counters: false, interfaces: false}
+    for (let k = 0; k < w.count; k++) {
+      if (w.is(k, 'pkts')) this.columns.counters = true
+      if (w.is(k, 'in')) this.columns.interfaces = true
     }
-    return ''
   }
 
-  /** Splits the line's first `count` words; returns how many it found. */
-  private splitColumns(text: string, pos: number, end: number, count: number): number {
-    const {starts, ends} = this
-    let n = 0
-    let i = pos
-    while (n < count) {
-      while (i < end && text.charCodeAt(i) === 32) i++
-      if (i >= end) break
-      starts[n] = i
-      while (i < end && text.charCodeAt(i) !== 32) i++
-      ends[n++] = i
-    }
-    return n
-  }
-
-  private rule(text: string, pos: number, end: number, idx: number): string {
+  private rule(pos: number, end: number, idx: number): void {
+    const {src, out} = this
     const {num, counters, interfaces} = this.columns
     const lead = (num ? 1 : 0) + (counters ? 2 : 0)
     // target prot opt [in out] source destination; the target column is blank for a rule without one.
     const wanted = lead + 5 + (interfaces ? 2 : 0)
-    const found = this.splitColumns(text, pos, end, wanted)
-    const {starts, ends} = this
-    const word = (k: number) => text.slice(starts[k]!, ends[k]!)
-    if (found < lead + 2) return this.bad(text, pos, end, idx, 'too few columns')
+    const w = this.words.split(src, pos, end, wanted)
+    if (w.count < lead + 2) return this.bad(pos, end, idx, 'too few columns')
     let k = lead
-    let target = ''
-    if (!isOptWord(word(k + 1))) target = word(k++)
-    // The words of a rule without a target end one column sooner (its last split word is match text).
-    if (found < wanted - (target === '' ? 1 : 0))
-      return this.bad(text, pos, end, idx, 'too few columns')
-    const prot = word(k++)
-    if (!isOptWord(word(k++))) return this.bad(text, pos, end, idx, 'no opt column (--)')
-    let rule = `-A ${this.chain}`
-    let inIf = '*'
-    let outIf = '*'
-    if (interfaces) {
-      inIf = word(k++)
-      outIf = word(k++)
+    let targetFrom = 0
+    let targetTo = 0
+    if (!isOptWord(w, k + 1)) {
+      targetFrom = w.start[k]!
+      targetTo = w.end[k]!
+      k++
     }
-    const source = word(k++)
-    const destination = word(k++)
-    const matchFrom = ends[k - 1]!
-    rule += this.address('-s', source, idx) + this.address('-d', destination, idx)
-    if (inIf !== '*') rule += inIf.startsWith('!') ? ` ! -i ${inIf.slice(1)}` : ` -i ${inIf}`
-    if (outIf !== '*') rule += outIf.startsWith('!') ? ` ! -o ${outIf.slice(1)}` : ` -o ${outIf}`
-    const negatedProt = prot.startsWith('!')
-    const protName = negatedProt ? prot.slice(1) : prot
-    const p = PROTOCOL_NUMBERS[protName] ?? protName
-    if (p !== '') rule += negatedProt ? ` ! -p ${p}` : ` -p ${p}`
-    if (!interfaces && this.noInterfacesLine === 0) this.noInterfacesLine = idx + 1
-    const m = translateMatchText(text, matchFrom, end, target)
+    // Without a target the words end a column sooner (the last one split is match text).
+    if (w.count < wanted - (targetTo > targetFrom ? 0 : 1))
+      return this.bad(pos, end, idx, 'too few columns')
+    const prot = k++
+    if (!isOptWord(w, k++)) return this.bad(pos, end, idx, 'no opt column (--)')
+    const inIf = interfaces ? k++ : -1
+    const outIf = interfaces ? k++ : -1
+    const source = k++
+    const destination = k++
+    out.ascii('-A ')
+    out.copy(this.chainBytes, 0, this.chainBytes.length)
+    this.address(' -s ', source, idx)
+    this.address(' -d ', destination, idx)
+    if (inIf >= 0) this.iface(' -i ', inIf)
+    if (outIf >= 0) this.iface(' -o ', outIf)
+    else if (this.noInterfacesLine === 0) this.noInterfacesLine = idx + 1
+    this.protocol(w, prot)
+    let target = ''
+    if (targetTo > targetFrom)
+      for (const t of TARGETS_WITH_OPTIONS) if (w.is(prot - 1, t)) target = t
+    const matchFrom = w.end[destination]!
+    const chain = this.chain!
+    const m = translateMatchText(src, matchFrom, end, target, targetFrom, targetTo, out)
     if (m.namedPort) this.noteName(idx, 'a port name')
     if (m.unknown !== '') {
       const inKube =
-        this.chain!.startsWith(KUBE_CHAIN_PREFIX) || target.startsWith(KUBE_CHAIN_PREFIX)
+        chain.startsWith(KUBE_CHAIN_PREFIX) ||
+        (targetTo > targetFrom && this.startsAt(targetFrom, targetTo, KUBE_CHAIN_PREFIX))
       this.note(
         inKube ? 'error' : 'warning',
         'IPT_LIST_UNKNOWN_MATCH',
-        `cannot translate "${m.unknown.length > 80 ? `${m.unknown.slice(0, 80)}…` : m.unknown}" of this rule in ${this.chain}; it is read without it${inKube ? ', so what kp says of it may be wrong' : ''}`,
+        `cannot translate "${m.unknown.length > 80 ? `${m.unknown.slice(0, 80)}…` : m.unknown}" of this rule in ${chain}; it is read without it${inKube ? ', so what kp says of it may be wrong' : ''}`,
         idx + 1,
       )
     }
-    rule += m.matches
-    if (target !== '') rule += `${m.goto ? ' -g' : ' -j'} ${target}${m.targetOptions}`
     const block = this.block!
     if (block.rules.length < EVIDENCE_RULES)
-      block.rules.push({target: target === '' ? null : target, chain: this.chain!, line: idx + 1})
-    return rule
+      block.rules.push({
+        target: targetTo > targetFrom ? src.toString('utf8', targetFrom, targetTo) : null,
+        chain,
+        line: idx + 1,
+      })
   }
 
   /** ` -s X` for a source or destination column; nothing for any address. */
-  private address(option: string, value: string, idx: number): string {
-    if (value === '0.0.0.0/0' || value === '::/0' || value === 'anywhere') return ''
-    const negated = value.startsWith('!')
-    const addr = negated ? value.slice(1) : value
-    if (!isNumericAddress(addr)) this.noteName(idx, `"${addr}"`)
-    return negated ? ` ! ${option} ${addr}` : ` ${option} ${addr}`
+  private address(option: string, k: number, idx: number): void {
+    const w = this.words
+    if (isAnyAddress(w, k)) return
+    let from = w.start[k]!
+    const to = w.end[k]!
+    if (this.src[from] === 33 /* ! */) {
+      from++
+      this.out.ascii(' !')
+    }
+    if (!isNumericAddress(this.src, from, to))
+      this.noteName(idx, `"${this.src.toString('utf8', from, to)}"`)
+    this.out.ascii(option)
+    this.out.copy(this.src, from, to)
+  }
+
+  private iface(option: string, k: number): void {
+    const w = this.words
+    if (w.is(k, '*')) return
+    let from = w.start[k]!
+    if (this.src[from] === 33 /* ! */) {
+      from++
+      this.out.ascii(' !')
+    }
+    this.out.ascii(option)
+    this.out.copy(this.src, from, w.end[k]!)
+  }
+
+  private protocol(w: LineWords, k: number): void {
+    let from = w.start[k]!
+    const to = w.end[k]!
+    const negated = this.src[from] === 33
+    if (negated) from++
+    // The common ones compared in place; any other is looked up as text.
+    if (to - from === 1 && this.src[from] === 48 /* 0 */) return
+    const word = this.src.toString('latin1', from, to)
+    const name = PROTOCOL_NUMBERS[word] ?? word
+    if (name === '') return
+    this.out.ascii(negated ? ' ! -p ' : ' -p ')
+    this.out.ascii(name)
   }
 
   private noteName(idx: number, what: string): void {
@@ -252,14 +345,13 @@ class ListingTranslator {
     }
   }
 
-  private bad(text: string, pos: number, end: number, idx: number, why: string): string {
+  private bad(pos: number, end: number, idx: number, why: string): void {
     this.note(
       'error',
       'IPT_SYNTAX',
-      `not a rule of an iptables -L listing (${why}): ${text.slice(pos, Math.min(end, pos + 80))}`,
+      `not a line of an iptables -L listing (${why}): ${this.src.toString('utf8', pos, Math.min(end, pos + 80))}`,
       idx + 1,
     )
-    return ''
   }
 
   private finish(): void {
@@ -274,12 +366,11 @@ class ListingTranslator {
       this.note(
         'warning',
         'IPT_LIST_NO_INTERFACES',
-        'listed without -v: in/out interfaces are not shown, so rules that match them (local-traffic detection by interface) read as if they had no interface; list with -v',
+        'listed without -v: in/out interfaces are not shown, so what they tell (the local-traffic detector, masquerade-all) is unknown; list with -v',
         this.noInterfacesLine,
       )
     for (const block of this.blocks) {
-      const {table, why} = inferTable(block)
-      block.table = table
+      const {table, why} = block.table ? {table: block.table, why: block.why} : inferTable(block)
       this.note(
         'info',
         'IPT_TABLE_INFERRED',
@@ -292,11 +383,15 @@ class ListingTranslator {
 
 export function parse(src: SourceText, _opts?: ReadOptions): ParsedSource<IptablesRuleset> {
   const t = new ListingTranslator(src.path)
-  t.translate(src.text)
-  const listedTables: ListedTable[] = t.blocks.map((b) => ({line: b.line, table: b.table!}))
-  const {ruleset, diagnostics} = parseIptablesText(`${t.out.join('\n')}\n`, src.path, undefined, {
-    listedTables,
-  })
+  const bytes = src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8'))
+  const {ruleset, diagnostics} = parseIptablesText(
+    t.translate(bytePieces(bytes)),
+    src.path,
+    undefined,
+    {
+      listedTables: t.listedTables,
+    },
+  )
   if (t.interfacesHidden) ruleset.interfacesHidden = true
   return {
     // The data is an iptables ruleset like iptables-save's: the iptables and IPVS builders read it so.

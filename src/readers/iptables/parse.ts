@@ -54,7 +54,8 @@ export interface ParsedIptablesText {
 /**
  * Where a table starts in text without `*table` / `COMMIT` lines: the iptables-save form that
  * ../iptables-list/parse.ts translates an `iptables -L` listing into, line for line, so that
- * every rule keeps its listing's line number. Line is 0-based; the list is in line order.
+ * every rule keeps its listing's line number. Line is 0-based; the list is in line order, and
+ * may grow while the text's pieces are read (each piece's tables are in it when it is read).
  */
 export interface ListedTable {
   line: number
@@ -178,6 +179,9 @@ class IptablesTextParser extends ParseState {
       this.dump = piece
       this.dumpIndex = -1
       pos = 0
+      // A translated listing names its tables piece by piece, as it is translated.
+      if (this.nextListedLine < 0 && this.nextListed < this.listedTables.length)
+        this.nextListedLine = this.listedTables[this.nextListed]!.line
       this.quoteAt = -1
       this.bangAt = -1
       if (piece.length === 0) continue
