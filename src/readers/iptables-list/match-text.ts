@@ -96,6 +96,20 @@ export function translateMatchText(
         out.ascii(dst ? ' --dport ' : ' --sport ')
         out.copy(src, valueFrom, w.end[p]!)
       }
+    } else if (w.is(k, 'multiport') && k + 2 < n) {
+      // `multiport dports 80,443` (`sports`, `ports`; `dports  !80` negated).
+      out.ascii(' -m multiport')
+      let valueFrom = w.start[k + 2]!
+      if (src[valueFrom] === 33 /* ! */) {
+        out.ascii(' !')
+        valueFrom++
+      }
+      if (!isNumericPorts(src, valueFrom, w.end[k + 2]!)) namedPort = true
+      out.ascii(' --')
+      out.copy(src, w.start[k + 1]!, w.end[k + 1]!)
+      out.byte(32)
+      out.copy(src, valueFrom, w.end[k + 2]!)
+      k += 2
     } else if (w.is(k, 'statistic') && w.is(k + 1, 'mode') && k + 2 < n) {
       out.ascii(' -m statistic --mode ')
       out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
@@ -121,6 +135,8 @@ export function translateMatchText(
       out.ascii(bang ? ' -m recent !' : ' -m recent')
       bang = false
       out.ascii(RECENT_COMMANDS[w.text(++k)]!)
+      // iptables-save writes the side last, after the mask the listing prints after it.
+      let side = ''
       while (k + 1 < n) {
         if (w.is(k + 1, 'reap') || w.is(k + 1, 'rttl')) {
           out.ascii(' --')
@@ -130,7 +146,7 @@ export function translateMatchText(
         }
         if (k + 2 >= n) break
         if (w.is(k + 1, 'side:')) {
-          out.ascii(w.is(k + 2, 'source') ? ' --rsource' : ' --rdest')
+          side = w.is(k + 2, 'source') ? ' --rsource' : ' --rdest'
           k += 2
           continue
         }
@@ -141,6 +157,7 @@ export function translateMatchText(
         out.copy(src, w.start[k + 2]!, w.end[k + 2]!)
         k += 2
       }
+      out.ascii(side)
     } else if (w.is(k, 'ADDRTYPE') && w.is(k + 1, 'match')) {
       k++
       out.ascii(' -m addrtype')
