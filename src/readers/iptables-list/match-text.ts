@@ -33,6 +33,32 @@ const RECENT_VALUES: Readonly<Record<string, string>> = {
   'mask:': ' --mask ',
 }
 
+/** The first bytes of the words translated below: any other word is not looked at further. */
+const HANDLED_FIRST_BYTES: boolean[] = []
+for (const word of [
+  '/*',
+  'tcp',
+  'udp',
+  'sctp',
+  'multiport',
+  'statistic',
+  'recent:',
+  'ADDRTYPE',
+  'mark',
+  'ctstate',
+  'state',
+  'nfacct-name',
+  'match-set',
+  '[goto]',
+  'to:',
+  'random',
+  'persistent',
+  'masq',
+  'MARK',
+  'reject-with',
+])
+  HANDLED_FIRST_BYTES[word.charCodeAt(0)] = true
+
 /** Words of one rule's text, and the target options kept until the matches are written. */
 const w = new LineWords()
 const targetOut = new OutBytes(256)
@@ -65,6 +91,10 @@ export function translateMatchText(
       k++
     }
     const c0 = w.byteAt(k, 0)
+    if (!HANDLED_FIRST_BYTES[c0]) {
+      skip(bang ? `!${w.text(k)}` : w.text(k))
+      continue
+    }
     if (c0 === 47 /* / */ && w.is(k, '/*')) {
       // A comment may hold blanks, and is not always first (`ctstate NEW /* ... */`).
       const open = w.start[k]!

@@ -99,7 +99,8 @@ class ListingTranslator {
   private block: Block | null = null
   /** The chain being listed, and its name's bytes (a piece's bytes are gone with the next piece). */
   private chain: string | null = null
-  private chainBytes: Buffer = Buffer.alloc(0)
+  private chainBytes: Buffer = Buffer.allocUnsafeSlow(256)
+  private chainLength = 0
   private columns: Columns = {num: false, counters: false, interfaces: false}
   private sawHeader = false
   private namesLine = 0
@@ -211,11 +212,14 @@ class ListingTranslator {
     this.block.names.add(name)
     if (builtin) this.block.builtins.add(name)
     this.chain = name
-    this.chainBytes = Buffer.from(this.src.subarray(w.start[1], w.end[1]))
+    this.chainLength = w.length(1)
+    if (this.chainLength > this.chainBytes.length)
+      this.chainBytes = Buffer.allocUnsafeSlow(this.chainLength)
+    this.src.copy(this.chainBytes, 0, w.start[1], w.end[1])
     this.sawHeader = false
     const {out} = this
     out.byte(58 /* : */)
-    out.copy(this.chainBytes, 0, this.chainBytes.length)
+    out.copy(this.chainBytes, 0, this.chainLength)
     if (builtin && w.count > 3) {
       out.byte(32)
       // `ACCEPT)` without -v, `ACCEPT` before the counters with it.
@@ -262,7 +266,7 @@ class ListingTranslator {
     const source = k++
     const destination = k++
     out.ascii('-A ')
-    out.copy(this.chainBytes, 0, this.chainBytes.length)
+    out.copy(this.chainBytes, 0, this.chainLength)
     this.address(' -s ', source, idx)
     this.address(' -d ', destination, idx)
     if (inIf >= 0) this.iface(' -i ', inIf)
@@ -330,9 +334,16 @@ class ListingTranslator {
     const negated = this.src[from] === 33
     if (negated) from++
     // The common ones compared in place; any other is looked up as text.
-    if (to - from === 1 && this.src[from] === 48 /* 0 */) return
-    const word = this.src.toString('latin1', from, to)
-    const name = PROTOCOL_NUMBERS[word] ?? word
+    const first = this.src[from]
+    let name: string | undefined
+    if (to - from === 1 && first === 48 /* 0 */) return
+    if (to - from === 1 && first === 54 /* 6 */) name = 'tcp'
+    else if (to - from === 2 && first === 49 /* 1 */ && this.src[from + 1] === 55 /* 7 */)
+      name = 'udp'
+    else {
+      const word = this.src.toString('latin1', from, to)
+      name = PROTOCOL_NUMBERS[word] ?? word
+    }
     if (name === '') return
     this.out.ascii(negated ? ' ! -p ' : ' -p ')
     this.out.ascii(name)
