@@ -162,7 +162,7 @@ export const RULE_DUMP_DIAGNOSTICS = {
   IPT_SYNTAX: {
     severity: 'error',
     meaning:
-      'A line is not valid iptables-save syntax (after the first ones, one more diagnostic counts the rest).',
+      'A line is not valid iptables-save syntax, or not a line of an `iptables -L` listing (after the first ones, one more diagnostic counts the rest).',
     action: 'Give unmodified `iptables-save` output; fix or remove the lines named.',
   },
   IPT_TABLE_INFERRED: {

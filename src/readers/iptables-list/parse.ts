@@ -59,6 +59,9 @@ interface Block extends TableEvidence {
   why?: string
 }
 
+/** More lines that are not listing lines than this are counted, not listed. */
+const MAX_SYNTAX_DIAGNOSTICS = 100
+
 /** About how much translated text one piece holds (../bytes.ts cuts the input alike). */
 const PIECE_BYTES = 1 << 20
 
@@ -107,6 +110,8 @@ class ListingTranslator {
   private names = 0
   private namesExample = ''
   private noInterfacesLine = 0
+  private badLines = 0
+  private firstUnlistedBad = 0
   private readonly words = new LineWords()
 
   constructor(private readonly path: string) {}
@@ -357,6 +362,11 @@ class ListingTranslator {
   }
 
   private bad(pos: number, end: number, idx: number, why: string): void {
+    // As the iptables reader does: the first ones listed, the rest counted (a binary file must not flood stderr).
+    if (++this.badLines > MAX_SYNTAX_DIAGNOSTICS) {
+      if (this.badLines === MAX_SYNTAX_DIAGNOSTICS + 1) this.firstUnlistedBad = idx + 1
+      return
+    }
     this.note(
       'error',
       'IPT_SYNTAX',
@@ -366,6 +376,13 @@ class ListingTranslator {
   }
 
   private finish(): void {
+    if (this.badLines > MAX_SYNTAX_DIAGNOSTICS)
+      this.note(
+        'error',
+        'IPT_SYNTAX',
+        `${this.badLines - MAX_SYNTAX_DIAGNOSTICS} more lines that are not listing lines from here on, not listed`,
+        this.firstUnlistedBad,
+      )
     if (this.names > 0)
       this.note(
         'error',

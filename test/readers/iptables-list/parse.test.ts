@@ -189,3 +189,14 @@ describe('translation back to iptables-save options', () => {
     ])
   })
 })
+
+describe('input that is no listing, forced with --format iptables-list', () => {
+  it('says the first 100 bad lines, then counts the rest in one error', async () => {
+    const text = `${'not a listing line\n'.repeat(250)}`
+    const state = await readState({sources: [{path: 'x.txt', text, format: 'iptables-list'}]})
+    const errors = state.diagnostics.filter((d) => d.code === 'IPT_SYNTAX')
+    expect(errors).toHaveLength(101)
+    expect(errors[100]!.message).toMatch(/^150 more lines/)
+    expect(errors[100]!.source?.line).toBe(101)
+  })
+})
