@@ -9,7 +9,6 @@
  */
 import {endpointAddress, frontendAddress} from './addresses.js'
 import type {DiagnosticCode} from '../catalog/diagnostics.js'
-import {joinHostPort} from '../core/address.js'
 import {displayName, serviceKey} from '../core/state.js'
 import {frontendPolicyLocal} from '../kube-proxy/endpoints.js'
 import type {

@@ -78,6 +78,24 @@ export const RULE_DUMP_DIAGNOSTICS = {
     action:
       'Read it together with `ipvsadm -Sn` and `ipset save` of the same node (one -f each), or use `kp collect`.',
   },
+  IPT_LIST_NAMES: {
+    severity: 'error',
+    meaning:
+      'An `iptables -L` listing made without `-n` shows addresses or ports as names (`localhost`, `dpt:http`); kp does not resolve them, so the rules that use them are not known.',
+    action: 'List again with `-n` (`iptables -t nat -L -n -v`), or give `iptables-save`.',
+  },
+  IPT_LIST_NO_INTERFACES: {
+    severity: 'warning',
+    meaning:
+      'An `iptables -L` listing made without `-v` has no in/out interface columns: interface matches (local-traffic detection by interface) are not shown, and rules that have them read as if they had none.',
+    action: 'List with `-v` (`iptables -t nat -L -n -v`), or give `iptables-save`.',
+  },
+  IPT_LIST_UNKNOWN_MATCH: {
+    severity: ['error', 'warning'],
+    meaning:
+      'Match or target text of an `iptables -L` listing that kp cannot translate back to options; the rule is read without it (error in a kube-proxy chain, whose answers depend on it; warning elsewhere).',
+    action: 'Give `iptables-save` for this node instead of the listing.',
+  },
   IPT_MISSING_CHAIN: {
     severity: 'warning',
     meaning:
@@ -144,7 +162,7 @@ export const RULE_DUMP_DIAGNOSTICS = {
   IPT_SYNTAX: {
     severity: 'error',
     meaning:
-      'A line is not valid iptables-save syntax (after the first ones, one more diagnostic counts the rest).',
+      'A line is not valid iptables-save syntax, or not a line of an `iptables -L` listing (after the first ones, one more diagnostic counts the rest).',
     action: 'Give unmodified `iptables-save` output; fix or remove the lines named.',
   },
   IPT_TABLE_INFERRED: {

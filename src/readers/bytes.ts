@@ -202,6 +202,15 @@ const TEXT_PIECE_BYTES = 1 << 20
  * decoded as Latin-1 (the same string, in a fraction of the time).
  */
 export function* textPieces(source: ByteSource, pieceBytes = TEXT_PIECE_BYTES): Generator<string> {
+  for (const piece of bytePieces(source, pieceBytes)) yield decodeText(piece)
+}
+
+/**
+ * The source's bytes in pieces of whole lines, as textPieces cuts them, undecoded (the
+ * `iptables -L` reader translates bytes). Each piece is a view of one reused buffer: it is good
+ * until the next one is asked for.
+ */
+export function* bytePieces(source: ByteSource, pieceBytes = TEXT_PIECE_BYTES): Generator<Buffer> {
   const reader = source.open()
   try {
     let buffer = Buffer.allocUnsafeSlow(pieceBytes)
@@ -211,7 +220,7 @@ export function* textPieces(source: ByteSource, pieceBytes = TEXT_PIECE_BYTES): 
       position += n
       filled += n
       if (n === 0) {
-        yield decodeText(buffer.subarray(0, filled))
+        yield buffer.subarray(0, filled)
         return
       }
       if (filled < buffer.length) continue
@@ -223,7 +232,7 @@ export function* textPieces(source: ByteSource, pieceBytes = TEXT_PIECE_BYTES): 
         buffer = grown
         continue
       }
-      yield decodeText(buffer.subarray(0, lastNewline + 1))
+      yield buffer.subarray(0, lastNewline + 1)
       buffer.copy(buffer, 0, lastNewline + 1, filled)
       filled -= lastNewline + 1
     }

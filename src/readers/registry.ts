@@ -94,6 +94,15 @@ export const FORMATS: readonly FormatEntry[] = [
     load: () => import('./nft/parse.js'),
   },
   {
+    id: 'iptables-list',
+    description:
+      '`iptables [-t nat] -L [CHAIN] -n` (with or without `-v`, `-x`, `--line-numbers`) and `ip6tables -L`',
+    // Every listing starts with a chain's title: `Chain KUBE-SERVICES (2 references)`,
+    // `Chain PREROUTING (policy ACCEPT)` or, with -v, `(policy ACCEPT 0 packets, 0 bytes)`.
+    sniff: (h) => /^Chain \S+ \((policy [A-Z]+|\d+ references)/.test(firstMeaningfulLine(h)),
+    load: () => import('./iptables-list/parse.js'),
+  },
+  {
     id: 'iptables-save',
     description:
       "`iptables-save` / `ip6tables-save` (with `-c`), `iptables -S`, kube-proxy's restore input",

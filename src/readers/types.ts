@@ -77,4 +77,12 @@ export type StateBuilder = (
 ) => ProxyState | Promise<ProxyState>
 
 export type FormatId =
-  'iptables-save' | 'nft' | 'nft-json' | 'ipvsadm' | 'ipset' | 'ip-addr' | 'kube' | 'kp-json'
+  | 'iptables-save'
+  | 'iptables-list'
+  | 'nft'
+  | 'nft-json'
+  | 'ipvsadm'
+  | 'ipset'
+  | 'ip-addr'
+  | 'kube'
+  | 'kp-json'

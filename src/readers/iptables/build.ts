@@ -148,8 +148,12 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     const e = r.node
     // Rule addresses drop /32 and /128; the model's pod CIDRs are CIDRs (one place for every rule that shows one).
     for (const c of e.podCIDRs) podCIDRs.add(toCidr(c))
-    node.localDetector ??= e.detector
-    node.localInterface ??= e.localInterface
+    // Without interfaces (iptables -L without -v) only a source-CIDR detector is seen for sure.
+    const hidden = ruleset.interfacesHidden === true
+    if (!hidden || e.detector === 'cidr') {
+      node.localDetector ??= e.detector
+      node.localInterface ??= e.localInterface
+    }
     node.masqueradeMark ??= e.masqueradeMark
     node.randomFully ??= e.randomFully
     node.localhostNodePorts ??= e.localhostNodePorts
@@ -157,9 +161,17 @@ export function buildIptablesState(parsed: ParsedSource[], opts: ReadOptions): P
     if (e.nodePortAddresses !== null)
       node.nodePortAddresses = [...(node.nodePortAddresses ?? []), ...e.nodePortAddresses]
     // masquerade-all: every internal masquerade rule lacks the local-detector part (docs/kube-proxy-layouts.md §2.4).
-    if (e.masqMatchedAll && !e.masqMatchedLocal) masqueradeAllVotes = true
-    else if (e.masqMatchedLocal) masqueradeAllVotes ??= false
-    if (e.sawInternalChain && e.detector === null && !e.masqMatchedAll && !e.masqMatchedLocal) {
+    // A masquerade rule that shows no detector part may have had `! -i` where interfaces are hidden.
+    if (e.masqMatchedAll && !e.masqMatchedLocal) {
+      if (!hidden) masqueradeAllVotes = true
+    } else if (e.masqMatchedLocal) masqueradeAllVotes ??= false
+    if (
+      !hidden &&
+      e.sawInternalChain &&
+      e.detector === null &&
+      !e.masqMatchedAll &&
+      !e.masqMatchedLocal
+    ) {
       // Internal chains exist, yet no rule shows a detector and none masquerades all: the no-op detector.
       node.localDetector ??= 'none'
       masqueradeAllVotes ??= false // masquerade-all would have written the rule without a detector part

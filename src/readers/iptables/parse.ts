@@ -51,6 +51,17 @@ export interface ParsedIptablesText {
   plainLinesRead: number
 }
 
+/**
+ * Where a table starts in text without `*table` / `COMMIT` lines: the iptables-save form that
+ * ../iptables-list/parse.ts translates an `iptables -L` listing into, line for line, so that
+ * every rule keeps its listing's line number. Line is 0-based; the list is in line order, and
+ * may grow while the text's pieces are read (each piece's tables are in it when it is read).
+ */
+export interface ListedTable {
+  line: number
+  table: string
+}
+
 /** A focused read (kp explain NAME): the lines ./focus.ts chose, and the needles they were chosen for. */
 export interface FocusedText extends FocusedLines {
   needles: readonly string[]
@@ -107,12 +118,38 @@ class IptablesTextParser extends ParseState {
   lineCount = 0
   plainLinesRead = 0
   empty = true
+  /** The next of `listedTables` to open, and the line it opens at (-1: none). */
+  private nextListed = 0
+  private nextListedLine = -1
 
   constructor(
     path: string,
     private readonly plainLines: boolean,
+    private readonly listedTables: readonly ListedTable[] = [],
   ) {
     super(path)
+    if (listedTables.length > 0) this.nextListedLine = listedTables[0]!.line
+  }
+
+  /** Opens the listed table that starts at line `idx` (0-based), closing the one before it. */
+  private openListedTable(idx: number): void {
+    const {table: name} = this.listedTables[this.nextListed]!
+    this.nextListed++
+    this.nextListedLine =
+      this.nextListed < this.listedTables.length ? this.listedTables[this.nextListed]!.line : -1
+    if (this.current) this.current.committed = true
+    this.flushPending()
+    const again = this.tables.get(name)
+    if (again)
+      this.note(
+        'warning',
+        'IPT_DUPLICATE_TABLE',
+        `the ${name} table is listed again (first on line ${again.line}): two listings in one input? Their rules are read as one table`,
+        idx + 1,
+      )
+    const table = again ?? {name, line: idx + 1, committed: false, chains: new Map()}
+    this.tables.set(name, table)
+    this.current = table
   }
 
   /** A focused read (kp explain NAME) walks only the lines ./focus.ts chose, under their own line numbers. */
@@ -142,20 +179,29 @@ class IptablesTextParser extends ParseState {
       this.dump = piece
       this.dumpIndex = -1
       pos = 0
+      // A translated listing names its tables piece by piece, as it is translated.
+      if (this.nextListedLine < 0 && this.nextListed < this.listedTables.length)
+        this.nextListedLine = this.listedTables[this.nextListed]!.line
       this.quoteAt = -1
       this.bangAt = -1
       if (piece.length === 0) continue
       this.empty = false
       this.endsWithNewline = piece.charCodeAt(piece.length - 1) === 10
       for (let nl = piece.indexOf('\n'); nl >= 0; nl = piece.indexOf('\n', pos)) {
+        if (this.lineCount === this.nextListedLine) this.openListedTable(this.lineCount)
         this.readAnyLine(piece, pos, nl, this.lineCount)
         this.lineCount++
         pos = nl + 1
       }
     }
     // What follows the last newline: the last line, unterminated, or nothing.
-    if (!this.endsWithNewline) this.readLine(this.dump.slice(pos), this.lineCount, true, pos)
+    if (!this.endsWithNewline) {
+      if (this.lineCount === this.nextListedLine) this.openListedTable(this.lineCount)
+      this.readLine(this.dump.slice(pos), this.lineCount, true, pos)
+    }
     this.lineCount++
+    // A listing has no COMMIT: its last table ends with the text.
+    if (this.listedTables.length > 0 && this.current) this.current.committed = true
   }
 
   /** Reads line `idx` (0-based), piece[pos, nl): by a plain reader when it can, else by readLine. */
@@ -708,15 +754,19 @@ const CHAIN_COMMANDS: ReadonlySet<string> = new Set([
  * `text` may come in pieces (../bytes.ts textPieces): each piece but the last ends with a
  * newline, so no line spans two, and each rule keeps only its own piece alive.
  * `plainLines: false` reads every line with readLine, not readPlainAppend: for the tests that
- * check the two read a rule alike.
+ * check the two read a rule alike. `listedTables` opens tables where text without table lines
+ * (a translated `iptables -L` listing) has them start.
  */
 export function parseIptablesText(
   text: string | Iterable<string>,
   path: string,
   focus?: FocusedText,
-  {plainLines = true}: {plainLines?: boolean} = {},
+  {
+    plainLines = true,
+    listedTables,
+  }: {plainLines?: boolean; listedTables?: readonly ListedTable[]} = {},
 ): ParsedIptablesText {
-  const parser = new IptablesTextParser(path, plainLines)
+  const parser = new IptablesTextParser(path, plainLines, listedTables)
   if (focus) parser.readFocused(typeof text === 'string' ? text : focus.text, focus)
   else parser.readAll(text)
   return parser.finish(focus)

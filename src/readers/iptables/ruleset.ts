@@ -121,6 +121,12 @@ export type IptablesTextForm = 'iptables-save' | 'restore-input' | 'list-rules'
 
 export interface IptablesRuleset {
   form: IptablesTextForm
+  /**
+   * The source could not show in/out interfaces (an `iptables -L` listing without -v): a rule
+   * without `-i`/`-o` may have had one, so what they tell (the local-traffic detector,
+   * masquerade-all) is unknown, not absent.
+   */
+  interfacesHidden?: boolean
   /** From the header, e.g. "iptables-save v1.8.9 (nf_tables)"; null when the source has none. */
   tool: string | null
   /** From the header (`ip6tables-save`), else from the first address seen; null when neither tells. */

@@ -47,7 +47,13 @@ export interface PendingBlock {
   builtins: Set<string>
 }
 
-export const isNatEvidence = (r: IptablesRule): boolean => {
+/** What tells a block's table: its built-in chains, and (some of) its rules' targets and chains. */
+export interface TableEvidence {
+  builtins: Set<string>
+  rules: readonly Pick<IptablesRule, 'target' | 'chain' | 'line'>[]
+}
+
+export const isNatEvidence = (r: Pick<IptablesRule, 'target' | 'chain'>): boolean => {
   const t = r.target ?? ''
   return (
     NAT_TARGETS.has(t) || NAT_CHAIN_PREFIXES.some((p) => t.startsWith(p) || r.chain.startsWith(p))
@@ -65,7 +71,7 @@ const isFilterOnly = (r: IptablesRule): boolean =>
   FILTER_CHAINS.has(r.chain) ||
   (r.target === 'ACCEPT' && r.chain === KUBE_NODEPORTS)
 
-export function inferTable(block: PendingBlock): {table: string; why: string} {
+export function inferTable(block: TableEvidence): {table: string; why: string} {
   const b = block.builtins
   if (b.has('PREROUTING') && b.has('FORWARD'))
     return {table: 'mangle', why: 'its built-in chains are those of mangle'}
