@@ -13,6 +13,7 @@ import {pushAll} from '../core/arrays.js'
 import {type Finding, sortFindings} from './findings.js'
 import {SEVERITIES, SEVERITY_RANK} from '../catalog/severity.js'
 import type {ProxyState} from '../model/types.js'
+import {type KubeProxyVersion, NEWEST_KUBE_PROXY_VERSION} from '../kube-proxy/versions.js'
 import {conntrackChecks} from './migrate/conntrack.js'
 import {
   type Check,
@@ -36,6 +37,8 @@ export interface MigrationOptions {
   sysctls?: Record<string, string> | null
   /** What the operator already set for the target mode. */
   target?: TargetSettings
+  /** The kube-proxy release of the target (`--kube-proxy-version`); the newest kp knows by default. */
+  kubeProxyVersion?: KubeProxyVersion
 }
 
 const CHECKS: readonly Check[] = [
@@ -104,6 +107,7 @@ export function planMigration(
     to,
     sysctls: opts.sysctls ?? null,
     target: opts.target ?? {},
+    kubeProxyVersion: opts.kubeProxyVersion ?? NEWEST_KUBE_PROXY_VERSION,
   }
   const findings: Finding[] = []
   for (const check of [unknownSource, incompleteInput, ...CHECKS]) pushAll(findings, check(ctx))

@@ -11,6 +11,12 @@ import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'
 import {makeDirectory} from '../core/directory.js'
 import {invalidRenderOption, type CheckedSetting} from '../render/setting-values.js'
+import {
+  KUBE_PROXY_VERSIONS,
+  type KubeProxyVersion,
+  NEWEST_KUBE_PROXY_VERSION,
+  parseKubeProxyVersion,
+} from '../kube-proxy/versions.js'
 
 export interface MigrateResult {
   schemaVersion: 1
@@ -18,6 +24,8 @@ export interface MigrateResult {
   /** The mode the node runs today; null when the input (cluster objects) does not say. */
   from: ProxyMode | null
   to: ProxyMode
+  /** The kube-proxy release whose layout the rules are written in (`--kube-proxy-version`). */
+  kubeProxyVersion: KubeProxyVersion
   /**
    * What kube-proxy would program in the target mode (the primary file); null with --check, and
    * when it was streamed to --out or stdout without --json (the result is not printed then).
@@ -161,6 +169,10 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       description:
         'Whether iptables mode drops conntrack INVALID packets (nf_conntrack_tcp_be_liberal=0).',
     }),
+    'kube-proxy-version': Flags.string({
+      helpGroup: 'TARGET',
+      description: `The kube-proxy release whose layout to write (${KUBE_PROXY_VERSIONS.join(', ')}; default ${NEWEST_KUBE_PROXY_VERSION}, the newest kp knows).`,
+    }),
     scheduler: Flags.string({
       helpGroup: 'TARGET',
       description: 'IPVS scheduler for services whose input does not show one (default rr).',
@@ -169,6 +181,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
   async run(): Promise<MigrateResult> {
     const {flags} = await this.parse(Migrate)
+    const kubeProxyVersion = targetVersion(flags['kube-proxy-version'])
     const renderOptions: RenderOptions = {
       podCIDRs: flags['pod-cidr'],
       localDetector: flags['local-detector'],
@@ -182,6 +195,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       localhostNodePorts: flags['localhost-nodeports'],
       conntrackInvalidDrop: flags['conntrack-invalid-drop'],
       scheduler: flags.scheduler,
+      kubeProxyVersion,
     }
     // Checked before anything is read: these values are written into the rules as they are.
     const bad = invalidRenderOption(renderOptions)
@@ -203,6 +217,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
         localhostNodePorts: flags['localhost-nodeports'],
         conntrackInvalidDrop: flags['conntrack-invalid-drop'],
       },
+      kubeProxyVersion,
     })
 
     // The renderer also runs for --check: what it cannot express or had to guess is a finding too.
@@ -227,6 +242,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       kind: 'MigrateResult',
       from,
       to,
+      kubeProxyVersion,
       text: rendered === null || flags.check ? null : rendered.text,
       files: rendered === null || flags.check ? [] : rendered.files,
       findings: all,
@@ -280,6 +296,18 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       )
     }
   }
+}
+
+/** `--kube-proxy-version`: a release kp knows the layout of, else a usage error naming them. */
+function targetVersion(text: string | undefined): KubeProxyVersion {
+  if (text === undefined) return NEWEST_KUBE_PROXY_VERSION
+  const version = parseKubeProxyVersion(text)
+  if (version === null)
+    throw new UsageError(
+      `--kube-proxy-version ${JSON.stringify(text)}: kp knows the layouts of kube-proxy ${KUBE_PROXY_VERSIONS.join(', ')}`,
+      'USAGE_BAD_VALUE',
+    )
+  return version
 }
 
 /**

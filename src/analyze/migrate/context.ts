@@ -7,6 +7,7 @@ import {joinHostPort} from '../../core/address.js'
 import type {Finding} from '../findings.js'
 import {displayName, uniqueSourceRefs} from '../../core/state.js'
 import type {Frontend, ProxyState, ServicePort, SourceRef} from '../../model/types.js'
+import type {KubeProxyVersion} from '../../kube-proxy/versions.js'
 
 export type ProxyMode = 'iptables' | 'ipvs' | 'nftables'
 
@@ -25,6 +26,8 @@ export interface MigrationContext {
   /** sysctls from a bundle or live collection (BundleFacts.sysctls); null when the input has none. */
   sysctls: Record<string, string> | null
   target: TargetSettings
+  /** The kube-proxy release whose layout the target is rendered in (`--kube-proxy-version`). */
+  kubeProxyVersion: KubeProxyVersion
 }
 
 export type Check = (ctx: MigrationContext) => Finding[]
