@@ -54,6 +54,12 @@ export interface NodeInfo {
   kernel: string | null
   nftVersion: string | null
   iptablesBackends: string[] | null
+  /**
+   * nftables mode: the kube-proxy layout generations the rules show, e.g. ["1.36+"]; two when the
+   * table mixes generations. Added (optional, issue 22) so explain and list can say which
+   * releases wrote the rules; absent in states saved before and for other modes.
+   */
+  kubeProxyLayouts?: string[]
 }
 
 export interface Frontend {

@@ -66,6 +66,14 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
   ]
 }
 
+/** "nftables mode, 1.36+ layout": the kube-proxy layout generation(s) the rules show, when known. */
+function modeAndLayout(state: ProxyState): string {
+  const layouts = state.node.kubeProxyLayouts ?? []
+  if (layouts.length === 0) return `${state.mode} mode`
+  const mixed = layouts.length > 1 ? ' (mixed)' : ''
+  return `${state.mode} mode, ${layouts.join(' and ')} layout${mixed}`
+}
+
 export function renderServiceList(state: ProxyState, opts: ListViewOptions): string {
   const ports = state.services.length
   if (ports === 0) {
@@ -78,5 +86,5 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const showScheduler = state.services.some((sp) => sp.scheduler !== null)
   const table = renderTable(columns({...opts, showScheduler}), state.services, opts.style)
   const where = opts.namespace === undefined ? '' : ` in namespace ${escapeControl(opts.namespace)}`
-  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode)`
+  return `${table}\n\n${ports} service port${ports === 1 ? '' : 's'}${where} (${modeAndLayout(state)})`
 }

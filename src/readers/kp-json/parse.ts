@@ -125,7 +125,6 @@ function nullable<T>(read: Reader<T>): Reader<T | null> {
  * saved before it lack it, so a missing one is left out, not an error.
  */
 const OPTIONAL = new WeakSet<Reader<unknown>>()
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the fields issues 21-22 add use it
 function optional<T>(read: Reader<T>): Reader<T | undefined> {
   const reader: Reader<T | undefined> = (v, at, ctx) => read(v, at, ctx)
   OPTIONAL.add(reader)
@@ -221,6 +220,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     kernel: nullable(str),
     nftVersion: nullable(str),
     iptablesBackends: nullable(list(str)),
+    kubeProxyLayouts: optional(list(str)),
   }),
   services: list(
     object({

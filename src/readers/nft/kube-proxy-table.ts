@@ -23,6 +23,7 @@
 import {pushAll} from '../../core/arrays.js'
 import type {Endpoint, ServicePort} from '../../model/types.js'
 import {
+  LOCALHOST_NODEPORT_REJECT_MAP,
   MARK_FOR_MASQUERADE_CHAIN,
   MASQUERADING_CHAIN,
   nftNameHash,
@@ -109,6 +110,9 @@ export class KubeProxyTableReader {
   /** `services`, `masquerading`, `mark-for-masquerade`: node-wide facts. */
   private readTopLevelChains(): void {
     const mfm = this.ctx.chain(MARK_FOR_MASQUERADE_CHAIN)
+    if (mfm && mfm.ruleCount > 0) this.ctx.facts.sign('mark-for-masquerade', this.ctx.ref(mfm.line))
+    const reject = this.ctx.set(LOCALHOST_NODEPORT_REJECT_MAP)
+    if (reject) this.ctx.facts.sign('localhost-nodeport-reject', this.ctx.ref(reject.line))
     for (const rule of mfm?.rules() ?? []) this.ctx.facts.masqueradeMark ??= markSetOr(rule.tokens)
     const services = this.ctx.chain(SERVICES_CHAIN)
     for (const rule of services?.rules() ?? []) {
@@ -121,6 +125,7 @@ export class KubeProxyTableReader {
       } else if (markSetOr(w) !== null) {
         // Newest layout: `ip daddr @cluster-ips ip saddr != CIDR meta mark set meta mark | 0x4000`.
         this.ctx.facts.masqueradeMark ??= markSetOr(w)
+        this.ctx.facts.sign('services-masquerade-mark', this.ctx.ref(rule.line))
         this.ctx.facts.sawInternalChain = true
         this.ctx.readDetector(w, rule)
       }
@@ -152,7 +157,12 @@ export class KubeProxyTableReader {
     // under ITP=Local), else service-B. An endpoint only the other chain reaches gets share 0.
     // Locality is known only under a Local policy: local-B members are local, the rest are not.
     const primary = a.internalChain === a.localChain && local ? local : (cluster ?? local)
-    const localKnown = a.itp === 'Local' || a.etp === 'Local'
+    // hairpin-connections (1.36+) lists every endpoint on this node, so it settles locality for
+    // every service; before 1.36 only a Local policy shows it.
+    const hairpin = this.ctx.hairpin
+    const localKnown = hairpin !== null || a.itp === 'Local' || a.etp === 'Local'
+    const onNode = (e: SelectedEndpoint): boolean =>
+      hairpin?.has(`${e.ip}|${a.protocol}|${e.port}`) ?? false
     const endpoints = new Map<string, Endpoint>()
     const add = (list: SelectedEndpoint[] | null, fromPrimary: boolean, isLocal: boolean): void => {
       for (const e of list ?? []) {
@@ -170,7 +180,7 @@ export class KubeProxyTableReader {
           endpoints.set(k, ep)
         }
         if (fromPrimary) ep.share = (ep.share ?? 0) + e.share
-        if (isLocal && localKnown) ep.local = true
+        if ((isLocal || onNode(e)) && localKnown) ep.local = true
       }
     }
     add(primary, true, primary === local)
