@@ -122,3 +122,42 @@ export function nftLayoutOf(signs: ReadonlySet<NftLayoutSign>): NftLayout {
   }
   return {labels: [...new Set([range(older), range(newer)])], mixed: true, older, newer}
 }
+
+/** What a renderer writes differently for one release (§3.10); the one place the versions differ. */
+export interface NftRenderChoices {
+  /** 1.36+: no mark-for-masquerade chain; rules set the mark themselves. */
+  inlineMasquerade: boolean
+  /** 1.36+: the hairpin-connections set drives masquerading of a pod reaching itself. */
+  hairpinSet: boolean
+  /** 1.36+: service chains DNAT through `numgen … map`; endpoint chains only for affinity. */
+  inlineDnat: boolean
+  /** 1.37+: a single endpoint is DNATed directly (`dnat to IP:PORT`), not through `mod 1 map`. */
+  singleEndpointDirect: boolean
+  /** 1.37+: element comments cut at NFT_COMMENT_MAX_BYTES. */
+  cutsComments: boolean
+}
+
+export function nftRenderChoices(version: KubeProxyVersion): NftRenderChoices {
+  const since = (v: KubeProxyVersion): boolean => rank(version) >= rank(v)
+  return {
+    inlineMasquerade: since('1.36'),
+    hairpinSet: since('1.36'),
+    inlineDnat: since('1.36'),
+    singleEndpointDirect: since('1.37'),
+    cutsComments: since('1.37'),
+  }
+}
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes, never inside a character. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text
+  let out = ''
+  let bytes = 0
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch)
+    if (bytes + n > maxBytes) break
+    out += ch
+    bytes += n
+  }
+  return out
+}
