@@ -24,6 +24,7 @@ import {
 } from './migrate/context.js'
 import {ipvsBehaviourChecks} from './migrate/ipvs-behaviour.js'
 import {nodePortChecks} from './migrate/nodeports.js'
+import {nftablesVersionChecks} from './migrate/nftables-version.js'
 import {platformChecks} from './migrate/platform.js'
 import {thirdPartyChecks} from './migrate/third-party.js'
 
@@ -43,6 +44,7 @@ export interface MigrationOptions {
 
 const CHECKS: readonly Check[] = [
   ...platformChecks,
+  ...nftablesVersionChecks,
   ...nodePortChecks,
   ...conntrackChecks,
   ...thirdPartyChecks,

@@ -419,6 +419,12 @@ export const FINDINGS = {
       'Masquerading is fully-random in nftables mode; the input does not show whether it is today.',
     action: 'Nothing, unless something relies on SNAT source ports.',
   },
+  MIGRATE_NFT_COMMENT_TOO_LONG: {
+    severity: 'error',
+    meaning:
+      'A service port name (ns/name:port) is over 128 bytes: kube-proxy before 1.37 writes it as an nftables comment, nft rejects it and every sync fails.',
+    action: 'Run kube-proxy 1.37+ in nftables mode, or shorten the names first.',
+  },
   MIGRATE_NFT_KERNEL_TOO_OLD: {
     severity: 'error',
     meaning: "The node's kernel is older than nftables mode needs.",
