@@ -130,6 +130,12 @@ export const FINDINGS = {
       "Over kube-proxy's large-cluster threshold of endpoints, endpoint comments were left out, as kube-proxy does.",
     action: 'Nothing.',
   },
+  RENDER_NODEPORT_ADDRESSES_WIDER_THAN_DEFAULT: {
+    severity: 'warning',
+    meaning:
+      "Neither nodePortAddresses nor the node's IPs are known, so the nftables rules accept NodePorts on every local address, while a default-configured kube-proxy (`primary`) accepts them on the primary IPs only.",
+    action: 'Pass --node-ip (the primary IP first) or --nodeport-addresses.',
+  },
   RENDER_HAIRPIN_LOCALITY_UNKNOWN: {
     severity: 'info',
     meaning:

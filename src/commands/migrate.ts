@@ -135,7 +135,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       delimiter: ',',
       helpGroup: 'TARGET',
       description:
-        'nodePortAddresses of the target configuration: CIDRs, addresses or primary, repeated or separated with commas.',
+        'nodePortAddresses of the target configuration: CIDRs, addresses, or the keywords primary, localhost, all; repeated or separated with commas.',
     }),
     'service-cidr': Flags.string({
       multiple: true,
