@@ -42,7 +42,7 @@ export interface MigrationOptions {
   sysctls?: Record<string, string> | null
   /** What the operator already set for the target mode. */
   target?: TargetSettings
-  /** The kube-proxy release the node will run (default NEWEST_KUBE_PROXY_VERSION). */
+  /** The kube-proxy release the node will run, whose layout the target is rendered in (`--kube-proxy-version`; default NEWEST_KUBE_PROXY_VERSION). */
   kubeProxyVersion?: KubeProxyVersion
   /** kube-proxy's configuration, when the operator gave it (--kube-proxy-config). */
   config?: KubeProxyConfig | null

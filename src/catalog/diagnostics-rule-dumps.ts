@@ -264,6 +264,19 @@ export const RULE_DUMP_DIAGNOSTICS = {
     action:
       'The input is a fragment (a grep, part of a listing); give `nft list table ip kube-proxy`.',
   },
+  NFT_LAYOUT_MIXED: {
+    severity: 'warning',
+    meaning:
+      'The kube-proxy table holds objects of two layout generations no single kube-proxy release writes together (an upgrade half done, or chains a newer kube-proxy left behind).',
+    action:
+      'Check which kube-proxy version runs on the node; a full resync (restarting kube-proxy) rewrites the table in one layout.',
+  },
+  NFT_COMMENT_CUT: {
+    severity: 'info',
+    meaning:
+      'An element comment is 128 bytes long, the most nft keeps: kube-proxy 1.37 cuts longer service port names there, so the service was matched by its frontend (and the hash of its chains) rather than by the comment.',
+    action: 'Nothing.',
+  },
   NFT_NAME_TRUNCATED: {
     severity: 'info',
     meaning:

@@ -130,6 +130,18 @@ export const FINDINGS = {
       "Over kube-proxy's large-cluster threshold of endpoints, endpoint comments were left out, as kube-proxy does.",
     action: 'Nothing.',
   },
+  RENDER_NODEPORT_ADDRESSES_WIDER_THAN_DEFAULT: {
+    severity: 'warning',
+    meaning:
+      "Neither nodePortAddresses nor the node's IPs are known, so the nftables rules accept NodePorts on every local address, while a default-configured kube-proxy (`primary`) accepts them on the primary IPs only.",
+    action: 'Pass --node-ip (the primary IP first) or --nodeport-addresses.',
+  },
+  RENDER_HAIRPIN_LOCALITY_UNKNOWN: {
+    severity: 'info',
+    meaning:
+      'kube-proxy 1.36+ lists only node-local endpoints in hairpin-connections; endpoints whose locality the source does not show were listed too (harmless for remote ones).',
+    action: 'Read the node together with the cluster objects (--cluster) and --node.',
+  },
   RENDER_LOCALHOST_NODEPORTS_UNSUPPORTED: {
     severity: 'warning',
     meaning:

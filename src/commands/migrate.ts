@@ -28,6 +28,12 @@ import {makeDirectory} from '../core/directory.js'
 import {inputErrors} from '../core/completeness.js'
 import {incompleteHeader, withIncompleteHeader} from '../cli/incomplete-header.js'
 import {invalidRenderOption, type CheckedSetting} from '../render/setting-values.js'
+import {
+  KUBE_PROXY_VERSIONS,
+  type KubeProxyVersion,
+  NEWEST_KUBE_PROXY_VERSION,
+  parseKubeProxyVersion,
+} from '../kube-proxy/versions.js'
 
 export interface MigrateResult {
   schemaVersion: 1
@@ -35,6 +41,8 @@ export interface MigrateResult {
   /** The mode the node runs today; null when the input (cluster objects) does not say. */
   from: ProxyMode | null
   to: ProxyMode
+  /** The kube-proxy release whose layout the rules are written in (`--kube-proxy-version`). */
+  kubeProxyVersion: KubeProxyVersion
   /**
    * What kube-proxy would program in the target mode (the primary file); null with --check, and
    * when it was streamed to --out or stdout without --json (the result is not printed then).
@@ -153,7 +161,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       delimiter: ',',
       helpGroup: 'TARGET',
       description:
-        'nodePortAddresses of the target configuration: CIDRs, addresses or primary, repeated or separated with commas.',
+        'nodePortAddresses of the target configuration: CIDRs, addresses, or the keywords primary, localhost, all; repeated or separated with commas.',
     }),
     'service-cidr': Flags.string({
       multiple: true,
@@ -187,6 +195,10 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       description:
         'Whether iptables mode drops conntrack INVALID packets (nf_conntrack_tcp_be_liberal=0).',
     }),
+    'kube-proxy-version': Flags.string({
+      helpGroup: 'TARGET',
+      description: `The kube-proxy release whose layout to write (${KUBE_PROXY_VERSIONS.join(', ')}; default ${NEWEST_KUBE_PROXY_VERSION}, the newest kp knows).`,
+    }),
     scheduler: Flags.string({
       helpGroup: 'TARGET',
       description: 'IPVS scheduler for services whose input does not show one (default rr).',
@@ -203,6 +215,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
 
   async run(): Promise<MigrateResult> {
     const {flags} = await this.parse(Migrate)
+    const kubeProxyVersion = targetVersion(flags['kube-proxy-version'])
     const flagOptions: RenderOptions = {
       podCIDRs: flags['pod-cidr'],
       localDetector: flags['local-detector'],
@@ -216,6 +229,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       localhostNodePorts: flags['localhost-nodeports'],
       conntrackInvalidDrop: flags['conntrack-invalid-drop'],
       scheduler: flags.scheduler,
+      kubeProxyVersion,
     }
     // Checked before anything is read: these values are written into the rules as they are.
     const bad = invalidRenderOption(flagOptions)
@@ -286,6 +300,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       },
       config,
       kernelCheck,
+      kubeProxyVersion,
     })
     const all = sortFindings([...findings, ...renderFindings])
     const result: MigrateResult = {
@@ -293,6 +308,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       kind: 'MigrateResult',
       from,
       to,
+      kubeProxyVersion,
       text: rendered === null || !writes ? null : rendered.text,
       files: rendered === null || !writes ? [] : rendered.files,
       findings: all,
@@ -371,6 +387,18 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       )
     }
   }
+}
+
+/** `--kube-proxy-version`: a release kp knows the layout of, else a usage error naming them. */
+function targetVersion(text: string | undefined): KubeProxyVersion {
+  if (text === undefined) return NEWEST_KUBE_PROXY_VERSION
+  const version = parseKubeProxyVersion(text)
+  if (version === null)
+    throw new UsageError(
+      `--kube-proxy-version ${JSON.stringify(text)}: kp knows the layouts of kube-proxy ${KUBE_PROXY_VERSIONS.join(', ')}`,
+      'USAGE_BAD_VALUE',
+    )
+  return version
 }
 
 /**

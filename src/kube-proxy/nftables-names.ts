@@ -109,3 +109,16 @@ export const NFT_PER_SERVICE_PREFIXES: readonly PerServicePrefix[] = [
 export function perServiceName(prefix: PerServicePrefix, hashedBase: string): string {
   return `${prefix}-${hashedBase}`
 }
+
+// Objects of the 1.36 and 1.37 layouts (docs/kube-proxy-layouts.md §3.10).
+export const HAIRPIN_CONNECTIONS_SET = 'hairpin-connections'
+export const LOCALHOST_NODEPORT_REJECT_MAP = 'localhost-nodeport-reject-ports'
+/** `localhost-nodeport-reject-tcp` etc.: the chain and the named counter of one protocol. */
+export const LOCALHOST_NODEPORT_REJECT_PREFIX = 'localhost-nodeport-reject-'
+export const LOCALHOST_NODEPORT_REJECTED_PREFIX = 'localhost-nodeport-rejected-'
+
+/**
+ * The longest element comment nft takes: kube-proxy 1.37 cuts a service port's `ns/name:port`
+ * comment to this many bytes (PR #139516); a longer one made every sync of older releases fail.
+ */
+export const NFT_COMMENT_MAX_BYTES = 128

@@ -4,6 +4,9 @@
  * names its upstream issue or PR; docs/kube-proxy-releases.md restates them with their sources.
  */
 import type {KubeProxyVersion} from './versions.js'
+import {NFT_COMMENT_MAX_BYTES} from './nftables-names.js'
+
+export {NFT_COMMENT_MAX_BYTES}
 
 /**
  * nftables keeps at most 128 bytes of an element comment (NFTNL_UDATA_COMMENT_MAXLEN); kube-proxy
@@ -11,7 +14,6 @@ import type {KubeProxyVersion} from './versions.js'
  * the name whole, so one longer name failed the whole transaction: every sync, every Service
  * (kubernetes #139515). Since 1.37 it cuts the comment to 128 bytes.
  */
-export const NFT_COMMENT_MAX_BYTES = 128
 export const NFT_COMMENT_TRUNCATED_SINCE: KubeProxyVersion = '1.37'
 
 /**

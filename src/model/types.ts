@@ -73,6 +73,12 @@ export interface NodeInfo {
    * `name` is null). Absent for states read from a node's rules, which are always that node's.
    */
   view?: 'node' | 'cluster-wide'
+  /**
+   * nftables mode: the kube-proxy layout generations the rules show, e.g. ["1.36+"]; two when the
+   * table mixes generations. Added (optional, issue 22) so explain and list can say which
+   * releases wrote the rules; absent in states saved before and for other modes.
+   */
+  kubeProxyLayouts?: string[]
 }
 
 export interface Frontend {

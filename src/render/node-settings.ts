@@ -7,7 +7,11 @@ import type {Finding} from '../analyze/findings.js'
 import type {FindingId} from '../catalog/findings.js'
 import type {RenderOptions} from './types.js'
 import {addressOrCidrFamily, cidrContains, hostAddress, isLoopback} from '../core/address.js'
-import {DEFAULT_MASQUERADE_MARK} from '../kube-proxy/settings.js'
+import {
+  DEFAULT_MASQUERADE_MARK,
+  isNodePortAddressKeyword,
+  NFTABLES_DEFAULT_NODEPORT_ADDRESSES,
+} from '../kube-proxy/settings.js'
 import {expectedValue, isValidSetting, type CheckedSetting} from './setting-values.js'
 import {DOCS_KUBE_PROXY_CONFIG, DOCS_VIRTUAL_IPS, finding, type RenderTarget} from './findings.js'
 
@@ -163,6 +167,32 @@ export function resolveNodeSettings(
         },
       ),
     )
+  } else if (nodePortAddresses === null && target === 'nftables') {
+    // nftables mode's default is `primary`: written when the node's IPs say which that is; else
+    // every local address, saying that kube-proxy would serve fewer.
+    const nodeIPsGiven = (checkedList('nodeIPs', opts.nodeIPs, 'option') ?? []).length > 0
+    nodePortAddresses = nodeIPsGiven ? [...NFTABLES_DEFAULT_NODEPORT_ADDRESSES] : []
+    if (nodeIPsGiven)
+      assumed(
+        'RENDER_DEFAULT_NODEPORT_ADDRESSES',
+        'nodePortAddresses',
+        "primary (kube-proxy's nftables default: the first --node-ip of each family)",
+        '--nodeport-addresses',
+      )
+    else
+      findings.push(
+        finding(
+          'RENDER_NODEPORT_ADDRESSES_WIDER_THAN_DEFAULT',
+          'warning',
+          'nodePortAddresses and the node IPs not known; NodePorts rendered on every local address',
+          "kube-proxy's nftables default is `primary`, the node's primary IP of each family, but the node's IPs are not known, so the rules accept NodePorts on every local address: more than a default-configured kube-proxy serves.",
+          {
+            action:
+              'Pass --node-ip (the primary IP first) to render the default, or --nodeport-addresses.',
+            docs: DOCS_KUBE_PROXY_CONFIG,
+          },
+        ),
+      )
   } else if (nodePortAddresses === null) {
     nodePortAddresses = []
     assumed(
@@ -356,11 +386,15 @@ export function nodePortIPs(
   }
   const familyNodeIPs = settings.nodeIPs.filter((ip) => addressOrCidrFamily(ip) === family)
   const entries = settings.nodePortAddresses.filter(
-    (e) => e === 'primary' || addressOrCidrFamily(e) === family,
+    (e) => isNodePortAddressKeyword(e) || addressOrCidrFamily(e) === family,
   )
-  if (entries.length === 0 || entries.some((e) => e === '0.0.0.0/0' || e === '::/0'))
+  if (entries.length === 0 || entries.some((e) => e === 'all' || e === '0.0.0.0/0' || e === '::/0'))
     return {matchAll: true, ips, findings}
   for (const entry of entries) {
+    if (entry === 'localhost') {
+      add(family === 'IPv4' ? '127.0.0.1' : '::1')
+      continue
+    }
     const host = entry === 'primary' ? null : hostAddress(entry)
     if (host !== null) {
       add(host)

@@ -10,6 +10,8 @@ export interface PlannedEndpoint extends CategorizableEndpoint {
   ip: string
   port: number
   local: boolean
+  /** false when the source does not say whether it runs on this node (`local` is then false). */
+  localKnown: boolean
   /** Go net.JoinHostPort: `ip:port`, `[ipv6]:port`. */
   endpointString: string
 }

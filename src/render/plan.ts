@@ -340,6 +340,7 @@ export function planService(
       ip: ep.ip,
       port: ep.port,
       local: ep.local === true,
+      localKnown: ep.local !== null,
       ...conditionsOfState(offClusterPath ? 'serving-terminating' : ep.state),
       endpointString: es,
     })

@@ -8,6 +8,7 @@
  * (`10.0.0.0/33`) makes the target tool refuse the whole file.
  */
 import {isAddress, isAddressCidr} from '../core/address.js'
+import {isNodePortAddressKeyword} from '../kube-proxy/settings.js'
 import type {RenderOptions} from './types.js'
 
 /**
@@ -56,9 +57,9 @@ export function isSchedulerName(value: string): boolean {
   return /^[a-z][a-z0-9]{0,14}$/.test(value)
 }
 
-/** A nodePortAddresses entry: a CIDR, a single address, or kube-proxy's keyword `primary`. */
+/** A nodePortAddresses entry: a CIDR, a single address, or a keyword (`primary`, `localhost`, `all`). */
 export function isNodePortAddress(value: string): boolean {
-  return value === 'primary' || isAddressCidr(value) || isAddress(value)
+  return isNodePortAddressKeyword(value) || isAddressCidr(value) || isAddress(value)
 }
 
 /** What each string setting of RenderOptions must be, and the words that say so. */
@@ -72,7 +73,10 @@ const CHECKS = {
     valid: isMarkValue,
     expected: 'a mark, hex (0x4000) or decimal, from 1 to 2^32-1',
   },
-  nodePortAddresses: {valid: isNodePortAddress, expected: 'a CIDR, an IP address, or primary'},
+  nodePortAddresses: {
+    valid: isNodePortAddress,
+    expected: 'a CIDR, an IP address, or primary, localhost, all',
+  },
   nodeIPs: {valid: isAddress, expected: 'an IP address'},
   serviceCIDRs: {valid: isAddressCidr, expected: 'a CIDR (10.96.0.0/12, fd00:10:96::/112)'},
   scheduler: {

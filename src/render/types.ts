@@ -13,6 +13,7 @@
  */
 import type {Finding} from '../analyze/findings.js'
 import type {Family} from '../model/types.js'
+import type {KubeProxyVersion} from '../kube-proxy/versions.js'
 
 export type {Finding} from '../analyze/findings.js'
 
@@ -73,4 +74,9 @@ export interface RenderOptions {
    * masquerade rule matching `P dport PORT`). See src/render/nftables/render.ts.
    */
   nftablesLayout?: 'current' | 'older'
+  /**
+   * The kube-proxy release whose layout is written (`kp migrate --kube-proxy-version`); the
+   * newest kp knows by default (src/kube-proxy/versions.ts).
+   */
+  kubeProxyVersion?: KubeProxyVersion
 }

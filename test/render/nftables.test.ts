@@ -24,7 +24,7 @@ import {endpoint, servicePort} from '../helpers/builders.js'
  * element) and the service CIDR 172.30.0.0/16 (the dumps' "unallocated ClusterIPs" rule).
  */
 const NFT_NODE = {nodePortAddresses: ['192.168.0.2']}
-const NFT_OPTS: RenderOptions = {serviceCIDRs: ['172.30.0.0/16']}
+const NFT_OPTS: RenderOptions = {serviceCIDRs: ['172.30.0.0/16'], kubeProxyVersion: '1.35'}
 
 const cases: {name: string; extras: CorpusExtras}[] = [
   // Source ranges from fixtures/PROVENANCE.md (outside the JSON).
@@ -50,30 +50,36 @@ function serviceOfChain(chain: string): string {
   return base.split('/').slice(0, 2).join('/')
 }
 
-describe('renderNftables reproduces kube-proxy’s expected transaction', () => {
-  for (const c of cases) {
-    it(c.name, () => {
-      const state = stateFromExpect(c.name, 'nftables', c.extras)
-      const result = renderNftables(state, {...NFT_OPTS, bare: true})
-      const expected = sortNftablesTransaction(readDump(c.name), {dropEmptyServiceChains: true})
-      expect(sortNftablesTransaction(result.text).text).toBe(expected.text)
-      expect(
-        result.findings.filter(
-          (f) => f.id.startsWith('RENDER_DEFAULT_') || f.id.startsWith('RENDER_MISSING_'),
-        ),
-      ).toEqual([])
-      // The only chains left out of the comparison are flushed leftovers of services that are
-      // gone or have no endpoints any more in this step (docs/kube-proxy-layouts.md §3.5).
-      const withEndpoints = new Set(
-        readExpect(c.name)
-          .filter((e) => e.endpoints.length > 0)
-          .map((e) => `${e.namespace}/${e.name}`),
-      )
-      for (const chain of expected.droppedChains)
-        expect(withEndpoints.has(serviceOfChain(chain))).toBe(false)
-    })
-  }
+// The corpus is kube-proxy's tests at 81810de: the layout of 1.34 and 1.35 (docs/kube-proxy-layouts.md §3.10).
+describe.each(['1.34', '1.35'] as const)(
+  'renderNftables reproduces kube-proxy %s’s expected transaction',
+  (kubeProxyVersion) => {
+    for (const c of cases) {
+      it(c.name, () => {
+        const state = stateFromExpect(c.name, 'nftables', c.extras)
+        const result = renderNftables(state, {...NFT_OPTS, kubeProxyVersion, bare: true})
+        const expected = sortNftablesTransaction(readDump(c.name), {dropEmptyServiceChains: true})
+        expect(sortNftablesTransaction(result.text).text).toBe(expected.text)
+        expect(
+          result.findings.filter(
+            (f) => f.id.startsWith('RENDER_DEFAULT_') || f.id.startsWith('RENDER_MISSING_'),
+          ),
+        ).toEqual([])
+        // The only chains left out of the comparison are flushed leftovers of services that are
+        // gone or have no endpoints any more in this step (docs/kube-proxy-layouts.md §3.5).
+        const withEndpoints = new Set(
+          readExpect(c.name)
+            .filter((e) => e.endpoints.length > 0)
+            .map((e) => `${e.namespace}/${e.name}`),
+        )
+        for (const chain of expected.droppedChains)
+          expect(withEndpoints.has(serviceOfChain(chain))).toBe(false)
+      })
+    }
+  },
+)
 
+describe('renderNftables on the corpus', () => {
   it('the stale-chain dumps do hold empty chains (so the exclusion above is exercised)', () => {
     expect(
       sortNftablesTransaction(readDump('nftables-syncrepeated-stalechains'), {
@@ -193,7 +199,7 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
         endpoints: [ep('fd00:180::1')],
       }),
     ]
-    const t = renderNftables(s, {bare: true}).text
+    const t = renderNftables(s, {kubeProxyVersion: '1.35', bare: true}).text
     expect(t).toContain(
       'add set ip6 kube-proxy cluster-ips { type ipv6_addr ; comment "Active ClusterIPs" ; }',
     )
@@ -222,7 +228,7 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
         ],
       }),
     ]
-    const t = renderNftables(s).text
+    const t = renderNftables(s, {kubeProxyVersion: '1.35'}).text
     expect(t.indexOf('delete table ip kube-proxy')).toBeGreaterThan(-1)
     expect(t.indexOf('delete table ip6 kube-proxy')).toBeGreaterThan(
       t.indexOf('delete table ip kube-proxy'),
@@ -238,7 +244,7 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
         endpoints: [ep('10.180.0.1', 80, true), ep('10.180.0.2', 80, false)],
       }),
     ]
-    const t = renderNftables(s, {bare: true}).text
+    const t = renderNftables(s, {kubeProxyVersion: '1.35', bare: true}).text
     expect(t).toContain(
       'add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto local-ULMVA6XW-ns1/svc1/tcp/p80 }',
     )
@@ -246,7 +252,7 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
       'add rule ip kube-proxy local-ULMVA6XW-ns1/svc1/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }',
     )
     s.services = [svc({internalTrafficPolicy: 'Local', endpoints: [ep('10.180.0.2', 80, false)]})]
-    expect(renderNftables(s, {bare: true}).text).toContain(
+    expect(renderNftables(s, {kubeProxyVersion: '1.35', bare: true}).text).toContain(
       'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 comment "ns1/svc1:p80" : drop }',
     )
   })
@@ -255,11 +261,11 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
     const s = emptyState('nftables')
     Object.assign(s.node, node, {localDetector: 'interface-prefix', localInterface: 'veth'})
     s.services = [svc({endpoints: [ep('10.180.0.1')]})]
-    expect(renderNftables(s, {bare: true}).text).toContain(
+    expect(renderNftables(s, {kubeProxyVersion: '1.35', bare: true}).text).toContain(
       'add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 iifname != veth* jump mark-for-masquerade',
     )
     s.node.masqueradeAll = true
-    expect(renderNftables(s, {bare: true}).text).toContain(
+    expect(renderNftables(s, {kubeProxyVersion: '1.35', bare: true}).text).toContain(
       'add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 jump mark-for-masquerade',
     )
   })
@@ -273,7 +279,7 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
         endpoints: [ep('10.180.0.1'), ep('10.180.0.2')],
       }),
     ]
-    const rules = renderNftables(s, {bare: true})
+    const rules = renderNftables(s, {kubeProxyVersion: '1.35', bare: true})
       .text.split('\n')
       .filter((l) => l.startsWith('add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 '))
     expect(rules.map((l) => l.split(' ')[5])).toEqual(['ip', 'ip', 'ip', 'numgen'])
@@ -283,7 +289,7 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
     expect(rules[3]).toMatch(
       /numgen random mod 2 vmap \{ 0 : goto endpoint-5OJB2KTY-\S+ , 1 : goto endpoint-[A-Z2-7]{8}-ns1\/svc1\/tcp\/p80__10\.180\.0\.2\/80 \}$/,
     )
-    expect(renderNftables(s, {bare: true}).text).toContain(
+    expect(renderNftables(s, {kubeProxyVersion: '1.35', bare: true}).text).toContain(
       'add set ip kube-proxy affinity-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 { type ipv4_addr ; flags dynamic,timeout ; timeout 60s ; }',
     )
   })
@@ -292,7 +298,11 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
     const s = emptyState('nftables')
     Object.assign(s.node, node)
     s.services = [svc({endpoints: [ep('10.180.0.1')]})]
-    const t = renderNftables(s, {bare: true, nftablesLayout: 'older'}).text
+    const t = renderNftables(s, {
+      kubeProxyVersion: '1.35',
+      bare: true,
+      nftablesLayout: 'older',
+    }).text
     expect(t).toContain(
       'add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90 ; }',
     )
@@ -326,7 +336,11 @@ describe('renderNftables, shapes the corpus has no dump for (docs/kube-proxy-lay
         ],
       }),
     ]
-    const t = renderNftables(s, {bare: true, nodeIPs: ['198.51.100.7']}).text
+    const t = renderNftables(s, {
+      kubeProxyVersion: '1.35',
+      bare: true,
+      nodeIPs: ['198.51.100.7'],
+    }).text
     // The node IP is inside a source range, so the LB IP is allowed too.
     expect(t).toContain(
       'add rule ip kube-proxy firewall-ULMVA6XW-ns1/svc1/tcp/p80 ip saddr != { 203.0.113.0/25 , 198.51.100.0/24 , 5.6.7.8 } drop',

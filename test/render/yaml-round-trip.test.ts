@@ -141,11 +141,19 @@ const readBack = (
   readState({sources: r.files.map((f) => ({path: f.name, text: f.text}))}, {mode, ...extra})
 
 /** The service-port differences, with an externalIP standing for a LoadBalancer IP it cannot be told from. */
-function differences(a: ProxyState, b: ProxyState, lbAsExternal = false): string[] {
+function differences(
+  a: ProxyState,
+  b: ProxyState,
+  lbAsExternal = false,
+  unknownLocalityListed = false,
+): string[] {
   const out: string[] = []
   for (const s of diffStates(a, b).services) {
     const fields = s.differences.filter(
       (d) =>
+        // iptables rules do not show locality outside Local policies; nftables 1.36+ lists such
+        // endpoints in hairpin-connections (RENDER_HAIRPIN_LOCALITY_UNKNOWN), so they read back local.
+        !(unknownLocalityListed && d.field.endsWith('.local') && d.a === false && d.b === true) &&
         !(
           lbAsExternal &&
           d.field === 'frontend' &&
@@ -189,13 +197,16 @@ describe('cluster objects -> rules -> read back: no service port changed', () =>
       ['nftables', 'iptables'],
     ] as const) {
       const once = await readBack(RENDER[first](state, OPTS), first)
-      const twice = await readBack(RENDER[second](once, OPTS), second)
+      const rendered = RENDER[second](once, OPTS)
+      const twice = await readBack(rendered, second)
       const families = new Set(twice.services.map((sp) => sp.family))
+      const listed = rendered.findings.some((f) => f.id === 'RENDER_HAIRPIN_LOCALITY_UNKNOWN')
       expect(
         differences(
           {...state, services: state.services.filter((sp) => families.has(sp.family))},
           twice,
           first === 'nftables',
+          listed,
         ),
         `${first} -> ${second}`,
       ).toEqual([])

@@ -23,6 +23,7 @@ import {loadInputs} from '../../src/readers/load.js'
 import {readState} from '../../src/readers/read-state.js'
 import {renderIptables} from '../../src/render/iptables/render.js'
 import {renderNftables} from '../../src/render/nftables/render.js'
+import type {KubeProxyVersion} from '../../src/kube-proxy/versions.js'
 import type {RenderedFile, RenderResult} from '../../src/render/types.js'
 import {ROOT} from '../helpers/run-cli.js'
 import {Netns, kernelUnavailable, runKpAsync, skipEachWhen} from '../live/netns.js'
@@ -58,7 +59,6 @@ function corpusCases(): CorpusCase[] {
 
 const CASES = corpusCases()
 type Target = 'iptables' | 'nftables'
-const TARGETS: Target[] = ['iptables', 'nftables']
 
 /**
  * kube-proxy adds these jump rules to the built-in chains itself, with `-I`, outside the restore
@@ -278,9 +278,24 @@ function load(ns: Netns, target: Target, files: RenderedFile[], dir: string): vo
   }
 }
 
-function render(state: ProxyState, target: Target): RenderResult {
-  return target === 'iptables' ? renderIptables(state) : renderNftables(state)
+function render(
+  state: ProxyState,
+  target: Target,
+  kubeProxyVersion?: KubeProxyVersion,
+): RenderResult {
+  return target === 'iptables' ? renderIptables(state) : renderNftables(state, {kubeProxyVersion})
 }
+
+/**
+ * Each nftables layout kp writes (docs/kube-proxy-layouts.md §3.10). 1.34 is left out: its text
+ * is 1.35's, byte for byte (test/render/nftables-versions.test.ts).
+ */
+const RUNS: [Target, KubeProxyVersion | undefined][] = [
+  ['iptables', undefined],
+  ['nftables', '1.35'],
+  ['nftables', '1.36'],
+  ['nftables', '1.37'],
+]
 
 /**
  * Node settings nftables mode does not let kube-proxy choose: its `masquerading` chain always ends
@@ -345,26 +360,30 @@ describe('round trip: corpus state -> render -> kernel -> live read', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'kp-roundtrip-'))
   afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-  async function prepare(c: CorpusCase, target: Target): Promise<Prepared> {
+  async function prepare(
+    c: CorpusCase,
+    target: Target,
+    version?: KubeProxyVersion,
+  ): Promise<Prepared> {
     const state = await readFixture(c.input)
     expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
     expect(state.services.length).toBeGreaterThan(0)
-    const dir = mkdtempSync(join(tmp, `${c.name.replace('/', '-')}-${target}-`))
+    const dir = mkdtempSync(join(tmp, `${c.name.replace('/', '-')}-${target}${version ?? ''}-`))
     const saved = join(dir, 'source-state.json')
     writeFileSync(saved, JSON.stringify(state))
-    return {state, saved, rendered: render(state, target)}
+    return {state, saved, rendered: render(state, target, version)}
   }
 
   describe.concurrent.each(CASES)('$name', (c) => {
-    it.each(TARGETS)(
-      'renders into %s, loads, and reads back live unchanged',
-      async (target) => {
-        const {state, saved, rendered} = await prepare(c, target)
+    it.each(RUNS)(
+      'renders into %s (kube-proxy %s layout), loads, and reads back live unchanged',
+      async (target, version) => {
+        const {state, saved, rendered} = await prepare(c, target, version)
         const ns = new Netns()
         try {
           load(ns, target, rendered.files, dirname(saved))
           const r = await runKpAsync(['diff', saved, 'live', '--json'], {prefix: ns.prefix})
-          const shown = `${c.name} -> ${target}: kp diff exited ${r.exitCode}\n${r.stderr}\n${r.stdout}`
+          const shown = `${c.name} -> ${target} ${version ?? ''}: kp diff exited ${r.exitCode}\n${r.stderr}\n${r.stdout}`
           const expectedNode = expectedNodeDifferences(state, target)
           expect(r.exitCode, shown).toBe(expectedNode.length === 0 ? 0 : 1)
           const diff = JSON.parse(r.stdout) as DiffResult

@@ -102,6 +102,14 @@ function columns(opts: ListViewOptions & {showScheduler: boolean}): Column<Servi
   ]
 }
 
+/** "nftables mode, 1.36+ layout": the kube-proxy layout generation(s) the rules show, when known. */
+function modeAndLayout(state: ProxyState): string {
+  const layouts = state.node.kubeProxyLayouts ?? []
+  if (layouts.length === 0) return `${state.mode} mode`
+  const mixed = layouts.length > 1 ? ' (mixed)' : ''
+  return `${state.mode} mode, ${layouts.join(' and ')} layout${mixed}`
+}
+
 export function renderServiceList(state: ProxyState, opts: ListViewOptions): string {
   const ports = state.services.length
   if (ports === 0) {
@@ -119,7 +127,7 @@ export function renderServiceList(state: ProxyState, opts: ListViewOptions): str
   const pov = pointOfViewWords(state.node.view, state.node.name)
   // The stderr line says it too; the table alone must not read as the whole node.
   const partial = state.complete === false ? '; input incomplete, more may be missing' : ''
-  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${state.mode} mode${pov}${partial})${footnote(state.services)}`
+  const footer = `${ports} service port${ports === 1 ? '' : 's'}${where} (${modeAndLayout(state)}${pov}${partial})${footnote(state.services)}`
   return state.node.view === 'cluster-wide'
     ? `${table}\n\n${footer}\n${CLUSTER_WIDE}`
     : `${table}\n\n${footer}`

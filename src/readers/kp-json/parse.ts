@@ -279,6 +279,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
     otherTables: optional(nullable(list(str))),
     otherChains: optional(nullable(list(str))),
     view: optional(oneOf('node', 'cluster-wide')),
+    kubeProxyLayouts: optional(list(str)),
   }),
   services: listKeepingGood(
     object({

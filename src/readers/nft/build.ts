@@ -17,6 +17,7 @@ import {IptablesNftReader, hasKubeChains} from './iptables-nft.js'
 import type {NftDocument, NftTable} from './ir.js'
 import {KubeProxyTableReader} from './kube-proxy-table.js'
 import {NodeFacts} from './node-facts.js'
+import {applyLayoutGeneration} from './layout-generation.js'
 import {Reporter} from './reporter.js'
 import {markValue} from './words.js'
 import {DEFAULT_MASQUERADE_MARK} from '../../kube-proxy/settings.js'
@@ -108,6 +109,7 @@ export function buildNftablesState(parsed: ParsedSource[], _opts: ReadOptions): 
       pushAll(state.services, new KubeProxyTableReader(table, path, facts, reporter).read())
     // nft mode never accepts NodePorts on localhost (docs/kube-proxy-layouts.md §3; docs/model.md, localhostNodePorts).
     if (kubeProxy.length > 0) facts.applyTo(state.node)
+    if (kubeProxy.length > 0) applyLayoutGeneration(facts, state.node, reporter)
     if (kubeProxy.length > 0) state.node.localhostNodePorts = false
   } else {
     for (const family of ['ip', 'ip6']) {

@@ -5,6 +5,7 @@
 import {pushAll} from '../../core/arrays.js'
 import {parsePort, splitHostPort, toCidr} from '../../core/address.js'
 import {MARK_FOR_MASQUERADE_CHAIN} from '../../kube-proxy/nftables-names.js'
+import type {NftLayoutSign} from '../../kube-proxy/nftables-layouts.js'
 import type {NftRule} from './ir.js'
 import type {KubeProxyTableContext, SelectedEndpoint, ServiceAcc} from './kube-proxy-context.js'
 import {parsePerServiceName} from './per-service-name.js'
@@ -50,8 +51,11 @@ export class ServiceChainReader {
         }
         continue
       }
-      if ((v?.kind === 'jump' && v.target === MARK_FOR_MASQUERADE_CHAIN) || markSetOr(w) !== null)
+      if (v?.kind === 'jump' && v.target === MARK_FOR_MASQUERADE_CHAIN) {
+        this.ctx.facts.sign('mark-for-masquerade', this.ctx.ref(rule.line))
         continue
+      }
+      if (markSetOr(w) !== null) continue
       this.ctx.reporter.report(
         'warning',
         'NFT_UNKNOWN_RULE',
@@ -129,6 +133,9 @@ export class ServiceChainReader {
             `${name}: numgen mod ${w[numgen + 3]} but ${targets.length} entries`,
             this.ctx.ref(rule.line),
           )
+        // Since 1.36 only ClientIP affinity keeps endpoint chains (its rules come first).
+        if (a.affinityTimeout === undefined)
+          this.ctx.facts.sign('endpoint-chain-per-endpoint', this.ctx.ref(rule.line))
         const list: SelectedEndpoint[] = []
         for (const target of targets) {
           // An endpoint chain the vmap names but the input lacks: that endpoint is unknown, not absent.
@@ -156,6 +163,7 @@ export class ServiceChainReader {
         }
       }
       if ((v?.kind === 'jump' && v.target === MARK_FOR_MASQUERADE_CHAIN) || markSetOr(w) !== null) {
+        if (v?.kind === 'jump') this.ctx.facts.sign('mark-for-masquerade', this.ctx.ref(rule.line))
         this.ctx.readDetector(w, rule)
         continue
       }
@@ -186,8 +194,11 @@ export class ServiceChainReader {
       )
       return []
     }
+    const sign = (s: NftLayoutSign): void => this.ctx.facts.sign(s, this.ctx.ref(rule.line))
     if (w[to + 1] === 'numgen') {
       const n = Number(w[to + 4]) || 0
+      sign('inline-numgen-dnat')
+      if (n === 1) sign('single-endpoint-numgen')
       const open = w.indexOf('{', to)
       const out: SelectedEndpoint[] = []
       let k = open + 1
@@ -215,7 +226,14 @@ export class ServiceChainReader {
       for (const e of out) e.share = 1 / Math.max(n, out.length)
       return out
     }
+    // `dnat ip addr . port to IP . PORT` (1.37 pre-releases, PR #140723): the port after the dot.
+    if (w[to + 2] === '.' && w[to - 1] === 'port') {
+      sign('single-endpoint-addr-port-dnat')
+      const port = parsePort(w[to + 3])
+      if (w[to + 1] !== undefined && port !== null) return [{ip: w[to + 1]!, port, share: 1}]
+    }
     const hp = w[to + 1] ? splitHostPort(w[to + 1]!) : null
+    if (hp) sign('single-endpoint-dnat')
     if (!hp) {
       this.ctx.reporter.report(
         'warning',

@@ -11,7 +11,7 @@ import type {
   SourceRef,
   TrafficPolicy,
 } from '../../model/types.js'
-import {CLUSTER_IPS_SET} from '../../kube-proxy/nftables-names.js'
+import {CLUSTER_IPS_SET, HAIRPIN_CONNECTIONS_SET} from '../../kube-proxy/nftables-names.js'
 import {FrontendIndex} from './frontends.js'
 import type {NftChain, NftRule, NftSet, NftTable} from './ir.js'
 import type {NodeFacts} from './node-facts.js'
@@ -54,6 +54,11 @@ export class KubeProxyTableContext {
   /** Names of sets, and of chains not in the table, something points at (chains that are: NftChain.pointedAt). */
   readonly used = new Set<string>()
   readonly clusterIps: Set<string> | null
+  /**
+   * 1.36+: `IP|proto|port` of every endpoint on this node (hairpin-connections lists each as
+   * `EP . EP . proto . port`); null when the table has no such set and locality is unknown.
+   */
+  readonly hairpin: Set<string> | null
   readonly family: Family
 
   constructor(
@@ -65,6 +70,11 @@ export class KubeProxyTableContext {
     this.family = table.family === 'ip6' ? 'IPv6' : 'IPv4'
     const cips = table.sets.get(CLUSTER_IPS_SET)
     this.clusterIps = cips ? new Set(cips.elements.map((e) => e.key[0]!)) : null
+    const hairpin = table.sets.get(HAIRPIN_CONNECTIONS_SET)
+    this.hairpin = hairpin
+      ? new Set(hairpin.elements.map((e) => `${e.key[0]}|${protocolOf(e.key[2])}|${e.key[3]}`))
+      : null
+    if (hairpin) facts.sign('hairpin-connections', {path, line: hairpin.line})
   }
 
   ref(line: number): SourceRef {

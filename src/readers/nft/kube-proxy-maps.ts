@@ -6,6 +6,7 @@ import {parsePort} from '../../core/address.js'
 import type {Frontend, FrontendAction, Protocol} from '../../model/types.js'
 import {
   FIREWALL_IPS_MAP,
+  NFT_COMMENT_MAX_BYTES,
   REJECT_CHAIN,
   SERVICE_IPS_MAP,
   SERVICE_NODEPORTS_MAP,
@@ -141,6 +142,10 @@ export class ServiceMapReader {
     port: number,
     line: number,
   ): ServiceAcc {
+    if (comment !== null && Buffer.byteLength(comment) >= NFT_COMMENT_MAX_BYTES) {
+      const cut = this.serviceForCutComment(comment, ip, protocol, port, line)
+      if (cut) return cut
+    }
     if (comment !== null) {
       const slash = comment.indexOf('/')
       const colon = comment.indexOf(':', slash + 1)
@@ -164,6 +169,44 @@ export class ServiceMapReader {
     if (known) return known
     const key = `?${ip}|${protocol}|${port}`
     return this.ctx.services.get(key) ?? this.ctx.newAcc(key, null, null, null, protocol)
+  }
+
+  /**
+   * A comment as long as nft keeps may be a longer name cut there (kube-proxy 1.37): the service
+   * whose frontend this is (its chains carry the whole name and its hash), else one whose name
+   * starts with the comment; else the namespace and name when the cut left them whole, with the
+   * port name unknown. Never a name the comment does not prove.
+   */
+  private serviceForCutComment(
+    comment: string,
+    ip: string,
+    protocol: Protocol,
+    port: number,
+    line: number,
+  ): ServiceAcc | null {
+    const named = (a: ServiceAcc): string => `${a.namespace}/${a.name}:${a.portName}`
+    let acc: ServiceAcc | undefined = this.ctx.byFrontend.ownerOf(ip, protocol, port)
+    if (acc && (acc.namespace === null || !named(acc).startsWith(comment))) acc = undefined
+    acc ??= [...this.ctx.services.values()].find(
+      (a) => a.namespace !== null && a.protocol === protocol && named(a).startsWith(comment),
+    )
+    this.ctx.reporter.report(
+      'info',
+      'NFT_COMMENT_CUT',
+      acc
+        ? `element comment of ${NFT_COMMENT_MAX_BYTES} bytes, maybe cut: matched to ${named(acc)} by its frontend and chains`
+        : `element comment of ${NFT_COMMENT_MAX_BYTES} bytes, maybe cut: its port name is not known`,
+      this.ctx.ref(line),
+    )
+    if (acc) return acc
+    const slash = comment.indexOf('/')
+    const colon = comment.indexOf(':', slash + 1)
+    if (slash <= 0 || colon < 0) return null
+    const key = `?${comment.slice(0, colon)}|${ip}|${protocol}|${port}`
+    return (
+      this.ctx.services.get(key) ??
+      this.ctx.newAcc(key, comment.slice(0, slash), comment.slice(slash + 1, colon), null, protocol)
+    )
   }
 
   readFirewallIps(): void {

@@ -26,6 +26,7 @@ import type {Endpoint, ServicePort} from '../../model/types.js'
 import {
   FIREWALL_CHECK_CHAIN,
   FIREWALL_IPS_MAP,
+  LOCALHOST_NODEPORT_REJECT_MAP,
   MARK_FOR_MASQUERADE_CHAIN,
   MASQUERADING_CHAIN,
   NFT_TABLE,
@@ -117,6 +118,9 @@ export class KubeProxyTableReader {
   /** `services`, `masquerading`, `mark-for-masquerade`: node-wide facts. */
   private readTopLevelChains(): void {
     const mfm = this.ctx.chain(MARK_FOR_MASQUERADE_CHAIN)
+    if (mfm && mfm.ruleCount > 0) this.ctx.facts.sign('mark-for-masquerade', this.ctx.ref(mfm.line))
+    const reject = this.ctx.set(LOCALHOST_NODEPORT_REJECT_MAP)
+    if (reject) this.ctx.facts.sign('localhost-nodeport-reject', this.ctx.ref(reject.line))
     for (const rule of mfm?.rules() ?? []) this.ctx.facts.masqueradeMark ??= markSetOr(rule.tokens)
     const services = this.ctx.chain(SERVICES_CHAIN)
     for (const rule of services?.rules() ?? []) {
@@ -129,6 +133,7 @@ export class KubeProxyTableReader {
       } else if (markSetOr(w) !== null) {
         // Newest layout: `ip daddr @cluster-ips ip saddr != CIDR meta mark set meta mark | 0x4000`.
         this.ctx.facts.masqueradeMark ??= markSetOr(w)
+        this.ctx.facts.sign('services-masquerade-mark', this.ctx.ref(rule.line))
         this.ctx.facts.sawInternalChain = true
         this.ctx.readDetector(w, rule)
       }
@@ -166,9 +171,15 @@ export class KubeProxyTableReader {
     // under ITP=Local), else service-B. An endpoint only the other chain reaches gets share 0.
     // Locality is known only under a Local policy: local-B members are local, the rest are not.
     const primary = a.internalChain === a.localChain && local ? local : (cluster ?? local)
-    // Locality shows only in the local chain: referenced but not in the input, no endpoint is known to be remote.
+    // hairpin-connections (1.36+) lists every endpoint on this node, so it settles locality for
+    // every service; before 1.36 only a Local policy shows it, and only when its local chain is
+    // in the input (referenced but absent, no endpoint is known to be remote).
+    const hairpin = this.ctx.hairpin
     const localKnown =
-      (a.itp === 'Local' || a.etp === 'Local') && !(a.localChain && !this.ctx.chain(a.localChain))
+      hairpin !== null ||
+      ((a.itp === 'Local' || a.etp === 'Local') && !(a.localChain && !this.ctx.chain(a.localChain)))
+    const onNode = (e: SelectedEndpoint): boolean =>
+      hairpin?.has(`${e.ip}|${a.protocol}|${e.port}`) ?? false
     const endpoints = new Map<string, Endpoint>()
     const add = (list: SelectedEndpoint[] | null, fromPrimary: boolean, isLocal: boolean): void => {
       for (const e of list ?? []) {
@@ -186,7 +197,7 @@ export class KubeProxyTableReader {
           endpoints.set(k, ep)
         }
         if (fromPrimary) ep.share = (ep.share ?? 0) + e.share
-        if (isLocal && localKnown) ep.local = true
+        if ((isLocal || onNode(e)) && localKnown) ep.local = true
       }
     }
     add(primary, true, primary === local)

@@ -2,7 +2,8 @@
  * What the rules say about the node (NodeInfo), gathered while the tables are read and
  * turned into NodeInfo once at the end.
  */
-import type {LocalDetector, NodeInfo} from '../../model/types.js'
+import type {LocalDetector, NodeInfo, SourceRef} from '../../model/types.js'
+import type {NftLayoutSign} from '../../kube-proxy/nftables-layouts.js'
 
 export class NodeFacts {
   readonly podCIDRs = new Set<string>()
@@ -16,6 +17,12 @@ export class NodeFacts {
   randomFully: boolean | null = null
   nodePortAddresses: Set<string> | null = null
   conntrackInvalidDrop: boolean | null = null
+  /** Signs of kube-proxy's layout generation, each with the first place it was seen. */
+  readonly layoutSigns = new Map<NftLayoutSign, SourceRef>()
+
+  sign(sign: NftLayoutSign, at: SourceRef): void {
+    if (!this.layoutSigns.has(sign)) this.layoutSigns.set(sign, at)
+  }
 
   addCidr(cidr: string): void {
     this.podCIDRs.add(cidr)

@@ -91,6 +91,18 @@ export abstract class NftCommandReader extends NftObjectReader {
         return this.ruleCommand(verb, table, objectName, words, lines, i)
       case 'element':
         return this.elementCommand(verb, table, objectName, words, lines, i)
+      case 'counter':
+      case 'quota':
+      case 'limit':
+        // Named stateful objects: kube-proxy 1.37 counts rejected localhost NodePorts in
+        // `localhost-nodeport-rejected-*` counters; nothing kp models depends on them.
+        this.report(
+          'info',
+          'NFT_SKIPPED_OBJECT',
+          `${object} ${objectName} in table ${family} ${tableName} is not used by kp and was skipped`,
+          line,
+        )
+        return
       default:
         this.notUnderstood(words, line, 'as a command')
     }

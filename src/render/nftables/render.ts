@@ -28,6 +28,8 @@ import {
   NO_ENDPOINT_SERVICES_MAP,
   NODEPORT_ENDPOINTS_CHECK_CHAIN,
   NODEPORT_IPS_SET,
+  HAIRPIN_CONNECTIONS_SET,
+  NFT_COMMENT_MAX_BYTES,
   perServiceName,
   REJECT_CHAIN,
   SERVICE_ENDPOINTS_CHECK_CHAIN,
@@ -36,6 +38,12 @@ import {
   servicePortBaseName,
   SERVICES_CHAIN,
 } from '../../kube-proxy/nftables-names.js'
+import {
+  cutToBytes,
+  type NftRenderChoices,
+  nftRenderChoices,
+} from '../../kube-proxy/nftables-layouts.js'
+import {NEWEST_KUBE_PROXY_VERSION} from '../../kube-proxy/versions.js'
 import {sortFindings} from '../../analyze/findings.js'
 import type {Finding} from '../../analyze/findings.js'
 import {addressOrCidrFamily, cidrContains, isLoopback} from '../../core/address.js'
@@ -196,12 +204,18 @@ function writeBase(
   settings: NodeSettings,
   family: Family,
   layout: NftablesLayout,
+  choices: NftRenderChoices,
   findings: Finding[],
 ): void {
   const mark = settings.masqueradeMark
   s.add('table', '{ comment "rules for kube-proxy" ; }')
   s.blank()
   s.add('set', `${CLUSTER_IPS_SET} { type ${w.addrType} ; comment "Active ClusterIPs" ; }`)
+  if (choices.hairpinSet)
+    s.add(
+      'set',
+      `${HAIRPIN_CONNECTIONS_SET} { type ${w.addrType} . ${w.addrType} . inet_proto . inet_service ; comment "service hairpin connections" ; }`,
+    )
   const np = nodePortIPs(settings, family, 'nftables')
   findings.push(...np.findings)
   if (!np.matchAll)
@@ -234,7 +248,7 @@ function writeBase(
   s.chain(CLUSTER_IPS_CHECK_CHAIN)
   for (const [name, spec] of BASE_CHAINS[layout]) s.chain(name, spec)
   s.chain(FIREWALL_CHECK_CHAIN)
-  s.chain(MARK_FOR_MASQUERADE_CHAIN)
+  if (!choices.inlineMasquerade) s.chain(MARK_FOR_MASQUERADE_CHAIN)
   s.chain(MASQUERADING_CHAIN)
   s.chain('nat-output', 'type nat hook output priority -100')
   s.chain('nat-postrouting', 'type nat hook postrouting priority 100')
@@ -259,10 +273,21 @@ function writeBase(
     )
   for (const [chain, target] of FILTER_JUMPS[layout]) s.rule(chain, `ct state new jump ${target}`)
   s.rule(FIREWALL_CHECK_CHAIN, `${w.ipX} daddr . meta l4proto . th dport vmap @${FIREWALL_IPS_MAP}`)
-  s.rule(MARK_FOR_MASQUERADE_CHAIN, `mark set mark or ${mark}`)
-  s.rule(MASQUERADING_CHAIN, `mark and ${mark} == 0 return`)
-  s.rule(MASQUERADING_CHAIN, `mark set mark xor ${mark}`)
-  s.rule(MASQUERADING_CHAIN, 'masquerade fully-random')
+  if (choices.inlineMasquerade) {
+    s.rule(
+      MASQUERADING_CHAIN,
+      `mark and ${mark} != 0 mark set mark xor ${mark} masquerade fully-random`,
+    )
+    s.rule(
+      MASQUERADING_CHAIN,
+      `ct status dnat ${w.ipX} saddr . ${w.ipX} daddr . meta l4proto . th dport @${HAIRPIN_CONNECTIONS_SET} masquerade fully-random`,
+    )
+  } else {
+    s.rule(MARK_FOR_MASQUERADE_CHAIN, `mark set mark or ${mark}`)
+    s.rule(MASQUERADING_CHAIN, `mark and ${mark} == 0 return`)
+    s.rule(MASQUERADING_CHAIN, `mark set mark xor ${mark}`)
+    s.rule(MASQUERADING_CHAIN, 'masquerade fully-random')
+  }
   s.rule('nat-output', 'jump services')
   s.rule('nat-postrouting', 'jump masquerading')
   s.rule('nat-prerouting', 'jump services')
@@ -277,6 +302,20 @@ function writeBase(
       `${w.ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`,
     )
   s.rule(REJECT_CHAIN, 'reject')
+  if (choices.inlineMasquerade) {
+    // 1.36+: one rule marks ClusterIP traffic from outside the pod network, for every service.
+    const notLocal = detector(settings, family, w.ipX, false)
+    if (settings.masqueradeAll)
+      s.rule(
+        SERVICES_CHAIN,
+        `${w.ipX} daddr @${CLUSTER_IPS_SET} mark set mark or ${mark} comment "masquerade all clusterIP traffic"`,
+      )
+    else if (notLocal)
+      s.rule(
+        SERVICES_CHAIN,
+        `${w.ipX} daddr @${CLUSTER_IPS_SET} ${notLocal} mark set mark or ${mark} comment "masquerade clusterIP traffic from outside cluster"`,
+      )
+  }
   s.rule(SERVICES_CHAIN, `${w.ipX} daddr . meta l4proto . th dport vmap @${SERVICE_IPS_MAP}`)
   if (np.matchAll)
     s.rule(
@@ -322,6 +361,7 @@ function writeService(
   settings: NodeSettings,
   family: Family,
   layout: NftablesLayout,
+  choices: NftRenderChoices,
   plan: ServicePlan,
   findings: Finding[],
 ): void {
@@ -355,12 +395,18 @@ function writeService(
   const internalVerdict = !hasEndpoints && !plan.internalDropsNoLocal ? 'goto reject-chain' : 'drop'
   const externalVerdict = !hasEndpoints && !plan.externalDropsNoLocal ? 'goto reject-chain' : 'drop'
   const p = plan.protocol
-  const comment = `comment "${plan.spn}"`
+  // Every release is written with the comment cut, so the file always loads; kube-proxy before
+  // 1.37 failed its syncs instead (the migrate finding MIGRATE_NFT_LONG_NAME says so).
+  const comment = `comment "${cutToBytes(plan.spn, NFT_COMMENT_MAX_BYTES)}"`
+  const mark = settings.masqueradeMark
+  // 1.36+: endpoint chains only carry ClientIP affinity; otherwise the service chain DNATs.
+  const endpointChains = !choices.inlineDnat || plan.affinitySeconds !== null
 
   s.comment(plan.spn)
   // Chains first, in kube-proxy's order (endpoint, service, local, external, firewall): `nft -f`
   // needs a chain to exist before a rule or verdict map jumps to it.
-  for (const ep of plan.allLocallyReachable) s.chain(perServiceName('endpoint', epBase(ep)))
+  if (endpointChains)
+    for (const ep of plan.allLocallyReachable) s.chain(perServiceName('endpoint', epBase(ep)))
   if (usesClusterPolicyChain) s.chain(clusterPolicyChain)
   if (usesLocalPolicyChain) s.chain(localPolicyChain)
   if (usesExternalChain) s.chain(externalChain)
@@ -380,6 +426,20 @@ function writeService(
       for (const ep of endpoints)
         s.rule(chain, `${w.ipX} saddr @affinity-${epBase(ep)} goto endpoint-${epBase(ep)}`)
     }
+    if (!endpointChains) {
+      if (endpoints.length === 1 && choices.singleEndpointDirect) {
+        s.rule(chain, `meta l4proto ${p} dnat to ${endpoints[0]!.endpointString}`)
+        return
+      }
+      let map = ''
+      for (let i = 0; i < endpoints.length; i++)
+        map += (i === 0 ? '' : ' , ') + i + ' : ' + endpoints[i]!.ip + ' . ' + endpoints[i]!.port
+      s.rule(
+        chain,
+        `meta l4proto ${p} dnat ${w.ipX} to numgen random mod ${endpoints.length} map { ${map} }`,
+      )
+      return
+    }
     let vmap = ''
     for (let i = 0; i < endpoints.length; i++)
       vmap += (i === 0 ? '' : ' , ') + i + ' : goto endpoint-' + epBase(endpoints[i]!)
@@ -387,6 +447,7 @@ function writeService(
   }
   const cip = plan.clusterIP
   const masqueradeRule = (chain: string) => {
+    if (choices.inlineMasquerade) return
     if (!hasInternalEndpoints || !cip || chain !== internalChain) return
     const notLocal = detector(settings, family, w.ipX, false)
     const dest =
@@ -407,7 +468,12 @@ function writeService(
 
   if (usesExternalChain) {
     if (!plan.externalLocal) {
-      s.rule(externalChain, 'jump mark-for-masquerade')
+      s.rule(
+        externalChain,
+        choices.inlineMasquerade
+          ? `mark set mark or ${mark} comment "masquerade"`
+          : 'jump mark-for-masquerade',
+      )
     } else {
       const local = detector(settings, family, w.ipX, true)
       if (local)
@@ -417,7 +483,9 @@ function writeService(
         )
       s.rule(
         externalChain,
-        'fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"',
+        choices.inlineMasquerade
+          ? `fib saddr type local mark set mark or ${mark} comment "masquerade local traffic"`
+          : 'fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"',
       )
       s.rule(
         externalChain,
@@ -427,9 +495,9 @@ function writeService(
     if (hasExternalEndpoints) s.rule(externalChain, `goto ${externalPolicyChain}`)
   }
 
-  for (const ep of plan.allLocallyReachable) {
+  for (const ep of endpointChains ? plan.allLocallyReachable : []) {
     const chain = perServiceName('endpoint', epBase(ep))
-    s.rule(chain, `${w.ipX} saddr ${ep.ip} jump mark-for-masquerade`)
+    if (!choices.hairpinSet) s.rule(chain, `${w.ipX} saddr ${ep.ip} jump mark-for-masquerade`)
     if (plan.affinitySeconds !== null)
       s.rule(chain, `update @affinity-${epBase(ep)} { ${w.ipX} saddr }`)
     s.rule(chain, `meta l4proto ${p} dnat to ${ep.endpointString}`)
@@ -463,6 +531,7 @@ function writeService(
   }
 
   // Map and set elements.
+  if (choices.hairpinSet) writeHairpin(s, plan, findings)
   if (cip) {
     s.element(CLUSTER_IPS_SET, cip.ip)
     if (hasInternalEndpoints)
@@ -522,6 +591,36 @@ function writeService(
 }
 
 /**
+ * 1.36+: one hairpin-connections element per endpoint on this node, so a pod that reaches itself
+ * through the service is masqueraded. An endpoint whose locality the source does not show is
+ * listed too: for a remote endpoint the element never matches, while leaving out a local one
+ * would break its hairpin traffic.
+ */
+function writeHairpin(s: Script, plan: ServicePlan, findings: Finding[]): void {
+  const unknown: string[] = []
+  for (const ep of plan.allLocallyReachable) {
+    if (!ep.local && ep.localKnown) continue
+    if (!ep.localKnown) unknown.push(ep.endpointString)
+    s.element(HAIRPIN_CONNECTIONS_SET, `${ep.ip} . ${ep.ip} . ${plan.protocol} . ${ep.port}`)
+  }
+  if (unknown.length > 0)
+    findings.push(
+      finding(
+        'RENDER_HAIRPIN_LOCALITY_UNKNOWN',
+        'info',
+        `${unknown.length} endpoint(s) of unknown locality listed in hairpin-connections`,
+        'kube-proxy 1.36+ lists only the endpoints on this node in hairpin-connections. The source does not say where these run, so they were listed: harmless for a remote endpoint, and a local one keeps its hairpin masquerade. Read back, they show as local.',
+        {
+          services: [plan.display],
+          addresses: unknown,
+          evidence: plan.evidence,
+          action: 'Read the node together with the cluster objects (--cluster) and --node.',
+        },
+      ),
+    )
+}
+
+/**
  * Renders the state as an `nft -f` script (`opts.nftablesLayout`: 'current' by default, or 'older').
  * `text` holds every family's table (`table ip` first);
  * `files` has that one script. With `opts.bare` the leading `#` comments and the
@@ -552,6 +651,8 @@ export function writeNftables(
   sink: TextSink,
 ): Finding[] {
   const layout: NftablesLayout = opts.nftablesLayout ?? 'current'
+  const version = opts.kubeProxyVersion ?? NEWEST_KUBE_PROXY_VERSION
+  const choices = nftRenderChoices(version)
   const families = familiesOf(state)
   if (families.length === 0) families.push('IPv4')
   const findings: Finding[] = []
@@ -561,7 +662,7 @@ export function writeNftables(
   const out = new TidyTextSink(sink)
   if (!opts.bare)
     out.write(
-      '# kube-proxy nftables mode: load with `nft -f FILE`. Replaces any existing kube-proxy table of these families.\n',
+      `# kube-proxy nftables mode, kube-proxy ${version} layout: load with \`nft -f FILE\`. Replaces any existing kube-proxy table of these families.\n`,
     )
   for (const family of families) {
     const w = wordsFor(family)
@@ -571,7 +672,7 @@ export function writeNftables(
       s.add('table')
       s.line(`delete table ${w.ipX} kube-proxy`)
     }
-    writeBase(s, w, resolved.settings, family, layout, findings)
+    writeBase(s, w, resolved.settings, family, layout, choices, findings)
     s.blank()
     for (const sp of state.services) {
       if (sp.family !== family) continue
@@ -581,6 +682,7 @@ export function writeNftables(
         resolved.settings,
         family,
         layout,
+        choices,
         planService(sp, 'nftables', findings),
         findings,
       )

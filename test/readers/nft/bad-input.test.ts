@@ -172,8 +172,10 @@ describe('nft reader on bad input', () => {
       ['10.180.0.1', 1],
       ['10.180.0.2', 0],
     ])
+    // An endpoint chain without affinity (before 1.36) beside a direct dnat (1.37): mixed too.
     expect(other.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
       ['NFT_INCONSISTENT', 8],
+      ['NFT_LAYOUT_MIXED', 8],
     ])
     const same = await read(selectionTable(`${both}10.180.0.1:80`))
     expect(same.services[0]!.endpoints.map((e) => [e.ip, e.share])).toEqual([['10.180.0.1', 1]])

@@ -16,7 +16,12 @@ import {
 describe('newest nftables layout', () => {
   it('gives the hand-derived services from real nft list output', async () => {
     const state = await readFixtureState(['nft', 'newest-inline-dnat', 'input.nft'])
-    expect(state.diagnostics.filter((d) => d.severity !== 'info')).toEqual([])
+    // The fixture joins the blog's 1.36 `mod 1 map` and the walk-through's single-endpoint
+    // `dnat to` of 1.37 (its PROVENANCE): two generations, which the reader says.
+    expect(state.diagnostics.filter((d) => d.severity !== 'info').map((d) => d.code)).toEqual([
+      'NFT_LAYOUT_MIXED',
+    ])
+    expect(state.node.kubeProxyLayouts).toEqual(['1.36', '1.37+'])
     const expected = JSON.parse(
       readFixture('nft', 'newest-inline-dnat', 'expected.json'),
     ) as CorpusService[]
