@@ -401,6 +401,13 @@ export const FINDINGS = {
     meaning: 'Leftover objects of another proxy mode are on the node.',
     action: 'Remove them with `kube-proxy --cleanup` (or a reboot) before switching.',
   },
+  MIGRATE_NODE_TO_EXTERNAL_IPS: {
+    severity: 'warning',
+    meaning:
+      "An old iptables layout leaves the node's own connections to externalIPs un-NATed; the target mode DNATs them to the endpoints.",
+    action:
+      'Check what processes on the node expect at those addresses, and point them at the real host address if it is not the Service.',
+  },
   MIGRATE_LOCALHOST_NODEPORTS: {
     severity: 'warning',
     meaning: 'localhost:NODEPORT works today and stops working in the target mode.',

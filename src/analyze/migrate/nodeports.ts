@@ -277,4 +277,34 @@ export const hostFirewall: Check = (ctx) => {
   return [finding_]
 }
 
-export const nodePortChecks: Check[] = [nodePortAddresses, localhostNodePorts, hostFirewall]
+/**
+ * Old iptables layouts (≈1.7-1.10) leave connections from the node itself to an externalIP
+ * un-NATed (`-m addrtype ! --src-type LOCAL`, docs/kube-proxy-layouts.md §2.7); every layout kp
+ * renders DNATs them like any other client's.
+ */
+export const nodeToExternalIps: Check = (ctx) => {
+  const sps = ctx.state.services.filter((sp) => sp.frontends.some((f) => f.nodeSourceExcluded))
+  if (sps.length === 0) return []
+  const frontends = sps.flatMap((sp) => sp.frontends.filter((f) => f.nodeSourceExcluded))
+  return [
+    finding({
+      id: 'MIGRATE_NODE_TO_EXTERNAL_IPS',
+      severity: 'warning',
+      title: 'Connections from the node itself to externalIPs will be DNATed to the endpoints',
+      message: `Today's rules come from an old kube-proxy layout that leaves connections from the node itself to these externalIPs untouched (\`-m addrtype ! --src-type LOCAL\`): a process on the node reaches whatever really holds the address. In ${ctx.to} mode kube-proxy sends them to the service's endpoints like any other client's.`,
+      services: serviceNames(sps),
+      addresses: frontends.map(frontendAddress),
+      evidence: serviceEvidence(sps),
+      action:
+        'Check what processes on the node expect at these addresses (a host service, a load balancer VIP); point them at the real host address, or accept that they reach the Service.',
+      docs: DOCS.virtualIps,
+    }),
+  ]
+}
+
+export const nodePortChecks: Check[] = [
+  nodePortAddresses,
+  localhostNodePorts,
+  hostFirewall,
+  nodeToExternalIps,
+]

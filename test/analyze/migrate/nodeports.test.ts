@@ -264,3 +264,24 @@ describe('host firewall (caveat 4)', () => {
     ).toEqual([])
   })
 })
+
+describe("the node's own connections to externalIPs (old iptables layouts)", () => {
+  it('MIGRATE_NODE_TO_EXTERNAL_IPS names the externalIPs an old layout left un-NATed for the node', () => {
+    const svc = sp('web', {
+      frontends: [
+        fe('ClusterIP', '10.96.0.20', 80),
+        {...fe('ExternalIP', '192.0.2.20', 80), nodeSourceExcluded: true},
+      ],
+      rules: [{path: 'iptables-save.txt', line: 67}],
+    })
+    const f = one(state('iptables', [svc]), 'nftables', 'MIGRATE_NODE_TO_EXTERNAL_IPS')
+    expect(f.severity).toBe('warning')
+    expect(f.addresses).toEqual(['192.0.2.20:80'])
+    expect(f.evidence).toEqual([{path: 'iptables-save.txt', line: 67}])
+  })
+
+  it('says nothing when no frontend shows the exclusion', () => {
+    const svc = sp('web', {frontends: [fe('ExternalIP', '192.0.2.20', 80)]})
+    expect(plan(state('iptables', [svc]), 'nftables', 'MIGRATE_NODE_TO_EXTERNAL_IPS')).toEqual([])
+  })
+})
