@@ -20,6 +20,7 @@
  * read a rule's options, ./rule-store.ts and ./chain.ts keep rules and chains, and the
  * IptablesTextParser here walks the lines.
  */
+import {isDigits, parseCounters, ZERO_COUNTERS} from './values.js'
 import type {Diagnostic} from '../../model/types.js'
 import type {ParsedSource, ReadOptions, SourceText} from '../types.js'
 import {memoryBytes, textPieces} from '../bytes.js'
@@ -67,36 +68,8 @@ export interface FocusedText extends FocusedLines {
   needles: readonly string[]
 }
 
-/** `[12:720]` -> its two counters; null when the word is not that (by hand: one per chain of a dump). */
-function parseCounters(word: string): IptablesCounters | null {
-  const colon = word.indexOf(':')
-  if (
-    word.charCodeAt(0) !== 91 /* [ */ ||
-    word.charCodeAt(word.length - 1) !== 93 /* ] */ ||
-    colon < 0
-  )
-    return null
-  const packets = word.slice(1, colon)
-  const bytes = word.slice(colon + 1, -1)
-  if (!isDigits(packets) || !isDigits(bytes)) return null
-  // Most chains of a dump show [0:0]: one shared object for them (counters are never changed in place).
-  if (packets === '0' && bytes === '0') return ZERO_COUNTERS
-  return {packets: Number(packets), bytes: Number(bytes)}
-}
-
-const ZERO_COUNTERS: IptablesCounters = Object.freeze({packets: 0, bytes: 0})
-
 /** How a save ends a user chain's declaration: no policy, zero counters (readPlainDeclaration). */
 const PLAIN_DECLARATION_TAIL = ' - [0:0]'
-
-function isDigits(text: string): boolean {
-  if (text.length === 0) return false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 48 || c > 57) return false
-  }
-  return true
-}
 
 /**
  * Reads the lines of one source into a ParseState. Most lines of a save take a fast path

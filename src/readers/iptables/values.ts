@@ -4,6 +4,7 @@
  */
 import {KUBE_MARK_MASQ} from '../../kube-proxy/iptables-names.js'
 import type {SourceRef} from '../../model/types.js'
+import type {IptablesCounters} from './ruleset.js'
 import {normaliseAddress} from './rule-words.js'
 import {findTargetOption, type IptablesRule} from './ruleset.js'
 
@@ -94,4 +95,32 @@ export function sourceRefs(path: string, lines: readonly number[], keep: number)
     refs[j] = {path, line}
   }
   return refs
+}
+
+/** `[12:720]` -> its two counters; null when the word is not that (by hand: one per chain of a dump). */
+export function parseCounters(word: string): IptablesCounters | null {
+  const colon = word.indexOf(':')
+  if (
+    word.charCodeAt(0) !== 91 /* [ */ ||
+    word.charCodeAt(word.length - 1) !== 93 /* ] */ ||
+    colon < 0
+  )
+    return null
+  const packets = word.slice(1, colon)
+  const bytes = word.slice(colon + 1, -1)
+  if (!isDigits(packets) || !isDigits(bytes)) return null
+  // Most chains of a dump show [0:0]: one shared object for them (counters are never changed in place).
+  if (packets === '0' && bytes === '0') return ZERO_COUNTERS
+  return {packets: Number(packets), bytes: Number(bytes)}
+}
+
+export const ZERO_COUNTERS: IptablesCounters = Object.freeze({packets: 0, bytes: 0})
+
+export function isDigits(text: string): boolean {
+  if (text.length === 0) return false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
 }
