@@ -197,126 +197,62 @@ function renderService(ctx: FamilyContext, plan: ServicePlan, findings: Finding[
       externalFilter = {target: 'DROP', comment: `"${plan.spn} has no local endpoints"`}
   }
   const match = ['-m', p, '-p', p]
+  // kube-proxy's capture rule for one frontend: comment, protocol, destination address and port.
+  const capture = (
+    table: typeof nat,
+    chain: string,
+    text: string,
+    dest: {ip: string; port: number},
+    target: string,
+  ): void => {
+    table.add(
+      chain,
+      '-m',
+      'comment',
+      '--comment',
+      text,
+      match,
+      '-d',
+      dest.ip,
+      '--dport',
+      String(dest.port),
+      '-j',
+      target,
+    )
+  }
 
   // Capture the ClusterIP.
   const cip = plan.clusterIP
   if (cip) {
     if (hasInternalEndpoints) {
-      nat.add(
-        KUBE_SERVICES,
-        '-m',
-        'comment',
-        '--comment',
-        `"${plan.spn} cluster IP"`,
-        match,
-        '-d',
-        cip.ip,
-        '--dport',
-        String(cip.port),
-        '-j',
-        internalChain,
-      )
+      capture(nat, KUBE_SERVICES, `"${plan.spn} cluster IP"`, cip, internalChain)
     } else if (internalFilter) {
-      filter.add(
-        KUBE_SERVICES,
-        '-m',
-        'comment',
-        '--comment',
-        internalFilter.comment,
-        match,
-        '-d',
-        cip.ip,
-        '--dport',
-        String(cip.port),
-        '-j',
-        internalFilter.target,
-      )
+      capture(filter, KUBE_SERVICES, internalFilter.comment, cip, internalFilter.target)
     }
   }
 
   // Capture externalIPs.
   for (const eip of plan.externalIPs) {
-    if (hasEndpoints)
-      nat.add(
-        KUBE_SERVICES,
-        '-m',
-        'comment',
-        '--comment',
-        `"${plan.spn} external IP"`,
-        match,
-        '-d',
-        eip.ip,
-        '--dport',
-        String(eip.port),
-        '-j',
-        externalChain,
-      )
+    if (hasEndpoints) capture(nat, KUBE_SERVICES, `"${plan.spn} external IP"`, eip, externalChain)
     if (externalFilter)
-      filter.add(
-        KUBE_EXTERNAL_SERVICES,
-        '-m',
-        'comment',
-        '--comment',
-        externalFilter.comment,
-        match,
-        '-d',
-        eip.ip,
-        '--dport',
-        String(eip.port),
-        '-j',
-        externalFilter.target,
-      )
+      capture(filter, KUBE_EXTERNAL_SERVICES, externalFilter.comment, eip, externalFilter.target)
   }
 
   // Capture load-balancer ingress IPs.
   for (const lb of plan.loadBalancerIPs) {
-    if (hasEndpoints)
-      nat.add(
-        KUBE_SERVICES,
-        '-m',
-        'comment',
-        '--comment',
-        `"${plan.spn} loadbalancer IP"`,
-        match,
-        '-d',
-        lb.ip,
-        '--dport',
-        String(lb.port),
-        '-j',
-        lbChain,
-      )
+    if (hasEndpoints) capture(nat, KUBE_SERVICES, `"${plan.spn} loadbalancer IP"`, lb, lbChain)
     if (usesFWChain)
-      filter.add(
+      capture(
+        filter,
         KUBE_PROXY_FIREWALL,
-        '-m',
-        'comment',
-        '--comment',
         `"${plan.spn} traffic not accepted by ${fwChain}"`,
-        match,
-        '-d',
-        lb.ip,
-        '--dport',
-        String(lb.port),
-        '-j',
+        lb,
         'DROP',
       )
   }
   if (externalFilter) {
     for (const lb of plan.loadBalancerIPs) {
-      filter.add(
-        KUBE_EXTERNAL_SERVICES,
-        '-m',
-        'comment',
-        '--comment',
-        externalFilter.comment,
-        match,
-        '-d',
-        lb.ip,
-        '--dport',
-        String(lb.port),
-        '-j',
-        externalFilter.target,
-      )
+      capture(filter, KUBE_EXTERNAL_SERVICES, externalFilter.comment, lb, externalFilter.target)
     }
   }
 
