@@ -285,12 +285,19 @@ const stringFlag =
     return true
   }
 
+const listFlag =
+  (field: 'nodePortAddresses' | 'clusterCIDRs' | 'ipvsExcludeCIDRs') =>
+  (c: KubeProxyConfig, v: string): boolean => {
+    c[field] = splitList(v)
+    return true
+  }
+
 /** The kube-proxy flags kp reads (`kube-proxy --help`), by name. */
 const FLAGS: Record<string, {field: keyof KubeProxyConfig; read: FlagReading; boolean?: true}> = {
   'proxy-mode': {field: 'mode', read: stringFlag('mode')},
   'nodeport-addresses': {
     field: 'nodePortAddresses',
-    read: (c, v) => ((c.nodePortAddresses = splitList(v)), true),
+    read: listFlag('nodePortAddresses'),
   },
   'detect-local-mode': {
     field: 'localDetector',
@@ -303,7 +310,7 @@ const FLAGS: Record<string, {field: keyof KubeProxyConfig; read: FlagReading; bo
   },
   'pod-bridge-interface': {field: 'localInterface', read: stringFlag('localInterface')},
   'pod-interface-name-prefix': {field: 'localInterface', read: stringFlag('localInterface')},
-  'cluster-cidr': {field: 'clusterCIDRs', read: (c, v) => ((c.clusterCIDRs = splitList(v)), true)},
+  'cluster-cidr': {field: 'clusterCIDRs', read: listFlag('clusterCIDRs')},
   'iptables-masquerade-bit': {
     field: 'masqueradeBit',
     read: (c, v) => {
@@ -328,7 +335,7 @@ const FLAGS: Record<string, {field: keyof KubeProxyConfig; read: FlagReading; bo
   'ipvs-strict-arp': {field: 'ipvsStrictARP', read: boolFlag('ipvsStrictARP'), boolean: true},
   'ipvs-exclude-cidrs': {
     field: 'ipvsExcludeCIDRs',
-    read: (c, v) => ((c.ipvsExcludeCIDRs = splitList(v)), true),
+    read: listFlag('ipvsExcludeCIDRs'),
   },
   'feature-gates': {
     field: 'featureGates',
