@@ -5,7 +5,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/**', 'node_modules/**', 'fixtures/**', 'coverage/**']},
+  {ignores: ['dist/**', 'dist-sea/**', 'node_modules/**', 'fixtures/**', 'coverage/**']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

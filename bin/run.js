@@ -4,8 +4,9 @@ const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const {readFileSync} = await import('node:fs')
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  // As src/cli/sea/identity.ts versionLine, which the single executable prints with its commit.
   process.stdout.write(
-    `kp/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`,
+    `kp/${pkg.version} ${process.platform}-${process.arch} node-${process.version} (npm)\n`,
   )
 } else {
   // The execute entry alone, not the package index: the index loads all of oclif (help, ux,

@@ -45,3 +45,14 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/commands/list.js')))('bin/run.js (b
     expect((JSON.parse(stdout) as {services: unknown[]}).services).toHaveLength(300)
   }, 60_000)
 })
+
+describe('bin/run.js --version', () => {
+  it('says it is the npm build', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), '--version'], {cwd: ROOT})
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    const exitCode = await new Promise((resolve) => child.on('close', resolve))
+    expect(exitCode).toBe(0)
+    expect(stdout).toMatch(/^kp\/\d+\.\d+\.\d+ \S+ node-v\S+ \(npm\)\n$/)
+  })
+})

@@ -516,6 +516,12 @@ export const RULE_DUMP_DIAGNOSTICS = {
       'Two IPVS listings disagree on a virtual server (real servers, weights, scheduler): taken at different times; kp keeps the union.',
     action: 'Collect the dumps together (`kp collect`).',
   },
+  IPVS_TRUNCATED: {
+    severity: 'error',
+    meaning:
+      'The listing ends in the middle of a line (ipvsadm ends every line with a newline): it is cut off. What came before is shown, the cut word is not read, exit 3.',
+    action: 'Re-collect the listing whole (`ipvsadm -Ln` or `-Sn`).',
+  },
   IPVS_UNCLASSIFIED: {
     severity: 'warning',
     meaning:
@@ -575,6 +581,12 @@ export const RULE_DUMP_DIAGNOSTICS = {
     severity: 'warning',
     meaning: 'The ipset input holds no sets.',
     action: 'Check that kube-proxy runs in IPVS mode on the node.',
+  },
+  IPSET_TRUNCATED: {
+    severity: 'error',
+    meaning:
+      'The dump is cut off: it ends in the middle of a line, or the last set of an `ipset list` stops before its `Members:` line or lists fewer members than its `Number of entries`. What came before is shown, exit 3.',
+    action: 'Re-collect the dump whole (`ipset save`).',
   },
   IPSET_UNKNOWN_KUBE_SET: {
     severity: 'info',

@@ -105,6 +105,38 @@ const PARTIAL: Array<{what: string; args: () => string[]; shows: string}> = [
     shows: '10.96.0.10:53',
   },
   {
+    what: 'ipvsadm -Ln cut in the middle of a line, with whole ipset and iptables dumps',
+    args: () => [
+      '-f',
+      file('ipvsadm-cut.txt', cut(read(IPVSADM), 0.6)),
+      '-f',
+      IPSET,
+      '-f',
+      IPVS_IPT,
+    ],
+    shows: '10.96.0.10:53',
+  },
+  {
+    what: 'ipset save cut in the middle of an add line, with whole ipvsadm and iptables dumps',
+    args: () => ['-f', IPVSADM, '-f', file('ipset-cut.txt', cut(read(IPSET), 0.5)), '-f', IPVS_IPT],
+    shows: '10.96.0.10:53',
+  },
+  {
+    what: 'ipset list cut inside the members of its last set, at a line boundary',
+    args: () => {
+      const list = read('fixtures/ipvs/generated/ipset-list.ipvs-mode.txt')
+      return [
+        '-f',
+        IPVSADM,
+        '-f',
+        file('ipset-list-cut.txt', list.slice(0, list.indexOf('10.96.0.10,tcp:9153'))),
+        '-f',
+        IPVS_IPT,
+      ]
+    },
+    shows: '10.96.0.10:53',
+  },
+  {
     what: 'a kp collect bundle whose iptables-save is cut off',
     args: () => [
       '-f',

@@ -25,22 +25,18 @@ import {
   sourceLocal,
   type AddressFacts,
 } from './addresses.js'
-import {conditionTexts, negate, open, splitOn, type Branch, type MatchValue} from './branch.js'
-import {simplify} from './simplify.js'
-import type {TraceOutcome, TracePacket, TraceVerdict} from './types.js'
-
-/** How a walk of a chain ended for one branch. */
-interface Exit {
-  branch: Branch
-  /** `next`: on to the chain's next rule; `return`: back to the calling chain. */
-  how: 'next' | 'return' | 'accept' | 'drop' | 'reject' | 'unknown'
-  reason: string | null
-}
-
-/** A ruleset whose chains can jump into each other without end (a damaged dump) stops here. */
-const MAX_DEPTH = 64
-/** More ways than this and the answer is no longer readable: the walk says so instead. */
-const MAX_BRANCHES = 4096
+import {negate, open, splitOn, type Branch, type MatchValue} from './branch.js'
+import type {TraceOutcome, TracePacket} from './types.js'
+import {
+  MAX_BRANCHES,
+  MAX_DEPTH,
+  outcomesOf,
+  startBranch,
+  tooDeep,
+  tooManyWays,
+  type End,
+  type Exit,
+} from './walk.js'
 
 /** Options the rule's own fields already hold (protocol, addresses, interfaces, ports) or that mean nothing to a packet. */
 const FIELD_OPTIONS: ReadonlySet<string> = new Set([
@@ -115,27 +111,12 @@ export class IptablesTracer {
 
   /** Every way the connection can go, each with its chance, conditions, steps and verdict. */
   trace(): TraceOutcome[] {
-    const start: Branch = {
-      destination: this.packet.destination,
-      port: this.packet.port,
-      mark: 0,
-      dnat: null,
-      masquerade: false,
-      probability: 1,
-      conditions: new Map(),
-      steps: [],
-    }
-    const ends = this.packet.from === 'node' ? this.fromNode(start) : this.fromOutside(start)
-    return simplify(
-      ends.map((e) => ({
-        keys: new Map([...e.branch.conditions].map(([k, c]) => [k, c.holds])),
-        outcome: this.outcome(e),
-      })),
-    ).map((k) => k.outcome)
+    const start = startBranch(this.packet.destination, this.packet.port)
+    return outcomesOf(this.packet.from === 'node' ? this.fromNode(start) : this.fromOutside(start))
   }
 
-  private fromOutside(b: Branch): Array<Exit & {local: boolean}> {
-    const out: Array<Exit & {local: boolean}> = []
+  private fromOutside(b: Branch): End[] {
+    const out: End[] = []
     for (const e of this.hooks(b, [
       ['raw', 'PREROUTING'],
       ['mangle', 'PREROUTING'],
@@ -168,7 +149,7 @@ export class IptablesTracer {
     return out
   }
 
-  private fromNode(b: Branch): Array<Exit & {local: boolean}> {
+  private fromNode(b: Branch): End[] {
     return this.hooks(b, [
       ['raw', 'OUTPUT'],
       ['mangle', 'OUTPUT'],
@@ -245,14 +226,7 @@ export class IptablesTracer {
 
   /** Walks a chain's rules in order; jumps recurse, and a branch leaves at a verdict or RETURN. */
   private chain(b: Branch, table: IptablesTable, chain: IptablesChain, depth: number): Exit[] {
-    if (depth > MAX_DEPTH)
-      return [
-        {
-          branch: b,
-          how: 'unknown',
-          reason: `the chains jump deeper than ${MAX_DEPTH} levels (a loop?)`,
-        },
-      ]
+    if (depth > MAX_DEPTH) return tooDeep(b)
     let live: Branch[] = [b]
     const done: Exit[] = []
     for (let i = 0; i < chain.ruleCount && live.length > 0; i++) {
@@ -271,15 +245,7 @@ export class IptablesTracer {
         }
       }
       live = next
-      if (live.length > MAX_BRANCHES)
-        return [
-          ...done,
-          ...live.map((branch): Exit => ({
-            branch,
-            how: 'unknown',
-            reason: `more than ${MAX_BRANCHES} ways through the rules; kp stopped following them`,
-          })),
-        ]
+      if (live.length > MAX_BRANCHES) return tooManyWays(done, live)
     }
     return [...done, ...live.map((branch): Exit => ({branch, how: 'return', reason: null}))]
   }
@@ -526,27 +492,5 @@ export class IptablesTracer {
       iptablesDropReason(rule.comment, source) ??
       `the rule at ${this.path}:${rule.line} in ${rule.table} ${rule.chain} ${verb} it`
     )
-  }
-
-  private outcome(e: Exit & {local: boolean}): TraceOutcome {
-    const verdict: TraceVerdict =
-      e.how === 'accept'
-        ? e.branch.dnat !== null || !e.local
-          ? 'forwarded'
-          : 'delivered'
-        : e.how === 'drop'
-          ? 'dropped'
-          : e.how === 'reject'
-            ? 'rejected'
-            : 'unknown'
-    return {
-      conditions: conditionTexts(e.branch),
-      probability: e.branch.probability,
-      verdict,
-      dnat: e.branch.dnat,
-      masquerade: e.branch.masquerade,
-      reason: verdict === 'forwarded' || verdict === 'delivered' ? null : e.reason,
-      steps: e.branch.steps,
-    }
   }
 }

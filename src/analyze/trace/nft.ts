@@ -16,23 +16,19 @@ import {
   sourceLocal,
   type AddressFacts,
 } from './addresses.js'
+import {negate, open, splitOn, type Branch, type MatchValue, type OpenCondition} from './branch.js'
+import {allOf, anyOf, bracedItems, numberOf, portIn, selectorAt} from './nft-words.js'
+import type {TraceOutcome} from './types.js'
 import {
-  conditionTexts,
-  negate,
-  open,
-  splitOn,
-  type Branch,
-  type MatchValue,
-  type OpenCondition,
-} from './branch.js'
-import {simplify} from './simplify.js'
-import type {TraceOutcome, TraceVerdict} from './types.js'
-
-interface Exit {
-  branch: Branch
-  how: 'next' | 'return' | 'accept' | 'drop' | 'reject' | 'unknown'
-  reason: string | null
-}
+  MAX_BRANCHES,
+  MAX_DEPTH,
+  outcomesOf,
+  startBranch,
+  tooDeep,
+  tooManyWays,
+  type End,
+  type Exit,
+} from './walk.js'
 
 /** A base chain at one hook, with its table; or kube-proxy's assumed jumps for a table without one. */
 interface BaseChain {
@@ -45,93 +41,6 @@ interface BaseChain {
 /** The priorities iptables-nft gives its tables' built-in chains. */
 const IPTABLES_NFT_PRIORITY: Record<string, number> = {nat: -100, filter: 0}
 
-const MAX_DEPTH = 64
-const MAX_BRANCHES = 4096
-
-/** The words a selector takes, and what it reads. */
-const SELECTORS: Array<{words: string[]; read: string}> = [
-  {words: ['ip', 'daddr'], read: 'daddr'},
-  {words: ['ip6', 'daddr'], read: 'daddr'},
-  {words: ['ip', 'saddr'], read: 'saddr'},
-  {words: ['ip6', 'saddr'], read: 'saddr'},
-  {words: ['meta', 'l4proto'], read: 'proto'},
-  {words: ['ip', 'protocol'], read: 'proto'},
-  {words: ['ip6', 'nexthdr'], read: 'proto'},
-  {words: ['th', 'dport'], read: 'dport'},
-  {words: ['tcp', 'dport'], read: 'tcp dport'},
-  {words: ['udp', 'dport'], read: 'udp dport'},
-  {words: ['sctp', 'dport'], read: 'sctp dport'},
-  {words: ['meta', 'mark'], read: 'mark'},
-  {words: ['mark'], read: 'mark'},
-  {words: ['ct', 'state'], read: 'ct state'},
-  {words: ['ct', 'status'], read: 'ct status'},
-  {words: ['fib', 'saddr', 'type'], read: 'fib saddr'},
-  {words: ['fib', 'daddr', 'type'], read: 'fib daddr'},
-  {words: ['iifname'], read: 'iifname'},
-  {words: ['oifname'], read: 'oifname'},
-  {words: ['meta', 'iifname'], read: 'iifname'},
-  {words: ['meta', 'oifname'], read: 'oifname'},
-  {words: ['meta', 'nfproto'], read: 'nfproto'},
-]
-
-function selectorAt(w: readonly string[], i: number): {read: string; length: number} | null {
-  let best: {read: string; length: number} | null = null
-  for (const s of SELECTORS) {
-    if (s.words.every((x, k) => w[i + k] === x) && (!best || s.words.length > best.length))
-      best = {read: s.read, length: s.words.length}
-  }
-  return best
-}
-
-function numberOf(word: string): number | null {
-  const n = Number(word)
-  return Number.isFinite(n) ? n >>> 0 : null
-}
-
-/** `{ a , b }` at w[i]: its items (each item's words) and the index after it. */
-function bracedItems(w: readonly string[], i: number): {items: string[][]; end: number} {
-  const items: string[][] = []
-  let cur: string[] = []
-  let k = i + 1
-  for (; k < w.length && w[k] !== '}'; k++) {
-    if (w[k] === ',') {
-      if (cur.length) items.push(cur)
-      cur = []
-    } else cur.push(w[k]!)
-  }
-  if (cur.length) items.push(cur)
-  return {items, end: k + 1}
-}
-
-/** An open condition's words, its negation applied. */
-function wordsOf(o: OpenCondition): {holds: string; fails: string} {
-  return o.negated ? {holds: o.fails, fails: o.holds} : {holds: o.holds, fails: o.fails}
-}
-
-/** Several open conditions that must all hold (the parts of one set element): one question. */
-function allOf(parts: OpenCondition[]): OpenCondition {
-  return open(
-    parts.map((p) => `${p.negated ? '!' : ''}${p.key}`).join(' & '),
-    parts.map((p) => wordsOf(p).holds).join(', and '),
-    `not (${parts.map((p) => wordsOf(p).holds).join(', and ')})`,
-  )
-}
-
-/** Open conditions of which one must hold (several set elements the packet may hit): one question. */
-function anyOf(options: OpenCondition[]): OpenCondition {
-  return open(
-    options.map((p) => `${p.negated ? '!' : ''}${p.key}`).join(' | '),
-    options.map((p) => wordsOf(p).holds).join(', or '),
-    options.map((p) => wordsOf(p).fails).join(', and '),
-  )
-}
-
-function portIn(spec: string, port: number): boolean {
-  const dash = spec.indexOf('-')
-  if (dash > 0) return port >= Number(spec.slice(0, dash)) && port <= Number(spec.slice(dash + 1))
-  return Number(spec) === port
-}
-
 export class NftTracer {
   readonly assumed: string[] = []
 
@@ -143,17 +52,8 @@ export class NftTracer {
   ) {}
 
   trace(): TraceOutcome[] {
-    const start: Branch = {
-      destination: this.facts.packet.destination,
-      port: this.facts.packet.port,
-      mark: 0,
-      dnat: null,
-      masquerade: false,
-      probability: 1,
-      conditions: new Map(),
-      steps: [],
-    }
-    const ends: Array<Exit & {local: boolean}> = []
+    const start = startBranch(this.facts.packet.destination, this.facts.packet.port)
+    const ends: End[] = []
     if (this.facts.packet.from === 'node') {
       for (const e of this.hooks([start], ['output', 'postrouting']))
         ends.push({...e, local: false})
@@ -172,12 +72,7 @@ export class NftTracer {
         }
       }
     }
-    return simplify(
-      ends.map((e) => ({
-        keys: new Map([...e.branch.conditions].map(([k, c]) => [k, c.holds])),
-        outcome: this.outcome(e),
-      })),
-    ).map((k) => k.outcome)
+    return outcomesOf(ends)
   }
 
   /**
@@ -266,14 +161,7 @@ export class NftTracer {
   }
 
   private chain(b: Branch, table: NftTable, chain: NftChain, depth: number): Exit[] {
-    if (depth > MAX_DEPTH)
-      return [
-        {
-          branch: b,
-          how: 'unknown',
-          reason: `the chains jump deeper than ${MAX_DEPTH} levels (a loop?)`,
-        },
-      ]
+    if (depth > MAX_DEPTH) return tooDeep(b)
     let live: Branch[] = [b]
     const done: Exit[] = []
     for (const rule of chain.rules()) {
@@ -285,15 +173,7 @@ export class NftTracer {
           else done.push(e)
         }
       live = next
-      if (live.length > MAX_BRANCHES)
-        return [
-          ...done,
-          ...live.map((branch): Exit => ({
-            branch,
-            how: 'unknown',
-            reason: `more than ${MAX_BRANCHES} ways through the rules; kp stopped following them`,
-          })),
-        ]
+      if (live.length > MAX_BRANCHES) return tooManyWays(done, live)
     }
     return [...done, ...live.map((branch): Exit => ({branch, how: 'return', reason: null}))]
   }
@@ -798,27 +678,5 @@ export class NftTracer {
       iptablesDropReason(comment, source) ??
       `a rule in chain ${chain}${map ? ` (map @${map})` : ''} ${verdict === 'drop' ? 'drops' : 'rejects'} it`
     )
-  }
-
-  private outcome(e: Exit & {local: boolean}): TraceOutcome {
-    const verdict: TraceVerdict =
-      e.how === 'accept'
-        ? e.branch.dnat !== null || !e.local
-          ? 'forwarded'
-          : 'delivered'
-        : e.how === 'drop'
-          ? 'dropped'
-          : e.how === 'reject'
-            ? 'rejected'
-            : 'unknown'
-    return {
-      conditions: conditionTexts(e.branch),
-      probability: e.branch.probability,
-      verdict,
-      dnat: e.branch.dnat,
-      masquerade: e.branch.masquerade,
-      reason: verdict === 'forwarded' || verdict === 'delivered' ? null : e.reason,
-      steps: e.branch.steps,
-    }
   }
 }

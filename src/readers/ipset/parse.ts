@@ -96,6 +96,34 @@ export function parseIpset(
     inMembers = false
     declaredEntries = null
   }
+  const cut = (what: string, line: number) =>
+    diagnostics.push(
+      diag(
+        'error',
+        'IPSET_TRUNCATED',
+        `the dump is cut off: it ${what}; sets and members after it are missing`,
+        at(line),
+      ),
+    )
+  /**
+   * `ipset list` prints every block whole, so a last block short of its `Members:` line or of its
+   * `Number of entries` is where the input was cut, even at a line boundary.
+   */
+  const closeLastBlock = () => {
+    if (block && cutLine === 0) {
+      if (!inMembers)
+        cut(`stops in the header of set ${block.name}, before its Members: line`, block.line)
+      else if (declaredEntries && declaredEntries.count > block.members.length)
+        cut(
+          `stops in the members of set ${block.name} (${block.members.length} of the ${declaredEntries.count} its "Number of entries" says)`,
+          declaredEntries.line,
+        )
+    }
+    // A cut block's short count is the cut already reported, not a second problem.
+    if (cutLine !== 0 || diagnostics.some((d) => d.code === 'IPSET_TRUNCATED'))
+      declaredEntries = null
+    closeBlock()
+  }
   const addSet = (set: IpsetSet): IpsetSet => {
     const seen = byName.get(set.name)
     if (seen) {
@@ -112,9 +140,19 @@ export function parseIpset(
   }
 
   const lines = text.split(/\r?\n/)
+  // ipset ends every line with a newline: a last line without one was cut in the middle.
+  const cutLine = lines[lines.length - 1]!.trim() === '' ? 0 : lines.length
   for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1
     const raw = lines[i]!
+    if (lineNo === cutLine) {
+      // Any word of it may be cut (`10.96.0.10,tcp:9153` → `10.96.0.10,tcp:91`): not read.
+      cut(
+        `ends in the middle of line ${lineNo} (no newline after it); that line was not read`,
+        lineNo,
+      )
+      break
+    }
     if (raw.length > MAX_LINE) {
       warn(
         'IPSET_LINE_TOO_LONG',
@@ -125,7 +163,8 @@ export function parseIpset(
     }
     const line = raw.trim()
     if (line === '') {
-      closeBlock()
+      // The empty string after the final newline ends the input, not a block: closeLastBlock does.
+      if (i < lines.length - 1) closeBlock()
       continue
     }
     if (line.startsWith('#')) continue
@@ -226,7 +265,7 @@ export function parseIpset(
     }
     warn('IPSET_UNKNOWN_LINE', 'not ipset save / ipset list output; skipped', lineNo)
   }
-  closeBlock()
+  closeLastBlock()
   if (dump.sets.length === 0)
     diagnostics.push(diag('warning', 'IPSET_NO_SETS', 'no ipset sets in this input', at(1)))
   return {dump, diagnostics}

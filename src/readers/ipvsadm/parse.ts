@@ -73,6 +73,8 @@ export interface IpvsVirtualServer {
   showsConfig: boolean
   realServers: IpvsRealServer[]
   line: number
+  /** The line where the input was cut inside this virtual server's rows: it may have more real servers. */
+  cutAt?: number
 }
 
 export interface IpvsadmListing {
@@ -185,6 +187,9 @@ export function parseIpvsadm(
   }
 
   const lines = text.split(/\r?\n/)
+  // ipvsadm ends every line with a newline: a last line without one was cut in the middle.
+  const cutLine = lines[lines.length - 1]!.trim() === '' ? 0 : lines.length
+  let cutLineRead = false
   for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1
     const raw = lines[i]!
@@ -200,6 +205,12 @@ export function parseIpvsadm(
     if (line === '' || line.startsWith('#')) continue
     const tokens = line.split(WHITESPACE)
     const head = tokens[0]!
+    if (lineNo === cutLine) {
+      cutLineRead = noteCut(raw, tokens, lineNo)
+      // A real server row cut before its address still leaves its virtual server's list short.
+      if (!cutLineRead && head === '->' && current) current.cutAt = lineNo
+      if (!cutLineRead) continue
+    }
 
     if (connectionEntries) {
       // `ipvsadm -Lnc` rows until the end: connections, not configuration.
@@ -302,6 +313,8 @@ export function parseIpvsadm(
     warn('IPVS_UNKNOWN_LINE', `not ipvsadm -Ln / -Sn output; skipped`, lineNo)
   }
 
+  // The cut line was read into the virtual server it belongs to, or starts one: that one may have more.
+  if (cutLineRead && current !== null) (current as IpvsVirtualServer).cutAt = cutLine
   if (nonNumeric) {
     const n = nonNumeric as NonNumeric
     diagnostics.push(
@@ -330,6 +343,25 @@ export function parseIpvsadm(
     )
   }
   return {listing, diagnostics}
+
+  /**
+   * The cut last line: its last word may itself be cut (`10.244.2.7:8080` → `10.244.2.7:80`), so
+   * it is dropped unless whitespace follows it; the rest is read. False when nothing is left.
+   */
+  function noteCut(raw: string, tokens: string[], lineNo: number): boolean {
+    const wordCut = !/\s$/.test(raw)
+    diagnostics.push(
+      diag(
+        'error',
+        'IPVS_TRUNCATED',
+        `the listing ends in the middle of line ${lineNo} (no newline after it): it is cut off, and virtual servers or real servers after it are missing${wordCut ? `; its last word "${tokens[tokens.length - 1]!}" may be cut and was not read` : ''} (if only the final newline was lost, add it)`,
+        at(lineNo),
+      ),
+    )
+    if (wordCut) tokens.pop()
+    // A row head alone (`->`, `TCP`, `-a`) says nothing more.
+    return tokens.length > 1
+  }
 
   // --- list format --------------------------------------------------------------------------
 

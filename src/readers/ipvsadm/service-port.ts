@@ -33,6 +33,7 @@ function actionOf(vs: VirtualServerSeen): Frontend['action'] {
 }
 
 const IPSET_SAVE = 'ipset save'
+const IPVSADM = 'ipvsadm -Ln'
 
 /**
  * A frontend whose kind only a guess or kube-ipvs0 gives (no `ipset save`, no cluster objects):
@@ -40,6 +41,17 @@ const IPSET_SAVE = 'ipset save'
  * address under externalTrafficPolicy=Local, is in sets the input lacks.
  */
 function unknownType(list: Classified[], family: Family): Pick<Frontend, 'incomplete'> {
+  const cut = list.find((m) => m.vs.cut !== undefined)?.vs
+  if (cut) {
+    // A listing cut inside this virtual server's rows: what a connection gets here is unknown.
+    const at = cut.cut!
+    return {
+      incomplete: {
+        missing: [`the rest of ${cut.key} (the listing is cut at ${at.path}:${at.line})`],
+        collect: IPVSADM,
+      },
+    }
+  }
   if (!list.some((m) => m.evidence === 'guess' || m.evidence === 'ip-addr')) return {}
   const bases =
     list[0]!.type === 'NodePort'
@@ -160,9 +172,15 @@ export function toServicePort(
   // What the node's ipsets would have said (a.4): locality (KUBE-LOOP-BACK) without cluster
   // objects, and the sets the frontends above lack.
   const missing = new Set<string>()
-  for (const f of frontends) for (const n of f.frontend.incomplete?.missing ?? []) missing.add(n)
-  if (!loopbackKnown && cs === null && endpoints.size > 0)
+  const collect = new Set<string>()
+  for (const {frontend} of frontends) {
+    for (const n of frontend.incomplete?.missing ?? []) missing.add(n)
+    if (frontend.incomplete) collect.add(frontend.incomplete.collect)
+  }
+  if (!loopbackKnown && cs === null && endpoints.size > 0) {
     missing.add(ipvsSetName('LOOP-BACK', family))
+    collect.add(IPSET_SAVE)
+  }
   return {
     namespace: cs?.namespace ?? null,
     name: cs?.name ?? null,
@@ -185,7 +203,9 @@ export function toServicePort(
     scheduler: vs.scheduler,
     endpoints: [...endpoints.values()],
     rules: uniqueSourceRefs(rules),
-    ...(missing.size > 0 ? {incomplete: {missing: [...missing].sort(), collect: IPSET_SAVE}} : {}),
+    ...(missing.size > 0
+      ? {incomplete: {missing: [...missing].sort(), collect: [...collect].sort().join(' and ')}}
+      : {}),
   }
 }
 

@@ -22,12 +22,14 @@ export interface RealServerSeen {
 /** A virtual server as every listing of the node showed it, merged. */
 export interface VirtualServerSeen extends Omit<
   IpvsVirtualServer,
-  'showsConfig' | 'realServers' | 'line'
+  'showsConfig' | 'realServers' | 'line' | 'cutAt'
 > {
   /** false while only --stats / --rate listings showed it: scheduler and persistence unknown. */
   configKnown: boolean
   realServers: Map<string, RealServerSeen>
   refs: SourceRef[]
+  /** Where a listing was cut inside this virtual server's rows: its real servers may be more. */
+  cut?: SourceRef
 }
 
 /** A kube-proxy virtual server: protocol, address and port are always set. */
@@ -70,6 +72,7 @@ export function mergeListings(
         byKey.set(vs.key, seen)
       }
       seen.refs.push(ref)
+      if (vs.cutAt !== undefined) seen.cut ??= {path, line: vs.cutAt}
       mergeConfig(seen, vs, ref, diagnostics)
       // Only a virtual server seen in an earlier listing is compared with it.
       const before = isNew ? null : new Set(seen.realServers.keys())

@@ -115,12 +115,49 @@ describe('ipset: other real shapes (fixtures/ipset)', () => {
 })
 
 describe('ipset: bad input', () => {
-  it('a list cut inside the members says the entry count does not match', () => {
+  it('a list cut inside the members of its last set, at a line boundary, is cut off: an error at the entry count', () => {
     const text = fixture('ipvs/generated/ipset-list.ipvs-mode.txt')
     const cut = text.slice(0, text.indexOf('10.96.0.10,tcp:9153'))
     const r = parseIpset(cut, 'cut')
     // KUBE-CLUSTER-IP declares 8 entries (line 23) and lists 2 before the cut.
-    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([['IPSET_ENTRY_COUNT', 23]])
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['error', 'IPSET_TRUNCATED', 23],
+    ])
+    expect(r.diagnostics[0]!.message).toContain('2 of the 8')
+  })
+
+  it('a list cut in the header of its last set (before Members:) is cut off', () => {
+    const text = fixture('ipvs/generated/ipset-list.ipvs-mode.txt')
+    const cut = text.slice(0, text.indexOf('Name: KUBE-CLUSTER-IP'))
+    const at = cut.length + text.slice(cut.length).indexOf('References:')
+    const r = parseIpset(text.slice(0, at), 'cut')
+    expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'IPSET_TRUNCATED']])
+    expect(r.diagnostics[0]!.message).toContain('KUBE-CLUSTER-IP, before its Members:')
+  })
+
+  it('a set whose count disagrees before the last one stays a warning: what follows it was read', () => {
+    const text = fixture('ipvs/generated/ipset-list.ipvs-mode.txt')
+    const r = parseIpset(text.replace('Number of entries: 7', 'Number of entries: 9'), 'edited')
+    expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([
+      ['warning', 'IPSET_ENTRY_COUNT'],
+    ])
+  })
+
+  it('ipset save cut in the middle of an add line: an error, and the cut member is not read', () => {
+    const text = fixture('ipvs/generated/ipset-save.ipvs-mode.txt')
+    const at =
+      text.indexOf('add KUBE-CLUSTER-IP 10.96.0.10,tcp:9153') +
+      'add KUBE-CLUSTER-IP 10.96.0.10,tcp:91'.length
+    const r = parseIpset(text.slice(0, at), 'cut')
+    expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'IPSET_TRUNCATED']])
+    const set = r.dump.sets.find((s) => s.name === 'KUBE-CLUSTER-IP')!
+    expect(set.members.map((m) => m.text)).toEqual(['10.96.0.10,udp:53', '10.96.200.30,tcp:443'])
+  })
+
+  it('ipset save cut at a line boundary cannot be told from a shorter dump: kube-proxy leaves sets empty too', () => {
+    const text = fixture('ipvs/generated/ipset-save.ipvs-mode.txt')
+    const r = parseIpset(text.slice(0, text.indexOf('add KUBE-CLUSTER-IP')), 'cut')
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
   })
 
   it('bad members are flagged with their line and kept as text', () => {

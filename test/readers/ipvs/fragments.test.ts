@@ -74,3 +74,40 @@ describe('an ipvsadm listing without ipset save', () => {
     expect(sp.incomplete).toEqual({missing: ['KUBE-LOOP-BACK'], collect: 'ipset save'})
   })
 })
+
+describe('an ipvsadm listing cut inside a virtual server (issue 21 §1)', () => {
+  // Cut inside the first real server row of TCP 10.96.200.30:443 (fixture lines 28-30).
+  const full = text(LN)
+  const cutText = full.slice(
+    0,
+    full.indexOf('  -> 10.244.1.6:8443', full.indexOf('10.96.200.30')) + 12,
+  )
+
+  it('its frontend is unknown, not REJECT for want of real servers, and the cut is an error', async () => {
+    const state = await read([
+      [LN, cutText],
+      [IPSET_SAVE, text(IPSET_SAVE)],
+      [IPTABLES, text(IPTABLES)],
+    ])
+    expect(state.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual([
+      'IPVS_TRUNCATED',
+    ])
+    const sp = byVip(state, '10.96.200.30')
+    expect(sp.incomplete).toEqual({
+      missing: [`the rest of TCP 10.96.200.30:443 (the listing is cut at ${LN}:29)`],
+      collect: 'ipvsadm -Ln',
+    })
+    expect(sp.frontends[0]!.incomplete?.collect).toBe('ipvsadm -Ln')
+    // The whole virtual servers before it are answered as before.
+    expect(byVip(state, '10.96.30.7').incomplete).toBeUndefined()
+  })
+
+  it('the same listing whole has no such mark', async () => {
+    const state = await read([
+      [LN, full],
+      [IPSET_SAVE, text(IPSET_SAVE)],
+      [IPTABLES, text(IPTABLES)],
+    ])
+    expect(byVip(state, '10.96.200.30').incomplete).toBeUndefined()
+  })
+})

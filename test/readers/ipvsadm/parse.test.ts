@@ -246,12 +246,55 @@ describe('ipvsadm: refused and bad input', () => {
       text.indexOf('  -> 10.244.2.7:8080') + '  -> 10.244.2.7:8080              Masq'.length,
     )
     const r = parseIpvsadm(cut, 'cut')
-    expect(r.diagnostics.map((d) => [d.code, d.source?.line])).toEqual([
-      ['IPVS_BAD_REAL_SERVER', 6],
+    // The cut is an error (the state is incomplete, exit 3): what followed the row is missing.
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toEqual([
+      ['error', 'IPVS_TRUNCATED', 6],
+      ['warning', 'IPVS_BAD_REAL_SERVER', 6],
     ])
     expect(r.listing.virtualServers).toHaveLength(1)
-    // The address of the cut row was whole: it is kept, and its weight is unknown.
-    expect(r.listing.virtualServers[0]!.realServers.map((rs) => rs.weight)).toEqual([1, null])
+    // The address of the cut row was whole: it is kept, and its weight is unknown; its last word
+    // ("Masq", which may have been cut) is not read.
+    expect(r.listing.virtualServers[0]!.realServers.map((rs) => [rs.weight, rs.forward])).toEqual([
+      [1, 'Masq'],
+      [null, null],
+    ])
+  })
+
+  it('a listing cut inside an address does not invent the shorter one (10.244.2.7:8080 cut to :80)', () => {
+    const text = fixture('ipvs/generated/ipvsadm-Ln.txt')
+    const cut = text.slice(0, text.indexOf('  -> 10.244.2.7:8080') + '  -> 10.244.2.7:80'.length)
+    const r = parseIpvsadm(cut, 'cut')
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual([
+      'IPVS_TRUNCATED',
+    ])
+    expect(r.diagnostics[0]!.message).toContain('"10.244.2.7:80" may be cut')
+    expect(shape(r.listing)).toEqual(['TCP 10.0.0.10:30080 -> 10.244.1.5:8080'])
+  })
+
+  it('an ipvsadm -Sn dump cut inside a -a line: the error, and no real server from the cut line', () => {
+    const text = fixture('ipvs/generated/ipvsadm-Sn.txt')
+    const at = text.indexOf('-r 10.244.2.7:8080') + '-r 10.244.2.7:80'.length
+    const r = parseIpvsadm(text.slice(0, at), 'cut')
+    expect(r.diagnostics.map((d) => [d.severity, d.code, d.source?.line])).toContainEqual([
+      'error',
+      'IPVS_TRUNCATED',
+      3,
+    ])
+    expect(shape(r.listing)).toEqual(['TCP 10.0.0.10:30080 -> 10.244.1.5:8080'])
+  })
+
+  it('a last row whole up to its padding but without a newline is still cut: all of it is read, with the error', () => {
+    const text = fixture('ipvs/generated/ipvsadm-Ln.txt')
+    const r = parseIpvsadm(text.replace(/\n$/, ''), 'no-newline')
+    expect(codes(r)).toEqual(['IPVS_TRUNCATED'])
+    expect(r.diagnostics[0]!.message).toContain('add it')
+    expect(shape(r.listing)).toEqual(shape(parseIpvsadm(text, 'whole').listing))
+  })
+
+  it('a cut at a line boundary cannot be told from a shorter listing (documented in docs/ipvs-layouts.md)', () => {
+    const text = fixture('ipvs/generated/ipvsadm-Ln.txt')
+    const r = parseIpvsadm(text.slice(0, text.indexOf('  -> 10.244.2.7:8080')), 'cut')
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
   })
 
   it('numbers no 32-bit kernel field can hold are refused, not read as 1e20', () => {

@@ -78,6 +78,7 @@ describe('/proc/net/ip_vs', () => {
         '  -> 0A00000A:192B      Route   1      0          0         ',
         'FWM  00000064 rr ',
         '  -> 0A00000B:0050      Masq    1      0          0         ',
+        '',
       ].join('\n'),
       'ip_vs',
     )

@@ -1,0 +1,31 @@
+/**
+ * Which kp is running, and under what name: `kp --version` names the build (the npm package or
+ * the single executable and the commit it was built from), and `kubectl kp` is how kubectl runs
+ * kp as a plugin (an executable named kubectl-kp on PATH).
+ */
+import {basename} from 'node:path'
+
+export interface BuildIdentity {
+  version: string
+  /** `npm`: bin/run.js of the npm package; `sea`: the single executable (docs/sea.md). */
+  build: 'npm' | 'sea'
+  /** The commit the single executable was built from (`-dirty` when the work tree had changes). */
+  commit?: string
+}
+
+/** `kp/0.1.0 linux-x64 node-v20.20.2 (sea, commit c369789)`: oclif's user agent, then the build. */
+export function versionLine(id: BuildIdentity): string {
+  const build = id.commit ? `${id.build}, commit ${id.commit}` : id.build
+  return `kp/${id.version} ${process.platform}-${process.arch} node-${process.version} (${build})`
+}
+
+/**
+ * The command name to show in help and examples. kubectl runs a plugin with argv[0] set to the
+ * plugin's path, so an executable named `kubectl-kp` is `kubectl kp` to its user (kubectl reads a
+ * `-` in the name as a space and `_` as a dash).
+ */
+export function commandName(argv0: string): string {
+  const name = basename(argv0)
+  if (!name.startsWith('kubectl-')) return 'kp'
+  return `kubectl ${name.slice('kubectl-'.length).replaceAll('-', ' ').replaceAll('_', '-')}`
+}

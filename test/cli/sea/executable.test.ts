@@ -1,0 +1,136 @@
+/**
+ * The single executable (`npm run build:sea`, docs/sea.md) run as users run it: with no `node` on
+ * PATH, and as a kubectl plugin through the real kubectl. Its output must be the npm build's, byte
+ * for byte. .ci/run builds it before `npm test`; without it this file is skipped with the reason,
+ * except under CI=true, where a missing executable fails.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ROOT} from '../../helpers/run-cli.js'
+
+const SEA = join(ROOT, `dist-sea/kp-${process.platform}-${process.arch}`)
+const NPM_BIN = join(ROOT, 'bin/run.js')
+const KUBECTL = '/usr/bin/kubectl'
+const RULES = 'fixtures/iptables/upstream-overall/input.rules'
+const NFT = 'fixtures/nft/upstream-overall/input.nft'
+
+const missing = existsSync(SEA) ? null : `no ${SEA}: run \`npm run build:sea\` first`
+const noNpmBuild = existsSync(join(ROOT, 'dist/commands/list.js'))
+  ? null
+  : 'no npm build to compare with: run `npm run build` first'
+if (missing) {
+  if (process.env.CI === 'true') throw new Error(`CI=true: ${missing}`)
+  process.stderr.write(`skipping the single-executable tests: ${missing}\n`)
+}
+
+// A PATH without node (nor anything else but kubectl): the executable must need nothing of it.
+const tmp = mkdtempSync(join(tmpdir(), 'kp-sea-'))
+const bin = join(tmp, 'bin')
+mkdirSync(bin)
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+interface Run {
+  stdout: string
+  stderr: string
+  exitCode: number
+}
+
+function run(
+  cmd: string,
+  args: string[],
+  opts: {input?: string; path?: string} = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      env: {HOME: tmp, SHELL: '/bin/sh', PATH: opts.path ?? bin, NO_COLOR: '1'},
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({stdout, stderr, exitCode: code ?? -1}))
+    child.stdin.end(opts.input ?? '')
+  })
+}
+
+const sea = (args: string[], input?: string) => run(SEA, args, {input})
+const npm = (args: string[], input?: string) =>
+  run(process.execPath, [NPM_BIN, ...args], {input, path: process.env.PATH})
+
+describe.skipIf(missing !== null)('the single executable', () => {
+  it('runs with no node on PATH, and says it is the single executable', async () => {
+    expect(existsSync(join(bin, 'node'))).toBe(false)
+    const r = await sea(['--version'])
+    expect(r.exitCode).toBe(0)
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version
+    expect(r.stdout).toBe(
+      `kp/${version} ${process.platform}-${process.arch} node-${process.version} ` +
+        `(sea, commit ${r.stdout.match(/commit (\S+)\)/)?.[1]})\n`,
+    )
+    expect(r.stdout).toMatch(/\(sea, commit ([0-9a-f]{7,}(-dirty)?|unknown)\)\n$/)
+  })
+
+  describe.skipIf(noNpmBuild !== null)('prints what the npm build prints, byte for byte', () => {
+    const cases: [string, string[], number][] = [
+      ['list', ['list', '-f', RULES], 0],
+      ['list --json', ['list', '--json', '-f', RULES], 0],
+      ['explain', ['explain', 'ns5/svc5', '--rules', '-f', RULES], 0],
+      ['explain --json', ['explain', 'ns5/svc5', '--json', '-f', NFT], 0],
+      ['migrate', ['migrate', '--to', 'nftables', '-f', RULES], 0],
+      ['migrate -o yaml', ['migrate', '--to', 'ipvs', '-o', 'yaml', '-f', RULES], 0],
+      ['diff (differences: 1)', ['diff', RULES, NFT], 1],
+      ['diff --json', ['diff', '--json', RULES, NFT], 1],
+      ['help', ['explain', '--help'], 0],
+      ['an unknown flag (usage: 2)', ['list', '--no-such-flag'], 2],
+      ['an unknown command (usage: 2)', ['nosuch'], 2],
+      ['a missing file (input: 3)', ['list', '-f', 'does/not/exist'], 3],
+      ['a file that is not rules (input: 3)', ['list', '-f', 'package.json', '--format', 'nft'], 3],
+    ]
+    it.each(cases)('%s', async (_name, args, exitCode) => {
+      const [a, b] = await Promise.all([sea(args), npm(args)])
+      expect(b.exitCode).toBe(exitCode)
+      expect(a).toEqual(b)
+    })
+    it('a dump on stdin', async () => {
+      const input = readFileSync(join(ROOT, RULES), 'utf8')
+      const args = ['list', '--json', '-f', '-']
+      const [a, b] = await Promise.all([sea(args, input), npm(args, input)])
+      expect(a).toEqual(b)
+      expect(JSON.parse(a.stdout).services.length).toBeGreaterThan(0)
+    })
+  })
+
+  describe.skipIf(!existsSync(KUBECTL))('as a kubectl plugin (the real kubectl)', () => {
+    beforeAll(() => {
+      symlinkSync(KUBECTL, join(bin, 'kubectl'))
+      symlinkSync(SEA, join(bin, 'kubectl-kp'))
+    })
+
+    it('kubectl finds kubectl-kp on PATH and runs `kubectl kp explain`', async () => {
+      const r = await run(join(bin, 'kubectl'), [
+        'kp',
+        'explain',
+        'ns5/svc5',
+        '--json',
+        '-f',
+        RULES,
+      ])
+      expect(r.exitCode).toBe(0)
+      expect(JSON.parse(r.stdout)).toMatchObject({kind: 'ExplainResult', mode: 'iptables'})
+    })
+    it('names itself `kubectl kp` in its help', async () => {
+      const r = await run(join(bin, 'kubectl'), ['kp', 'explain', '--help'])
+      expect(r.exitCode).toBe(0)
+      expect(r.stdout).toMatch(/^ {2}\$ kubectl kp explain SERVICE /m)
+    })
+    it("passes kp's exit codes through kubectl", async () => {
+      const r = await run(join(bin, 'kubectl'), ['kp', 'list', '-f', 'does/not/exist'])
+      expect(r.exitCode).toBe(3)
+    })
+  })
+})
