@@ -55,5 +55,5 @@ describe('inputs with that many items of one kind', () => {
     } finally {
       rmSync(tmp, {recursive: true, force: true})
     }
-  }, 30_000)
+  }, 90_000)
 })

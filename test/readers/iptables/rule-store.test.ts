@@ -40,5 +40,5 @@ describe('a dump of alike pieces', () => {
       files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')],
     })
     expect(state.services.length).toBe(plain.state.services.length)
-  }, 10_000)
+  }, 30_000)
 })
