@@ -324,7 +324,8 @@ export const RULE_DUMP_DIAGNOSTICS = {
   },
   NFT_TRUNCATED: {
     severity: 'error',
-    meaning: 'The input ends inside a block or statement (a `{` is not closed): it looks cut off.',
+    meaning:
+      'The input ends inside a block or statement (a `{` is not closed), or in the middle of a line (nft ends every line with a newline; the cut line is not read): it is cut off. What came before is shown, exit 3.',
     action: 'Re-collect the ruleset whole.',
   },
   NFT_UNBALANCED_BRACE: {
