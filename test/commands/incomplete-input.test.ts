@@ -90,6 +90,11 @@ const PARTIAL: Array<{what: string; args: () => string[]; shows: string}> = [
     shows: 'ns3/svc3:p80/tcp',
   },
   {
+    what: 'Kubernetes YAML List, cut in the middle of a line',
+    args: () => ['-f', file('kube-cut.yaml', cut(read(KUBE), 0.6))],
+    shows: 'ns1/svc1:p80/tcp',
+  },
+  {
     what: 'kp-json, one service port damaged',
     args: () => [
       '-f',
