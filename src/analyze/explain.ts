@@ -534,8 +534,16 @@ function masqueradeFor(
   node: NodeInfo,
   shortCircuit: boolean,
 ): MasqueradeExplanation {
-  if (fe.action === 'reject')
+  if (fe.action === 'reject') {
+    // A REJECT read from a fragment (an IPVS virtual server cut before its real servers) is
+    // not an answer: what is forwarded, so what is masqueraded, is unknown.
+    if (fe.incomplete)
+      return {
+        when: 'unknown',
+        reason: `${fe.incomplete.missing.join(', ')} ${fe.incomplete.missing.length === 1 ? 'is' : 'are'} not in the input, so whether connections here are forwarded, and masqueraded, is unknown; collect with \`${fe.incomplete.collect}\`.`,
+      }
     return {when: 'never', reason: 'Nothing is forwarded here, so nothing is masqueraded.'}
+  }
   if (node.masqueradeAll === true) {
     return {
       when: 'always',

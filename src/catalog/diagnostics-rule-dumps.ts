@@ -246,6 +246,12 @@ export const RULE_DUMP_DIAGNOSTICS = {
     meaning: 'The input is not valid JSON, or has no top-level "nftables" array.',
     action: 'Give unmodified `nft -j list ruleset` output.',
   },
+  NFT_JSON_TRUNCATED: {
+    severity: 'error',
+    meaning:
+      'The `nft -j` document ends before its "nftables" array is closed: it is cut off. The whole entries before the cut are read and shown, exit 3.',
+    action: 'Re-collect the ruleset whole (`nft -j list ruleset`).',
+  },
   NFT_JSON_SHAPE: {
     severity: 'warning',
     meaning:
@@ -324,7 +330,8 @@ export const RULE_DUMP_DIAGNOSTICS = {
   },
   NFT_TRUNCATED: {
     severity: 'error',
-    meaning: 'The input ends inside a block or statement (a `{` is not closed): it looks cut off.',
+    meaning:
+      'The input ends inside a block or statement (a `{` is not closed), or in the middle of a line (nft ends every line with a newline; the cut line is not read): it is cut off. What came before is shown, exit 3.',
     action: 'Re-collect the ruleset whole.',
   },
   NFT_UNBALANCED_BRACE: {

@@ -197,6 +197,12 @@ export const DIAGNOSTICS = {
       "Endpoints carry zone hints but the chosen node's zone is not known from the objects; every ready endpoint is shown.",
     action: "Give the node's zone (an endpoint running on it), or read the node's dumps instead.",
   },
+  KUBE_TRUNCATED: {
+    severity: 'error',
+    meaning:
+      'A `kubectl get ... -o yaml|json` List ends inside its items (kubectl prints `kind: List` after them): it is cut off. The whole items before the cut are read and shown, the one the cut falls in is not, exit 3.',
+    action: 'Re-collect the objects whole (`kubectl get svc,endpointslices -A -o yaml`).',
+  },
   KUBE_UNSUPPORTED_VERSION: {
     severity: 'warning',
     meaning:

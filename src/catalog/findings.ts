@@ -345,7 +345,7 @@ export const FINDINGS = {
   MIGRATE_IPVS_FRONTENDS_DISAGREE: {
     severity: 'warning',
     meaning:
-      'The IPVS virtual servers of a service port have different real servers (kubernetes #89923); iptables and nftables kube-proxy program one endpoint set per service port, so the disagreement does not survive the switch.',
+      "The IPVS virtual servers of a service port have different real servers (kubernetes #89923); every target mode, IPVS too, programs one endpoint set per service port, so the disagreement does not survive the switch. Each frontend's list and the service port's are given.",
     action:
       'Compare the endpoints with the EndpointSlices and keep `kp list -o wide` of the node before switching; a real server only some frontends had is rendered for all.',
   },

@@ -52,8 +52,9 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     const result = diffStates(a, b)
     if (!this.jsonEnabled()) {
       const {formatDiff} = await import('../cli/views/diff.js')
+      const {terminalWidth} = await import('../cli/wrap.js')
       const color = Boolean(process.stdout.isTTY) && !flags['no-color'] && !process.env.NO_COLOR
-      this.log(formatDiff(result, {color}))
+      this.log(formatDiff(result, {color, width: terminalWidth()}))
     }
     // Differences found in incomplete input still end with exit 3 (setExitStatus).
     if (!result.equal) this.setExitStatus('found')

@@ -93,6 +93,16 @@ describe('the commands at COLUMNS=60', () => {
     expect(words(narrow.stdout).sort()).toEqual(words(piped.stdout).sort())
   })
 
+  it('kp diff wraps its lines at 60 columns and keeps every word; piped, it does not wrap', async () => {
+    const args = ['diff', RULES, 'fixtures/nft/upstream-overall/list.nft']
+    const piped = await runKpInProcess(args)
+    const narrow = await runKpInProcess(args, {env: {COLUMNS: '60'}})
+    expect(narrow.exitCode).toBe(piped.exitCode)
+    expect(Math.max(...piped.stdout.split('\n').map(displayWidth))).toBeGreaterThan(60)
+    for (const l of narrow.stdout.split('\n')) expect(displayWidth(l)).toBeLessThanOrEqual(60)
+    expect(words(narrow.stdout)).toEqual(words(piped.stdout))
+  })
+
   it('kp migrate --check wraps its findings', async () => {
     const args = ['migrate', '--to', 'nftables', '--check', '-f', RULES]
     const narrow = await runKpInProcess(args, {env: {COLUMNS: '60'}})

@@ -80,9 +80,19 @@ const PARTIAL: Array<{what: string; args: () => string[]; shows: string}> = [
     shows: 'ns1/svc1:p80/tcp',
   },
   {
+    what: 'nft -j, cut in the middle of an entry',
+    args: () => ['-f', file('nft-cut.json', read(NFT_JSON).slice(0, 20000))],
+    shows: 'ns1/svc1:p80/tcp',
+  },
+  {
     what: 'Kubernetes YAML, one broken document after the good ones',
     args: () => ['-f', file('kube-damaged.yaml', `${read(KUBE)}---\nkind: Service\nspec: [\n`)],
     shows: 'ns3/svc3:p80/tcp',
+  },
+  {
+    what: 'Kubernetes YAML List, cut in the middle of a line',
+    args: () => ['-f', file('kube-cut.yaml', cut(read(KUBE), 0.6))],
+    shows: 'ns1/svc1:p80/tcp',
   },
   {
     what: 'kp-json, one service port damaged',
@@ -182,8 +192,8 @@ describe('kp list on partial input', () => {
     expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout))
   })
 
-  it('input of which nothing could be read still ends with its error only (nft -j cut off)', async () => {
-    const r = await runKpInProcess(['list', '-f', file('cut.json', cut(read(NFT_JSON), 0.5))])
+  it('input of which nothing could be read still ends with its error only (nft -j cut in its first entry)', async () => {
+    const r = await runKpInProcess(['list', '-f', file('cut.json', read(NFT_JSON).slice(0, 30))])
     expect(r.exitCode).toBe(3)
     expect(r.stdout).toBe('')
     expect(r.stderr).not.toContain('input is incomplete')

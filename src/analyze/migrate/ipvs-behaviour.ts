@@ -401,32 +401,40 @@ export const ipvsConfig: Check = (ctx) => {
 
 /**
  * kubernetes #89923: the virtual servers of one service port disagree (a NodePort address with a
- * real server fewer or more than the ClusterIP). iptables and nftables kube-proxy program one
- * endpoint set per service port, so the disagreement does not survive the switch: what each
- * frontend reaches changes, and a real server only some frontends have is rendered for all.
+ * real server fewer or more than the ClusterIP). Every target mode, IPVS too (kube-proxy's own
+ * sync, and kp's rendering), programs one endpoint set per service port, so the disagreement
+ * does not survive the switch: what each frontend reaches changes, and a real server only some
+ * frontends have is rendered for all. Both lists are given: after the switch they are gone.
  */
 export const frontendsDisagree: Check = (ctx) => {
-  if (!leavingIpvs(ctx)) return []
   const sps = ctx.state.services.filter(anyOwnEndpoints)
   if (sps.length === 0) return []
+  const listed = (eps: Endpoint[]) =>
+    eps.length === 0 ? '(none)' : eps.map(endpointAddress).join(', ')
   const addresses = sps.flatMap((sp) =>
     sp.frontends.flatMap((fe) => {
       const own = ownEndpoints(sp, fe)
       return own === null
         ? []
-        : [`${fe.type} ${frontendAddress(fe)}: ${ownEndpointsDifference(own)}`]
+        : [
+            `${fe.type} ${frontendAddress(fe)} has ${listed(own.endpoints)} (${ownEndpointsDifference(own)}); the service port has ${listed(sp.endpoints)}`,
+          ]
     }),
   )
   const extra = sps.some((sp) =>
     sp.frontends.some((fe) => (ownEndpoints(sp, fe)?.extra.length ?? 0) > 0),
   )
+  const how =
+    ctx.to === 'ipvs'
+      ? 'The rendered IPVS rules, like kube-proxy when it next syncs the service, give every virtual server of a service port the same real servers'
+      : `${ctx.to} mode programs one endpoint set per service port`
   return [
     finding({
       id: 'MIGRATE_IPVS_FRONTENDS_DISAGREE',
       severity: 'warning',
       title: `IPVS frontends of one service port have different real servers; ${ctx.to} mode gives them one set`,
       message:
-        `The virtual servers of these service ports do not have the same real servers (kubernetes #89923, e.g. the NodePort on 127.0.0.1 with a real server fewer), which kube-proxy never intends. ${ctx.to} mode programs one endpoint set per service port, so after the switch every frontend reaches the service port's endpoints: the symptom goes away, and so does the evidence.` +
+        `The virtual servers of these service ports do not have the same real servers (kubernetes #89923, e.g. the NodePort on 127.0.0.1 with a real server fewer), which kube-proxy never intends. ${how}, so after the switch every frontend reaches the service port's endpoints: the symptom goes away, and so does the evidence.` +
         (extra
           ? ' Some frontends have real servers the others lack; the service port lists them, so they are rendered for every frontend: check them against the EndpointSlices, they may be stale.'
           : ''),
@@ -434,7 +442,7 @@ export const frontendsDisagree: Check = (ctx) => {
       addresses,
       evidence: serviceEvidence(sps),
       action:
-        'Compare the endpoints with the EndpointSlices (`kp diff` with --cluster) and keep `kp list -o wide` of this node for the record before switching.',
+        'Compare both endpoint lists with the EndpointSlices (`kp diff` with --cluster) and keep `kp list -o wide` of this node for the record before switching.',
       docs: DOCS.frontendsDisagree,
     }),
   ]

@@ -5,9 +5,12 @@
 import {Chalk} from 'chalk'
 import type {DiffResult, DiffSide, FieldDifference} from '../../analyze/diff.js'
 import {escapeControl} from '../escape.js'
+import {wrapLine} from '../wrap.js'
 
 export interface DiffViewOptions {
   color: boolean
+  /** The terminal's width (src/cli/wrap.ts terminalWidth); null: lines are not wrapped. */
+  width?: number | null
 }
 
 /** Set members (a frontend, an endpoint) are shown bare; attributes as `field: value`. */
@@ -34,18 +37,22 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
   const plain = (text: string): string => text
   const red = opts.color ? c.red : plain
   const green = opts.color ? c.green : plain
-  const lines: string[] = [
-    red(`--- ${sideLine('a', result.a)}`),
-    green(`+++ ${sideLine('b', result.b)}`),
-  ]
+  const lines: string[] = []
+  // Wrapped before it is coloured, so that each wrapped line carries its own colour codes.
+  const push = (paint: (text: string) => string, text: string): void => {
+    for (const l of wrapLine(text, opts.width ?? null)) lines.push(paint(l))
+  }
+  push(red, `--- ${sideLine('a', result.a)}`)
+  push(green, `+++ ${sideLine('b', result.b)}`)
   const pushDifference = (d: FieldDifference): void => {
     const field = escapeControl(d.field)
     const label = MEMBER_FIELDS.has(d.field) ? `${field} ` : `${field}: `
-    if (d.a !== null) lines.push(red(`  - ${label}${escapeControl(formatValue(d.field, d.a))}`))
-    if (d.b !== null) lines.push(green(`  + ${label}${escapeControl(formatValue(d.field, d.b))}`))
+    if (d.a !== null) push(red, `  - ${label}${escapeControl(formatValue(d.field, d.a))}`)
+    if (d.b !== null) push(green, `  + ${label}${escapeControl(formatValue(d.field, d.b))}`)
   }
   for (const s of result.services) {
-    lines.push('', c.bold(`${escapeControl(s.service)}  (${changeWords[s.change]})`))
+    lines.push('')
+    push(c.bold, `${escapeControl(s.service)}  (${changeWords[s.change]})`)
     for (const d of s.differences) pushDifference(d)
   }
   if (result.node.length > 0) {
@@ -58,14 +65,15 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
       u.missing.length > 0
         ? `${u.missing.join(', ')} not in ${u.side}'s input; collect with \`${u.collect ?? ''}\``
         : `${u.side} is a fragment that does not show it`
-    lines.push('', c.bold(`${escapeControl(u.service)}  (unknown: ${escapeControl(why)})`))
+    lines.push('')
+    push(c.bold, `${escapeControl(u.service)}  (unknown: ${escapeControl(why)})`)
     for (const d of u.fields) {
       const value = u.side === 'a' ? d.b : d.a
       const shown =
         value === null || value === 'unknown'
           ? ''
           : ` (${u.side === 'a' ? 'b' : 'a'}: ${formatValue(d.field, value)})`
-      lines.push(`  ? ${escapeControl(d.field)}${escapeControl(shown)}`)
+      push(plain, `  ? ${escapeControl(d.field)}${escapeControl(shown)}`)
     }
   }
   lines.push('')
@@ -74,9 +82,9 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
       ? ` ${result.unknown.length} service port(s) cannot be compared: one side's input does not show them (unknown, not a difference).`
       : ''
   if (result.equal)
-    lines.push('No differences: both states proxy the same service ports the same way.')
+    push(plain, 'No differences: both states proxy the same service ports the same way.')
   else if (result.services.length === 0 && result.node.length === 0)
-    lines.push(`No known differences.${unknownPart}`)
+    push(plain, `No known differences.${unknownPart}`)
   else {
     const count = (change: keyof typeof changeWords) =>
       result.services.filter((s) => s.change === change).length
@@ -86,7 +94,7 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
       `${count('added')} only in b`,
     ]
     const nodePart = result.node.length > 0 ? `; ${result.node.length} node setting(s) differ` : ''
-    lines.push(`Service ports: ${parts.join(', ')}${nodePart}.${unknownPart}`)
+    push(plain, `Service ports: ${parts.join(', ')}${nodePart}.${unknownPart}`)
   }
   return lines.join('\n')
 }

@@ -15,6 +15,7 @@ import {isBlank} from '../../core/text.js'
 import type {Diagnostic, Protocol, Severity, SourceRef} from '../../model/types.js'
 import type {ParsedSource, SourceText} from '../types.js'
 import type {DiagnosticCode} from '../../catalog/diagnostics.js'
+import {cutJsonList, cutYamlList, type CutList} from './truncated.js'
 
 export interface KubeServicePort {
   /** "" for an unnamed port (the EndpointSlice port is then also ""). */
@@ -688,7 +689,17 @@ export function parseKube(
     diagnostics,
   }
   // A UTF-8 byte-order mark is not part of the YAML; kubectl never writes one, editors sometimes do.
-  const text = src.text.charCodeAt(0) === 0xfeff ? src.text.slice(1) : src.text
+  let text = src.text.charCodeAt(0) === 0xfeff ? src.text.slice(1) : src.text
+  const truncated = (cut: CutList, form: string): void => {
+    diagnostics.push(
+      diag(
+        'error',
+        'KUBE_TRUNCATED',
+        `the ${form} List ends inside its items (kubectl prints \`kind: List\` after them): it is cut off; the ${cut.items} whole item(s) before the cut are read, the one the cut falls in may be partial and is not read, and the objects after it are missing`,
+        {path: src.path, line: cut.line},
+      ),
+    )
+  }
   if (isBlank(text)) {
     diagnostics.push(
       diag('error', 'KUBE_EMPTY', 'empty input: no Kubernetes objects', {path: src.path, line: 1}),
@@ -698,6 +709,20 @@ export function parseKube(
   // kubectl -o json of a large cluster is many megabytes; JSON.parse reads it far faster than a YAML parser.
   const head = text.trimStart().charCodeAt(0)
   if ((head === 0x7b || head === 0x5b) && readJson(src.path, text, diagnostics, out)) return result
+  if (head === 0x7b) {
+    const cut = cutJsonList(text)
+    if (cut && cut.items > 0 && readJson(src.path, cut.text, diagnostics, out)) {
+      truncated(cut, 'JSON')
+      return result
+    }
+  } else {
+    const cut = cutYamlList(text)
+    if (cut) {
+      truncated(cut, 'YAML')
+      if (cut.items === 0) return result
+      text = cut.text
+    }
+  }
   if (text.length > LARGE_YAML_CHARS) {
     diagnostics.push(
       diag(

@@ -653,9 +653,13 @@ function endOfContainer(text: string, open: number): number {
  * Where each entry of `{"nftables": [{...}, {...}, ...]}` starts and ends in the text; null
  * when the text is not exactly that (any other key, an entry that is not an object, anything
  * after it): then it is read whole. An entry found here may still be bad JSON:
- * JSON.parse says so.
+ * JSON.parse says so. `cut`: the text ends before the document does (an entry, the array or
+ * the object still open); the entries before the cut are whole.
  */
-function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
+function entryRanges(text: string): {starts: number[]; ends: number[]; cut: boolean} | null {
+  const starts: number[] = []
+  const ends: number[] = []
+  const cut = () => ({starts, ends, cut: true})
   let i = skipWhitespace(text, 0)
   if (text.charCodeAt(i) !== LBRACE) return null
   i = skipWhitespace(text, i + 1)
@@ -665,18 +669,20 @@ function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
   i = skipWhitespace(text, i + 1)
   if (text.charCodeAt(i) !== LBRACKET) return null
   i = skipWhitespace(text, i + 1)
-  const starts: number[] = []
-  const ends: number[] = []
+  if (i >= text.length) return cut()
   if (text.charCodeAt(i) === RBRACKET) {
     i++
   } else {
     for (;;) {
+      if (i >= text.length) return cut()
       if (text.charCodeAt(i) !== LBRACE) return null
       const end = endOfContainer(text, i)
-      if (end < 0) return null
+      // endOfContainer ends early only at the end of the text: the entry is cut.
+      if (end < 0) return cut()
       starts.push(i)
       ends.push(end)
       i = skipWhitespace(text, end)
+      if (i >= text.length) return cut()
       const c = text.charCodeAt(i)
       if (c === RBRACKET) {
         i++
@@ -687,8 +693,9 @@ function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
     }
   }
   i = skipWhitespace(text, i)
+  if (i >= text.length) return cut()
   if (text.charCodeAt(i) !== RBRACE) return null
-  return skipWhitespace(text, i + 1) === text.length ? {starts, ends} : null
+  return skipWhitespace(text, i + 1) === text.length ? {starts, ends, cut: false} : null
 }
 
 /**
@@ -696,7 +703,8 @@ function entryRanges(text: string): {starts: number[]; ends: number[]} | null {
  * at once builds one huge tree that the garbage collector copies about while it grows; entry by
  * entry, each tree is dropped as soon as it is read. Null when the
  * text is not exactly `{"nftables": [...]}` or an entry is not valid JSON: the caller then reads
- * it whole, which also gives JSON.parse's own message for bad input.
+ * it whole, which also gives JSON.parse's own message for bad input. A document cut off keeps
+ * its whole entries and says where it was cut (NFT_JSON_TRUNCATED).
  */
 function readByEntry(
   text: string,
@@ -705,6 +713,8 @@ function readByEntry(
   const ranges = entryRanges(text)
   if (!ranges) return null
   const {starts, ends} = ranges
+  // Cut before its first whole entry: nothing to show, JSON.parse's message says why.
+  if (ranges.cut && starts.length === 0) return null
   // The same lines as objectLines: 1 + the newlines before the entry, when there are several lines.
   const firstNewline = text.indexOf('\n')
   const multiline = firstNewline >= 0 && firstNewline !== text.length - 1
@@ -724,6 +734,16 @@ function readByEntry(
       return null
     }
     reader.read(item, multiline ? line : k + 1)
+  }
+  if (ranges.cut) {
+    // An error's line is a line of the text (the last): one-line `nft -j` names the entry instead.
+    const at = countOf(text.trimEnd(), '\n') + 1
+    reader.report(
+      'error',
+      'NFT_JSON_TRUNCATED',
+      `the document ends before its "nftables" array is closed: it is cut off in entry ${starts.length + 1}, after ${starts.length} whole entr${starts.length === 1 ? 'y' : 'ies'}, which are read; the rest of the ruleset is missing`,
+      at,
+    )
   }
   return reader.finish()
 }

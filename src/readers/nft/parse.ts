@@ -119,6 +119,18 @@ class TextReader extends NftCommandReader {
       let end = text.indexOf('\n', start)
       if (end < 0) end = n
       lineNo++
+      // nft and knftables end every line with a newline: a last line without one was cut in the
+      // middle (`tcp dport 4` of `tcp dport 443`), so it is not read. One that ends with `}` lost
+      // only the newline: a cut inside its braces leaves them open (finish reports that).
+      if (last && end === n && !isBlankLine(text, start, end) && !endsWithBrace(text, start, end)) {
+        this.report(
+          'error',
+          'NFT_TRUNCATED',
+          `the input ends in the middle of line ${lineNo} (no newline after it): it is cut off, so that line was not read and what followed it is missing (if only the final newline was lost, add it)`,
+          lineNo,
+        )
+        break
+      }
       // Most lines of a large dump are the rules of its chains: those are kept as positions
       // and read when the rules are used (NftChain.rules), so reading the dump makes no words
       // for them (ir.ts CompactRules).
@@ -379,6 +391,11 @@ class TextReader extends NftCommandReader {
       )
     }
   }
+}
+
+/** Whether the line text[start, end) ends with `}` (before blanks). */
+function endsWithBrace(text: string, start: number, end: number): boolean {
+  return text.slice(start, end).trimEnd().endsWith('}')
 }
 
 /** `text`: the whole text, or its pieces of whole lines in order (textPieces). */

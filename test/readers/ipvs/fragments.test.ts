@@ -110,4 +110,24 @@ describe('an ipvsadm listing cut inside a virtual server (issue 21 §1)', () => 
     ])
     expect(byVip(state, '10.96.200.30').incomplete).toBeUndefined()
   })
+
+  it('explain of a virtual server cut before its first real server does not say "Source NAT: never"', async () => {
+    const beforeRows = full.slice(
+      0,
+      full.indexOf('  -> 10.244.1.8:6379', full.indexOf('10.96.30.7')) + 12,
+    )
+    const state = await read([
+      [LN, beforeRows],
+      [IPSET_SAVE, text(IPSET_SAVE)],
+      [IPTABLES, text(IPTABLES)],
+    ])
+    const q = parseServiceQuery('10.96.30.7:6379', undefined)
+    if ('invalid' in q) throw new Error(q.invalid)
+    const result = explainService(state, q)
+    if (result.kind !== 'ExplainResult') throw new Error('no match')
+    const fe = result.matches[0]!.frontends[0]!
+    expect(fe.masquerade.when).toBe('unknown')
+    expect(fe.masquerade.reason).toContain('the rest of TCP 10.96.30.7:6379')
+    expect(fe.masquerade.reason).toContain('`ipvsadm -Ln`')
+  })
 })

@@ -4,15 +4,20 @@
  * listing (fixtures/ipvs/generated) with a 127.0.0.1 copy of a NodePort virtual server, one real
  * server dropped: the state keeps that frontend's own endpoints and says so, with both lists.
  */
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ProxyState} from '../../../src/model/types.js'
 import {
+  IPSET_SAVE,
   IPVSADM_LN as LN,
   loopbackNodePortLacksOne,
   readIpvs as read,
   webWithTwoReady,
   withLoopbackNodePort,
 } from '../../helpers/ipvs-disagree.js'
+import {runKpInProcess} from '../../helpers/run-in-process.js'
 
 const port = (s: ProxyState, clusterIp: string) =>
   s.services.find((sp) => sp.frontends.some((f) => f.type === 'ClusterIP' && f.ip === clusterIp))!
@@ -87,5 +92,38 @@ describe('IPVS frontends of one service port that disagree', () => {
     expect(lb.endpoints).toHaveLength(2)
     expect(disagreements(s)).toEqual([])
     expect(lb.frontends.every((f) => f.endpoints === undefined)).toBe(true)
+  })
+})
+
+describe('kp migrate on IPVS frontends that disagree', () => {
+  it('reports MIGRATE_IPVS_FRONTENDS_DISAGREE with both endpoint lists, --to ipvs too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kp-disagree-'))
+    try {
+      const listing = join(dir, 'ipvsadm.txt')
+      const ipset = join(dir, 'ipset.txt')
+      writeFileSync(listing, loopbackNodePortLacksOne())
+      writeFileSync(ipset, IPSET_SAVE)
+      for (const to of ['ipvs', 'nftables', 'iptables']) {
+        const r = await runKpInProcess([
+          'migrate',
+          '--to',
+          to,
+          '--check',
+          '-f',
+          listing,
+          '-f',
+          ipset,
+        ])
+        const finding = r.stdout
+          .split('\n\n')
+          .find((b) => b.includes('MIGRATE_IPVS_FRONTENDS_DISAGREE'))
+        expect(finding, to).toBeDefined()
+        expect(finding).toContain(
+          'NodePort 127.0.0.1:30080 has 10.244.1.5:8080, 10.244.2.7:8080 (lacks 10.244.3.3:8080); the service port has 10.244.1.5:8080, 10.244.2.7:8080, 10.244.3.3:8080',
+        )
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })

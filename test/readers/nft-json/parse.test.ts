@@ -22,6 +22,34 @@ describe('nft -j reader', () => {
     ])
   })
 
+  it('a document cut off keeps its whole entries and says where it was cut: NFT_JSON_TRUNCATED', async () => {
+    const text = readFixture('nft-json', 'upstream-overall', 'input.json')
+    const whole = JSON.parse(text) as {nftables: unknown[]}
+    const at = 20000
+    const r = parseNftJson(text.slice(0, at), 'cut.json')
+    const errors = r.diagnostics.filter((d) => d.severity === 'error')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]!.code).toBe('NFT_JSON_TRUNCATED')
+    const read = Number(/after (\d+) whole entries/.exec(errors[0]!.message)![1])
+    expect(read).toBeGreaterThan(10)
+    expect(read).toBeLessThan(whole.nftables.length)
+    expect(errors[0]!.message).toContain(`cut off in entry ${read + 1}`)
+    expect(errors[0]!.source).toEqual({path: 'cut.json', line: 1})
+    const state = await readState({sources: [{path: 'cut.json', text: text.slice(0, at)}]})
+    expect(state.services.some((sp) => sp.name === 'svc1')).toBe(true)
+    // Pretty-printed (jq .), the cut is at the last line; cut after the array, too.
+    const pretty = JSON.stringify(whole, null, 2)
+    const cutPretty = pretty.slice(0, Math.floor(pretty.length * 0.7))
+    const p = parseNftJson(cutPretty, 'cut-pretty.json')
+    expect(p.diagnostics.find((d) => d.code === 'NFT_JSON_TRUNCATED')?.source?.line).toBe(
+      cutPretty.split('\n').length,
+    )
+    const noBrace = parseNftJson(text.trimEnd().slice(0, -1), 'no-brace.json')
+    expect(noBrace.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual([
+      'NFT_JSON_TRUNCATED',
+    ])
+  })
+
   it('JSON without a "nftables" array is an error', () => {
     const r = parseNftJson('{"kind": "List"}', 'x.json')
     expect(r.diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'NFT_JSON_INVALID']])

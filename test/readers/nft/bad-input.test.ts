@@ -89,6 +89,26 @@ describe('nft reader on bad input', () => {
     expect(state.services.some((s) => s.name === 'svc4')).toBe(true)
   })
 
+  it('a transaction cut in the middle of an `add rule` line: NFT_TRUNCATED there, the cut rule not read', async () => {
+    const lines = readFixture('nft', 'upstream-overall', 'input.nft').split('\n')
+    const at = lines.findIndex((l) => l.startsWith('add rule ip kube-proxy service-ULMVA6XW'))
+    const cutRule = lines[at]!.slice(0, lines[at]!.indexOf('172.30.0.41') + 10)
+    const state = await read(`${lines.slice(0, at).join('\n')}\n${cutRule}`)
+    expect(
+      state.diagnostics
+        .filter((d) => d.code === 'NFT_TRUNCATED')
+        .map((d) => [d.severity, d.source!.line]),
+    ).toEqual([['error', at + 1]])
+    expect(JSON.stringify(state)).not.toContain('172.30.0.4"')
+  })
+
+  it('a listing that lost only the newline after its last `}` is whole', async () => {
+    const text = readFixture('nft', 'upstream-overall', 'list.nft')
+    const state = await read(text.trimEnd())
+    expect(codes(state)).not.toContain('error NFT_TRUNCATED')
+    expect(withoutPositions(state)).toEqual(withoutPositions(await read(text)))
+  })
+
   it('CRLF line ends read like LF', async () => {
     const text = readFixture('nft', 'upstream-overall', 'list.nft')
     expect(withoutPositions(await read(text.replaceAll('\n', '\r\n')))).toEqual(
