@@ -7,27 +7,50 @@ import {Config, Plugin} from '@oclif/core/config'
 import * as Errors from '@oclif/core/errors'
 import {execute} from '@oclif/core/execute'
 import type {PJSON} from '@oclif/core/interfaces'
+import {EXIT} from '../../errors.js'
 import commandNotFound from '../hooks/command-not-found.js'
 import {SEA_COMMANDS} from './commands.js'
-import {commandName, versionLine} from './identity.js'
+import {commandName, isVersionOnly, setCommandName, versionLine} from './identity.js'
+import type {BuildIdentity} from './identity.js'
 
 /** Written in by the build (scripts/build-sea.mjs): package.json's fields and the commit. */
 declare const KP_SEA_BUILD: {pjson: PJSON; commit: string}
 
 const argv = process.argv.slice(2)
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const version = KP_SEA_BUILD.pjson.version
-  process.stdout.write(versionLine({version, build: 'sea', commit: KP_SEA_BUILD.commit}) + '\n')
+const identity: BuildIdentity = {
+  version: KP_SEA_BUILD.pjson.version,
+  build: 'sea',
+  commit: KP_SEA_BUILD.commit,
+}
+if (isVersionOnly(argv)) {
+  process.stdout.write(versionLine(identity) + '\n')
 } else {
   // No top-level await: the bundle is CommonJS, which a single executable needs.
   void runOclif()
 }
 
 async function runOclif(): Promise<void> {
-  // Help and examples name the command as its user typed it: `kubectl kp` as a kubectl plugin.
+  let config: Config
+  try {
+    config = await loadConfig()
+  } catch (error) {
+    return cannotStart(error)
+  }
+  // Errors of a command from here on are oclif's and kp's to report, with their own exit codes.
+  await execute({args: argv, loadOptions: config})
+  // As bin/run.js: exit once the output is out instead of waiting for V8's background work.
+  await Promise.all([process.stdout, process.stderr].map(written))
+  process.exit()
+}
+
+/** oclif's configuration, from memory: the root plugin with its bundled commands and hook. */
+async function loadConfig(): Promise<Config> {
+  // Help, examples and hints name the command as its user typed it: `kubectl kp` as a plugin.
+  const bin = commandName(process.argv0)
+  setCommandName(bin)
   const pjson: PJSON = {
     ...KP_SEA_BUILD.pjson,
-    oclif: {...KP_SEA_BUILD.pjson.oclif, bin: commandName(process.argv0), hooks: {}},
+    oclif: {...KP_SEA_BUILD.pjson.oclif, bin, hooks: {}},
   }
   const root = process.execPath
   const plugin = new Plugin({root, pjson, isRoot: true, ignoreManifest: true})
@@ -35,10 +58,21 @@ async function runOclif(): Promise<void> {
   Object.assign(plugin, {commandCache: SEA_COMMANDS})
   await plugin.load()
   runOwnHooks(plugin)
-  await execute({args: argv, loadOptions: {root, pjson, plugins: new Map([[pjson.name, plugin]])}})
-  // As bin/run.js: exit once the output is out instead of waiting for V8's background work.
-  await Promise.all([process.stdout, process.stderr].map(written))
-  process.exit()
+  return Config.load({root, pjson, plugins: new Map([[pjson.name, plugin]])})
+}
+
+/**
+ * oclif could not start inside the single executable: nothing the user did or can fix, so one
+ * line naming the build (for a bug report) and exit 70, not a stack trace (DEBUG=1 shows it).
+ */
+function cannotStart(error: unknown): never {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]
+  process.stderr.write(
+    `kp: internal error (a bug): the single executable could not start: ${message} ` +
+      `[${versionLine(identity)}]\n`,
+  )
+  if (process.env.DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`)
+  process.exit(EXIT.internal.code)
 }
 
 /**
