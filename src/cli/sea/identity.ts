@@ -49,3 +49,13 @@ export function setCommandName(name: string): void {
 export function inUserWords(hint: string): string {
   return shownName === 'kp' ? hint : hint.replaceAll('`kp ', `\`${shownName} `)
 }
+
+/**
+ * The words to complete when kubectl asks for them, or null: kubectl runs an executable named
+ * `kubectl_complete-kp` (for the plugin kubectl-kp) with the words typed after `kubectl kp`;
+ * `kp __complete WORD...` is the same request under kp's own name (docs/sea.md).
+ */
+export function completionRequest(argv0: string, argv: readonly string[]): string[] | null {
+  if (basename(argv0).startsWith('kubectl_complete-')) return [...argv]
+  return argv[0] === '__complete' ? argv.slice(1) : null
+}

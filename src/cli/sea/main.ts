@@ -4,7 +4,7 @@
  * loaded only for anything else, so the version costs little more than node's own start-up.
  */
 import type {PJSON} from '@oclif/core/interfaces'
-import {isVersionOnly, versionLine} from './identity.js'
+import {completionRequest, isVersionOnly, versionLine} from './identity.js'
 import type {BuildIdentity} from './identity.js'
 
 /** Written in by the build (scripts/build-sea.mjs): package.json's fields and the commit. */
@@ -16,7 +16,8 @@ const identity: BuildIdentity = {
   build: 'sea',
   commit: KP_SEA_BUILD.commit,
 }
-if (isVersionOnly(argv)) {
+// `kubectl_complete-kp --version` asks to complete the word --version, not for the version.
+if (isVersionOnly(argv) && !completionRequest(process.argv0, argv)) {
   process.stdout.write(`${versionLine(identity)}\n`)
 } else {
   // A dynamic import, which the CommonJS bundle evaluates only here (no top-level await in a

@@ -10,7 +10,8 @@ import type {PJSON} from '@oclif/core/interfaces'
 import {EXIT} from '../../errors.js'
 import commandNotFound from '../hooks/command-not-found.js'
 import {SEA_COMMANDS} from './commands.js'
-import {commandName, setCommandName, versionLine} from './identity.js'
+import {completeWords, completionCommands} from '../completion.js'
+import {commandName, completionRequest, setCommandName, versionLine} from './identity.js'
 import type {BuildIdentity} from './identity.js'
 
 /** Runs kp's command line `argv` with oclif; `pjson` and `identity` come from the build. */
@@ -20,6 +21,11 @@ export async function start(argv: string[], pjson: PJSON, identity: BuildIdentit
     config = await loadConfig(pjson)
   } catch (error) {
     return cannotStart(error, identity)
+  }
+  const words = completionRequest(process.argv0, argv)
+  if (words) {
+    process.stdout.write(completeWords(completionCommands(config.commands as never), words))
+    return
   }
   // Errors of a command from here on are oclif's and kp's to report, with their own exit codes.
   await execute({args: argv, loadOptions: config})

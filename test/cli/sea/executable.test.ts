@@ -128,10 +128,28 @@ describe.skipIf(missing !== null)('the single executable', () => {
     })
   })
 
+  it('completes in bash with the script `completion bash` prints', async () => {
+    const script = await sea(['completion', 'bash'])
+    expect(script.exitCode).toBe(0)
+    writeFileSync(join(tmp, 'kp.bash'), script.stdout)
+    // The function the script registers for kp, called as bash calls it on a TAB (no sed or
+    // other programs: PATH has none).
+    expect(script.stdout).toContain('complete -o default -F _kp_completion kp\n')
+    const complete = (line: string) =>
+      run('/bin/bash', [
+        '-c',
+        `source ${join(tmp, 'kp.bash')}; COMP_WORDS=(${line}); ` +
+          `COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _kp_completion; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ])
+    expect((await complete('kp ex')).stdout).toBe('explain\n')
+    expect((await complete('kp list --mode ip')).stdout).toBe('iptables\nipvs\n')
+  })
+
   describe.skipIf(!existsSync(KUBECTL))('as a kubectl plugin (the real kubectl)', () => {
     beforeAll(() => {
       symlinkSync(KUBECTL, join(bin, 'kubectl'))
       symlinkSync(SEA, join(bin, 'kubectl-kp'))
+      symlinkSync(SEA, join(bin, 'kubectl_complete-kp'))
     })
 
     it('kubectl finds kubectl-kp on PATH and runs `kubectl kp explain`', async () => {
@@ -167,6 +185,25 @@ describe.skipIf(missing !== null)('the single executable', () => {
         'kp: Nonexistent flag: --no-such-flag\n' +
           '  hint: `kubectl kp list --help` lists the arguments and flags\n',
       )
+    })
+    it('completes `kubectl kp …` through kubectl_complete-kp (kubectl ≥ 1.26)', async () => {
+      // `kubectl __complete` is what kubectl's own shell completion script runs on a TAB.
+      const command = await run(join(bin, 'kubectl'), ['__complete', 'kp', 'expl'])
+      expect(command.exitCode).toBe(0)
+      expect(command.stdout).toMatch(/^explain\tExplain .*\n:4\n$/)
+      const value = await run(join(bin, 'kubectl'), ['__complete', 'kp', 'list', '--mode', 'ip'])
+      expect(value.stdout).toBe('iptables\nipvs\n:4\n')
+      // A word that is a flag of kp's own (--version, -h) is completed, not acted on.
+      const flag = await run(join(bin, 'kubectl'), ['__complete', 'kp', 'list', '-h', '--verb'])
+      expect(flag.stdout).toMatch(/^--verbose\t.*\n:4\n$/)
+    })
+    it('`kubectl kp completion bash` points to kubectl_complete-kp instead of a script', async () => {
+      // A script for `kubectl kp` would register itself for kubectl and break kubectl's own.
+      const r = await run(join(bin, 'kubectl'), ['kp', 'completion', 'bash'])
+      expect(r.exitCode).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/^kp: as `kubectl kp`, kp completes through kubectl's own shell/)
+      expect(r.stderr).toContain('kubectl_complete-kp')
     })
     it("passes kp's exit codes through kubectl", async () => {
       const r = await run(join(bin, 'kubectl'), ['kp', 'list', '-f', 'does/not/exist'])
