@@ -8,6 +8,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(
     `kp/${pkg.version} ${process.platform}-${process.arch} node-${process.version} (npm)\n`,
   )
+} else if (argv[0] === '__complete') {
+  // kubectl's completion of `kubectl kp …` (docs/sea.md): answered from the commands' flags,
+  // outside oclif's command dispatch, which would read a -h among the words as a help request.
+  const {Config} = await import('@oclif/core/config')
+  const {completeWords, completionCommands} = await import('../dist/cli/completion.js')
+  const config = await Config.load(import.meta.url)
+  process.stdout.write(completeWords(completionCommands(config.commands), argv.slice(1)))
 } else {
   // The execute entry alone, not the package index: the index loads all of oclif (help, ux,
   // semver, ...) before any command runs, about 40 ms more of every run (docs/benchmarks.md).

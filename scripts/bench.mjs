@@ -30,6 +30,8 @@ import {generateNftTransaction} from './bench/gen-nft.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const KP = [process.execPath, join(ROOT, 'bin/run.js')]
+// The single executable (`npm run build:sea`, docs/sea.md); its start-up is measured when built.
+const SEA = join(ROOT, `dist-sea/kp-${process.platform}-${process.arch}`)
 const TIME = '/usr/bin/time'
 const DOC = join(ROOT, 'docs/benchmarks.md')
 const START = '<!-- bench:start -->'
@@ -37,7 +39,8 @@ const END = '<!-- bench:end -->'
 
 const USAGE = `usage: node scripts/bench.mjs [--sizes 1000,10000] [--endpoints 10] [--runs 3] [--comments auto|always]
                           [--formats iptables-save,iptables-save-comments,iptables-list,nft-text,nft-json,ipvsadm]
-                          [--startup-runs 10] [--single-run-above 60] [--no-migrate] [--no-write]`
+                          [--startup-runs 10] [--single-run-above 60] [--no-migrate] [--no-write]
+                          [--startup-only]`
 const {values: opts} = parseBenchArgs({
   options: {
     sizes: {type: 'string', default: '1000,10000'},
@@ -55,6 +58,9 @@ const {values: opts} = parseBenchArgs({
     // 10k nft yardstick alone takes minutes of kernel time on this 2-core machine).
     'single-run-above': {type: 'string', default: '60'},
     'no-write': {type: 'boolean', default: false},
+    // Only the start-up table (npm and single-executable \`kp --version\` against \`node -e 0\`),
+    // printed and not written: docs/benchmarks.md keeps the last full run's tables.
+    'startup-only': {type: 'boolean', default: false},
   },
 })
 
@@ -479,7 +485,61 @@ function machine() {
   ].join('\n')
 }
 
+/**
+ * Start-up: `kp --version` of the npm build and of the single executable against `node -e 0`,
+ * by turns (npm, sea, node, npm, ...), wall time by the clock (time(1) counts in 10 ms steps, a
+ * tenth of what is measured here); each ratio is the median of the per-turn ratios.
+ */
+async function startupSection(n) {
+  const sea = existsSync(SEA) ? [SEA, '--version'] : null
+  const argvs = {npm: [...KP, '--version'], sea, node: [process.execPath, '-e', '0']}
+  const ms = {npm: [], sea: [], node: []}
+  for (let i = 0; i < n; i++) {
+    for (const [name, argv] of Object.entries(argvs)) {
+      if (!argv) continue
+      const r = await wallOf(argv)
+      if (r.exitCode !== 0) throw new Error(`${argv.join(' ')}: exit ${r.exitCode}`)
+      ms[name].push(r.ms)
+    }
+  }
+  const ratio = (name) => middle(ms[name].map((t, i) => t / ms.node[i]))
+  const cell = (name) => `${middle(ms[name]).toFixed(0)} ms`
+  const seaCell = sea ? cell('sea') : 'not built (`npm run build:sea`)'
+  return {
+    rows: [
+      `| start-up (median of ${n}, by turns) | wall time | / \`node -e 0\` |`,
+      '|---|---|---|',
+      `| \`kp --version\` (npm: bin/run.js) | ${cell('npm')} | ${ratio('npm').toFixed(2)} × |`,
+      `| \`kp-${process.platform}-${process.arch} --version\` (single executable) | ${seaCell} | ${sea ? `${ratio('sea').toFixed(2)} ×` : '-'} |`,
+      `| \`node -e 0\` | ${cell('node')} | 1 × |`,
+    ],
+    checks: [
+      `- start-up: npm \`kp --version\` ${ratio('npm').toFixed(2)} × \`node -e 0\` (target ≤ 2.5 ×)`,
+      sea
+        ? `- start-up: single executable \`--version\` ${ratio('sea').toFixed(2)} × \`node -e 0\` (target ≤ 1.5 ×)`
+        : '- start-up: single executable not built (run `npm run build:sea` first)',
+    ],
+  }
+}
+
+/** One run's wall time in ms by the clock, output discarded. */
+function wallOf(argv) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(argv[0], argv.slice(1), {cwd: ROOT, stdio: 'ignore'})
+    child.on('error', reject)
+    child.on('close', (code) =>
+      resolve({exitCode: code, ms: Number(process.hrtime.bigint() - started) / 1e6}),
+    )
+  })
+}
+
 async function main() {
+  if (opts['startup-only']) {
+    const startup = await startupSection(Number(opts['startup-runs']))
+    process.stdout.write(`${[...startup.rows, '', ...startup.checks].join('\n')}\n`)
+    return
+  }
   if (!existsSync(join(ROOT, 'dist/commands/list.js')))
     throw new Error('dist/ is missing: run `npm run build` (npm run bench does)')
   const tmp = mkdtempSync(join(tmpdir(), 'kp-bench-'))
@@ -637,9 +697,7 @@ async function main() {
       }
     }
 
-    const startupRuns = Number(opts['startup-runs'])
-    const kpVersion = await median([...KP, '--version'], startupRuns)
-    const bareNode = await median([process.execPath, '-e', '0'], startupRuns)
+    const startup = await startupSection(Number(opts['startup-runs']))
     const table = [
       START,
       '## Latest run',
@@ -670,15 +728,12 @@ async function main() {
             '',
           ]
         : []),
-      `| start-up (median of ${startupRuns}) | time |`,
-      '|---|---|',
-      `| \`kp --version\` | ${fmt(kpVersion)} |`,
-      `| \`node -e 0\` | ${fmt(bareNode)} |`,
-      `| kp's own start-up | ${kpVersion.failed || bareNode.failed ? 'n/a' : `${((kpVersion.seconds - bareNode.seconds) * 1000).toFixed(0)} ms`} |`,
+      ...startup.rows,
       '',
       'Targets:',
       '',
       ...checks,
+      ...startup.checks,
       END,
     ].join('\n')
     process.stdout.write(`${table}\n`)

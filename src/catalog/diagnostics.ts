@@ -433,6 +433,14 @@ export const DIAGNOSTICS = {
     meaning: '`kp collect` reads this node; input flags (-f, --cluster, ...) do not apply.',
     action: 'Run `kp collect --out DIR`, then read the bundle with `kp list -f DIR`.',
   },
+  USAGE_COMPLETION_PLUGIN: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      "`kubectl kp completion`: run as a kubectl plugin, kp completes through kubectl's own completion, not a script of its own.",
+    action:
+      'Put kubectl_complete-kp on PATH, running the same executable as kubectl-kp (docs/sea.md), and source `kubectl completion SHELL`.',
+  },
   USAGE_DIFF_FILE_FLAG: {
     severity: 'error',
     exit: 'usage',

@@ -196,3 +196,65 @@ function fishScript(bin: string, commands: CompletionCommand[]): string {
   }
   return `${lines.join('\n')}\n`
 }
+
+/**
+ * kubectl's completion of a plugin's words (cobra's `__complete` protocol, kubectl ≥ 1.26):
+ * kubectl runs `kubectl_complete-kp WORD...` with the words after `kubectl kp`, the last one the
+ * word being completed ('' for a new one), and reads back one `value<TAB>description` line per
+ * candidate, then `:N`, cobra's directive (0: the shell may complete file names, 4: it may not).
+ */
+export function completeWords(commands: CompletionCommand[], words: readonly string[]): string {
+  const cur = words.at(-1) ?? ''
+  const before = words.slice(0, -1)
+  if (before.length === 0)
+    return cobraReply(
+      commands.filter((c) => c.id.startsWith(cur)).map((c) => [c.id, c.summary]),
+      NO_FILES,
+    )
+  const command = commands.find((c) => c.id === before[0])
+  if (!command) return cobraReply([], NO_FILES)
+  const flagOf = (word: string) =>
+    command.flags.find((f) => word === `--${f.name}` || (f.char && word === `-${f.char}`))
+  const prev = before.length > 1 ? flagOf(before.at(-1)!) : undefined
+  if (prev && prev.kind !== 'boolean') return flagValues(prev, cur, '')
+  const assigned = /^(--[^=]+)=(.*)$/.exec(cur)
+  if (assigned) {
+    const flag = flagOf(assigned[1]!)
+    return flag ? flagValues(flag, assigned[2]!, `${assigned[1]}=`) : cobraReply([], NO_FILES)
+  }
+  if (cur.startsWith('-'))
+    return cobraReply(
+      command.flags.flatMap((f) =>
+        flagWords(f)
+          .filter((w) => w.startsWith(cur))
+          .map((w): [string, string] => [w, f.summary]),
+      ),
+      NO_FILES,
+    )
+  const options = command.argOptions.filter((o) => o.startsWith(cur))
+  // A command whose arguments are not a closed list takes sources or services: let the shell
+  // offer file names, as the bash script's `complete -o default` does.
+  return cobraReply(
+    options.map((o) => [o, '']),
+    command.argOptions.length > 0 ? NO_FILES : FILES,
+  )
+}
+
+const FILES = 0
+const NO_FILES = 4
+
+function flagValues(flag: CompletionFlag, cur: string, prefix: string): string {
+  if (flag.kind === 'file') return cobraReply([], FILES)
+  const options = (flag.options ?? []).filter((o) => o.startsWith(cur))
+  return cobraReply(
+    options.map((o) => [`${prefix}${o}`, '']),
+    NO_FILES,
+  )
+}
+
+function cobraReply(candidates: [string, string][], directive: number): string {
+  const lines = candidates.map(([value, description]) =>
+    description ? `${value}\t${description.replace(/\s+/g, ' ')}` : value,
+  )
+  return `${[...lines, `:${directive}`].join('\n')}\n`
+}

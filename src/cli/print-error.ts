@@ -4,6 +4,7 @@
  */
 import type {KpError} from '../errors.js'
 import {escapeControl} from './escape.js'
+import {inUserWords} from './sea/identity.js'
 
 /** The --json error document. */
 export function errorJson(err: KpError): {error: Record<string, unknown>} {
@@ -21,7 +22,7 @@ export function printKpError(
 ): void {
   if (json) logJson(errorJson(err))
   process.stderr.write(`kp: ${escapeControl(err.message)}\n`)
-  for (const h of err.hints) process.stderr.write(`  hint: ${escapeControl(h)}\n`)
+  for (const h of err.hints) process.stderr.write(`  hint: ${escapeControl(inUserWords(h))}\n`)
 }
 
 function writeJson(doc: unknown): void {

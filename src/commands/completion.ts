@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {Command} from '@oclif/core/command'
-import {KpError} from '../errors.js'
+import {KpError, UsageError} from '../errors.js'
 import {SHELLS, completionCommands, completionScript} from '../cli/completion.js'
 import {printKpError} from '../cli/print-error.js'
 import {usageErrorOf} from '../cli/usage-error.js'
@@ -20,6 +20,8 @@ export default class Completion extends Command {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Completion)
+    // A script for the name `kubectl kp` would take over completion of kubectl itself.
+    if (this.config.bin !== 'kp') throw pluginCompletionError(this.config.bin)
     const commands = completionCommands(this.config.commands as never)
     process.stdout.write(
       completionScript(args.shell as (typeof SHELLS)[number], this.config.bin, commands),
@@ -35,4 +37,18 @@ export default class Completion extends Command {
     }
     return super.catch(err)
   }
+}
+
+/** `kubectl kp completion`: kubectl completes its plugins itself, through kubectl_complete-kp. */
+function pluginCompletionError(bin: string): UsageError {
+  const plugin = bin.replace(/^kubectl /, '').replaceAll(' ', '-')
+  return new UsageError(
+    `as \`${bin}\`, kp completes through kubectl's own shell completion`,
+    'USAGE_COMPLETION_PLUGIN',
+    [
+      `put kubectl_complete-${plugin} on PATH, a link to the same executable as kubectl-${plugin}: ` +
+        `ln -s kubectl-${plugin} "$(dirname "$(command -v kubectl-${plugin})")/kubectl_complete-${plugin}"`,
+      'then `source <(kubectl completion bash)` (or zsh, fish) completes `kubectl kp …` (kubectl ≥ 1.26)',
+    ],
+  )
 }

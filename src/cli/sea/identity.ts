@@ -19,6 +19,11 @@ export function versionLine(id: BuildIdentity): string {
   return `kp/${id.version} ${process.platform}-${process.arch} node-${process.version} (${build})`
 }
 
+/** `kp --version` or `kp -v` alone: answered before oclif loads (it is the start-up scripts hit most). */
+export function isVersionOnly(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')
+}
+
 /**
  * The command name to show in help and examples. kubectl runs a plugin with argv[0] set to the
  * plugin's path, so an executable named `kubectl-kp` is `kubectl kp` to its user (kubectl reads a
@@ -28,4 +33,29 @@ export function commandName(argv0: string): string {
   const name = basename(argv0)
   if (!name.startsWith('kubectl-')) return 'kp'
   return `kubectl ${name.slice('kubectl-'.length).replaceAll('-', ' ').replaceAll('_', '-')}`
+}
+
+let shownName = 'kp'
+
+/** Set once at start-up by an entry that knows its name (src/cli/sea/main.ts). */
+export function setCommandName(name: string): void {
+  shownName = name
+}
+
+/**
+ * A hint in the user's words: "`kp list --help`" is "`kubectl kp list --help`" when kubectl runs
+ * kp as its plugin, so the command a hint suggests is one the user can paste.
+ */
+export function inUserWords(hint: string): string {
+  return shownName === 'kp' ? hint : hint.replaceAll('`kp ', `\`${shownName} `)
+}
+
+/**
+ * The words to complete when kubectl asks for them, or null: kubectl runs an executable named
+ * `kubectl_complete-kp` (for the plugin kubectl-kp) with the words typed after `kubectl kp`;
+ * `kp __complete WORD...` is the same request under kp's own name (docs/sea.md).
+ */
+export function completionRequest(argv0: string, argv: readonly string[]): string[] | null {
+  if (basename(argv0).startsWith('kubectl_complete-')) return [...argv]
+  return argv[0] === '__complete' ? argv.slice(1) : null
 }

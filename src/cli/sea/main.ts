@@ -1,70 +1,26 @@
 /**
  * The single executable's entry (docs/sea.md; `npm run build:sea` bundles it with everything it
- * imports). oclif normally reads package.json, the manifest, the commands and the hooks as files
- * beside bin/run.js; a single executable has no files, so here they all come from memory.
+ * imports). `kp --version` is answered here; oclif and the commands (src/cli/sea/start.ts) are
+ * loaded only for anything else, so the version costs little more than node's own start-up.
  */
-import {Config, Plugin} from '@oclif/core/config'
-import * as Errors from '@oclif/core/errors'
-import {execute} from '@oclif/core/execute'
 import type {PJSON} from '@oclif/core/interfaces'
-import commandNotFound from '../hooks/command-not-found.js'
-import {SEA_COMMANDS} from './commands.js'
-import {commandName, versionLine} from './identity.js'
+import {completionRequest, isVersionOnly, versionLine} from './identity.js'
+import type {BuildIdentity} from './identity.js'
 
 /** Written in by the build (scripts/build-sea.mjs): package.json's fields and the commit. */
 declare const KP_SEA_BUILD: {pjson: PJSON; commit: string}
 
 const argv = process.argv.slice(2)
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const version = KP_SEA_BUILD.pjson.version
-  process.stdout.write(versionLine({version, build: 'sea', commit: KP_SEA_BUILD.commit}) + '\n')
+const identity: BuildIdentity = {
+  version: KP_SEA_BUILD.pjson.version,
+  build: 'sea',
+  commit: KP_SEA_BUILD.commit,
+}
+// `kubectl_complete-kp --version` asks to complete the word --version, not for the version.
+if (isVersionOnly(argv) && !completionRequest(process.argv0, argv)) {
+  process.stdout.write(`${versionLine(identity)}\n`)
 } else {
-  // No top-level await: the bundle is CommonJS, which a single executable needs.
-  void runOclif()
-}
-
-async function runOclif(): Promise<void> {
-  // Help and examples name the command as its user typed it: `kubectl kp` as a kubectl plugin.
-  const pjson: PJSON = {
-    ...KP_SEA_BUILD.pjson,
-    oclif: {...KP_SEA_BUILD.pjson.oclif, bin: commandName(process.argv0), hooks: {}},
-  }
-  const root = process.execPath
-  const plugin = new Plugin({root, pjson, isRoot: true, ignoreManifest: true})
-  // Read by oclif's explicit command strategy in place of importing its target file.
-  Object.assign(plugin, {commandCache: SEA_COMMANDS})
-  await plugin.load()
-  runOwnHooks(plugin)
-  await execute({args: argv, loadOptions: {root, pjson, plugins: new Map([[pjson.name, plugin]])}})
-  // As bin/run.js: exit once the output is out instead of waiting for V8's background work.
-  await Promise.all([process.stdout, process.stderr].map(written))
-  process.exit()
-}
-
-/**
- * oclif loads hooks from files named in package.json; kp's one hook (an unknown command is a
- * usage error, exit 2) is bundled instead, and run where oclif would run it.
- */
-function runOwnHooks(plugin: Plugin): void {
-  const runHook = Config.prototype.runHook
-  Config.prototype.runHook = async function (this: Config, event, opts, timeout, capture) {
-    if (event !== 'command_not_found') return runHook.call(this, event, opts, timeout, capture)
-    const context = {
-      config: this,
-      debug: () => {},
-      error: Errors.error,
-      exit: Errors.exit,
-      log: (message?: string) => process.stdout.write(`${message ?? ''}\n`),
-      warn: Errors.warn,
-    }
-    const hookOpts = {...(opts as {id: string; argv?: string[]}), config: this, context}
-    const result = await commandNotFound.call(context, hookOpts)
-    return {failures: [], successes: [{plugin, result}]} as never
-  } as typeof runHook
-}
-
-/** Resolves once everything written to `stream` so far is out (a pipe takes large writes in parts). */
-function written(stream: NodeJS.WriteStream): Promise<void> {
-  if (stream.writableLength === 0) return Promise.resolve()
-  return new Promise((resolve) => stream.write('', () => resolve()))
+  // A dynamic import, which the CommonJS bundle evaluates only here (no top-level await in a
+  // single executable's CommonJS main script).
+  void import('./start.js').then(({start}) => start(argv, KP_SEA_BUILD.pjson, identity))
 }

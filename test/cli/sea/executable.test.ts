@@ -5,7 +5,15 @@
  * except under CI=true, where a missing executable fails.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -41,12 +49,12 @@ interface Run {
 function run(
   cmd: string,
   args: string[],
-  opts: {input?: string; path?: string} = {},
+  opts: {input?: string; path?: string; env?: Record<string, string>} = {},
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       cwd: ROOT,
-      env: {HOME: tmp, SHELL: '/bin/sh', PATH: opts.path ?? bin, NO_COLOR: '1'},
+      env: {HOME: tmp, SHELL: '/bin/sh', PATH: opts.path ?? bin, NO_COLOR: '1', ...opts.env},
     })
     let stdout = ''
     let stderr = ''
@@ -75,6 +83,19 @@ describe.skipIf(missing !== null)('the single executable', () => {
     expect(r.stdout).toMatch(/\(sea, commit ([0-9a-f]{7,}(-dirty)?|unknown)\)\n$/)
   })
 
+  it('exits 70 with one line when oclif cannot start inside it', async () => {
+    // A stand-in for a broken start: a preloaded script (NODE_OPTIONS, which a single executable
+    // honours) makes os.arch() throw, which oclif's Config.load calls before any command runs.
+    const sabotage = join(tmp, 'sabotage.cjs')
+    writeFileSync(sabotage, `require('node:os').arch = () => { throw new Error('no arch\\nat x') }`)
+    const r = await run(SEA, ['list', '-f', RULES], {env: {NODE_OPTIONS: `--require ${sabotage}`}})
+    expect(r.exitCode).toBe(70)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(
+      /^kp: internal error \(a bug\): the single executable could not start: no arch \[kp\/.* \(sea, commit .*\)\]\n$/,
+    )
+  })
+
   describe.skipIf(noNpmBuild !== null)('prints what the npm build prints, byte for byte', () => {
     const cases: [string, string[], number][] = [
       ['list', ['list', '-f', RULES], 0],
@@ -86,6 +107,8 @@ describe.skipIf(missing !== null)('the single executable', () => {
       ['diff (differences: 1)', ['diff', RULES, NFT], 1],
       ['diff --json', ['diff', '--json', RULES, NFT], 1],
       ['help', ['explain', '--help'], 0],
+      // Every command of the npm build is in the single executable's list (src/cli/sea/commands.ts).
+      ['the command list', ['--help'], 0],
       ['an unknown flag (usage: 2)', ['list', '--no-such-flag'], 2],
       ['an unknown command (usage: 2)', ['nosuch'], 2],
       ['a missing file (input: 3)', ['list', '-f', 'does/not/exist'], 3],
@@ -105,10 +128,28 @@ describe.skipIf(missing !== null)('the single executable', () => {
     })
   })
 
+  it('completes in bash with the script `completion bash` prints', async () => {
+    const script = await sea(['completion', 'bash'])
+    expect(script.exitCode).toBe(0)
+    writeFileSync(join(tmp, 'kp.bash'), script.stdout)
+    // The function the script registers for kp, called as bash calls it on a TAB (no sed or
+    // other programs: PATH has none).
+    expect(script.stdout).toContain('complete -o default -F _kp_completion kp\n')
+    const complete = (line: string) =>
+      run('/bin/bash', [
+        '-c',
+        `source ${join(tmp, 'kp.bash')}; COMP_WORDS=(${line}); ` +
+          `COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _kp_completion; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ])
+    expect((await complete('kp ex')).stdout).toBe('explain\n')
+    expect((await complete('kp list --mode ip')).stdout).toBe('iptables\nipvs\n')
+  })
+
   describe.skipIf(!existsSync(KUBECTL))('as a kubectl plugin (the real kubectl)', () => {
     beforeAll(() => {
       symlinkSync(KUBECTL, join(bin, 'kubectl'))
       symlinkSync(SEA, join(bin, 'kubectl-kp'))
+      symlinkSync(SEA, join(bin, 'kubectl_complete-kp'))
     })
 
     it('kubectl finds kubectl-kp on PATH and runs `kubectl kp explain`', async () => {
@@ -127,6 +168,42 @@ describe.skipIf(missing !== null)('the single executable', () => {
       const r = await run(join(bin, 'kubectl'), ['kp', 'explain', '--help'])
       expect(r.exitCode).toBe(0)
       expect(r.stdout).toMatch(/^ {2}\$ kubectl kp explain SERVICE /m)
+    })
+    it('is listed by `kubectl plugin list` and answers `kubectl kp --version`', async () => {
+      const list = await run(join(bin, 'kubectl'), ['plugin', 'list'])
+      expect(list.exitCode).toBe(0)
+      expect(list.stdout).toContain(join(bin, 'kubectl-kp'))
+      expect(list.stderr).not.toMatch(/warning/i)
+      const version = await run(join(bin, 'kubectl'), ['kp', '--version'])
+      expect(version.exitCode).toBe(0)
+      expect(version.stdout).toMatch(/^kp\/\S+ \S+ node-\S+ \(sea, commit \S+\)\n$/)
+    })
+    it('names `kubectl kp` in the hints of its errors', async () => {
+      const r = await run(join(bin, 'kubectl'), ['kp', 'list', '--no-such-flag'])
+      expect(r.exitCode).toBe(2)
+      expect(r.stderr).toBe(
+        'kp: Nonexistent flag: --no-such-flag\n' +
+          '  hint: `kubectl kp list --help` lists the arguments and flags\n',
+      )
+    })
+    it('completes `kubectl kp …` through kubectl_complete-kp (kubectl ≥ 1.26)', async () => {
+      // `kubectl __complete` is what kubectl's own shell completion script runs on a TAB.
+      const command = await run(join(bin, 'kubectl'), ['__complete', 'kp', 'expl'])
+      expect(command.exitCode).toBe(0)
+      expect(command.stdout).toMatch(/^explain\tExplain .*\n:4\n$/)
+      const value = await run(join(bin, 'kubectl'), ['__complete', 'kp', 'list', '--mode', 'ip'])
+      expect(value.stdout).toBe('iptables\nipvs\n:4\n')
+      // A word that is a flag of kp's own (--version, -h) is completed, not acted on.
+      const flag = await run(join(bin, 'kubectl'), ['__complete', 'kp', 'list', '-h', '--verb'])
+      expect(flag.stdout).toMatch(/^--verbose\t.*\n:4\n$/)
+    })
+    it('`kubectl kp completion bash` points to kubectl_complete-kp instead of a script', async () => {
+      // A script for `kubectl kp` would register itself for kubectl and break kubectl's own.
+      const r = await run(join(bin, 'kubectl'), ['kp', 'completion', 'bash'])
+      expect(r.exitCode).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/^kp: as `kubectl kp`, kp completes through kubectl's own shell/)
+      expect(r.stderr).toContain('kubectl_complete-kp')
     })
     it("passes kp's exit codes through kubectl", async () => {
       const r = await run(join(bin, 'kubectl'), ['kp', 'list', '-f', 'does/not/exist'])
