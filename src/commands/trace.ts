@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import type {ClientKind, TraceResult} from '../analyze/trace/index.js'
 import type {ServiceQuery} from '../analyze/explain-query.js'
 import {KpCommand, type LoadFlags} from '../cli/base-command.js'
+import {OUTPUT_FORMATS} from '../cli/output-format.js'
 import {InputError, UsageError} from '../errors.js'
 import type {ProxyState, Protocol} from '../model/types.js'
 import type {IptablesRuleset} from '../readers/iptables/ruleset.js'
@@ -45,6 +46,14 @@ export default class Trace extends KpCommand {
       char: 'n',
       description: 'The namespace of DESTINATION when it is given as a bare name.',
     }),
+    // kp's -o, and a picture of the path: Graphviz DOT (`dot -Tsvg`) or a Mermaid flowchart.
+    output: Flags.option({
+      char: 'o',
+      options: [...OUTPUT_FORMATS, 'dot', 'mermaid'] as const,
+      helpGroup: 'OUTPUT',
+      description:
+        'json: the result as one JSON document (same as --json); yaml: that document as YAML; table, wide: the text view; dot: the paths as a Graphviz graph (pipe to `dot -Tsvg`); mermaid: the paths as a Mermaid flowchart.',
+    })(),
     'node-ip': Flags.string({
       description:
         'An address of this node (repeatable): `-m addrtype --dst-type LOCAL` matches it.',
@@ -81,7 +90,12 @@ export default class Trace extends KpCommand {
     })
     if (result.unsupported !== null)
       throw new InputError(`cannot trace: ${result.unsupported}`, 'INPUT_TRACE_UNSUPPORTED')
-    if (!this.jsonEnabled()) {
+    // The base command's -o type does not know this command's two extra values.
+    const output = flags.output as string | undefined
+    if (output === 'dot' || output === 'mermaid') {
+      const {renderTraceGraph} = await import('../cli/views/trace-graph.js')
+      this.log(renderTraceGraph(result, output))
+    } else if (!this.jsonEnabled()) {
       const {renderTrace} = await import('../cli/views/trace.js')
       const {outputStyle} = await import('../cli/views/style.js')
       this.log(renderTrace(result, outputStyle(flags['no-color'])))
