@@ -1,11 +1,21 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import type {ClientKind, TraceResult} from '../analyze/trace/index.js'
-import {KpCommand} from '../cli/base-command.js'
+import type {ServiceQuery} from '../analyze/explain-query.js'
+import {KpCommand, type LoadFlags} from '../cli/base-command.js'
+import {OUTPUT_FORMATS} from '../cli/output-format.js'
 import {InputError, UsageError} from '../errors.js'
 import type {ProxyState, Protocol} from '../model/types.js'
 import type {IptablesRuleset} from '../readers/iptables/ruleset.js'
 import type {NftDocument} from '../readers/nft/ir.js'
+import type {ReadFocus} from '../readers/types.js'
+
+/** What the walk reads: the state, and the rules as read with their paths. */
+interface TraceRead {
+  state: ProxyState
+  rulesets: Array<{path: string; ruleset: IptablesRuleset}>
+  nftDocuments: Array<{path: string; doc: NftDocument}>
+}
 
 const CLIENT_KINDS: readonly ClientKind[] = ['pod', 'node', 'external']
 
@@ -36,6 +46,14 @@ export default class Trace extends KpCommand {
       char: 'n',
       description: 'The namespace of DESTINATION when it is given as a bare name.',
     }),
+    // kp's -o, and a picture of the path: Graphviz DOT (`dot -Tsvg`) or a Mermaid flowchart.
+    output: Flags.option({
+      char: 'o',
+      options: [...OUTPUT_FORMATS, 'dot', 'mermaid'] as const,
+      helpGroup: 'OUTPUT',
+      description:
+        'json: the result as one JSON document (same as --json); yaml: that document as YAML; table, wide: the text view; dot: the paths as a Graphviz graph (pipe to `dot -Tsvg`); mermaid: the paths as a Mermaid flowchart.',
+    })(),
     'node-ip': Flags.string({
       description:
         'An address of this node (repeatable): `-m addrtype --dst-type LOCAL` matches it.',
@@ -45,18 +63,22 @@ export default class Trace extends KpCommand {
 
   async run(): Promise<TraceResult> {
     const {args, flags} = await this.parse(Trace)
-    const rulesets: Array<{path: string; ruleset: IptablesRuleset}> = []
-    const nftDocuments: Array<{path: string; doc: NftDocument}> = []
-    const state = await this.loadState(flags, {
-      onParsed: (p) => {
-        if (p.format === 'iptables-save' && p.data)
-          rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
-        else if ((p.format === 'nft' || p.format === 'nft-json') && p.data)
-          nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
-      },
-    })
+    const {parseServiceQuery} = await import('../analyze/explain-query.js')
+    const {traceFocus} = await import('../analyze/trace/focus.js')
+    const query = parseServiceQuery(args.destination, flags.namespace)
+    if ('invalid' in query)
+      throw new UsageError(`cannot read DESTINATION: ${query.invalid}`, 'USAGE_BAD_SERVICE', [
+        'write it as IP:PORT/PROTO, [v6]:PORT, :NODEPORT, ns/name or ns/name:port',
+      ])
+    // Only the rules the connection can reach are read (docs/performance.md, "kp trace"); a name
+    // the focused read does not find is looked for again in everything, for the closest names.
+    const focus = traceFocus(query)
+    let read = await this.readForTrace(flags, focus)
+    if (focus && query.by === 'name' && !(await this.names(read.state, query)))
+      read = await this.readForTrace(flags, null)
+    const {state, rulesets, nftDocuments} = read
     const nodeIps = await this.nodeIps(flags['node-ip'] ?? [])
-    const destination = await this.destination(state, args.destination, flags.namespace)
+    const destination = await this.destination(state, query)
     const from = await this.client(flags.from, state, nodeIps)
     const {traceConnection} = await import('../analyze/trace/index.js')
     const result = traceConnection({
@@ -68,7 +90,12 @@ export default class Trace extends KpCommand {
     })
     if (result.unsupported !== null)
       throw new InputError(`cannot trace: ${result.unsupported}`, 'INPUT_TRACE_UNSUPPORTED')
-    if (!this.jsonEnabled()) {
+    // The base command's -o type does not know this command's two extra values.
+    const output = flags.output as string | undefined
+    if (output === 'dot' || output === 'mermaid') {
+      const {renderTraceGraph} = await import('../cli/views/trace-graph.js')
+      this.log(renderTraceGraph(result, output))
+    } else if (!this.jsonEnabled()) {
       const {renderTrace} = await import('../cli/views/trace.js')
       const {outputStyle} = await import('../cli/views/style.js')
       this.log(renderTrace(result, outputStyle(flags['no-color'])))
@@ -112,18 +139,33 @@ export default class Trace extends KpCommand {
     return {from, source: ip}
   }
 
+  /** Reads the input (focused when `focus` says what to read), keeping the rules as read for the walk. */
+  private async readForTrace(flags: LoadFlags, focus: ReadFocus | null): Promise<TraceRead> {
+    const rulesets: TraceRead['rulesets'] = []
+    const nftDocuments: TraceRead['nftDocuments'] = []
+    const state = await this.loadState(flags, {
+      ...(focus ? {focus} : {}),
+      onParsed: (p) => {
+        if (p.format === 'iptables-save' && p.data)
+          rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
+        else if ((p.format === 'nft' || p.format === 'nft-json') && p.data)
+          nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
+      },
+    })
+    return {state, rulesets, nftDocuments}
+  }
+
+  /** Whether the state has the service `query` names. */
+  private async names(state: ProxyState, query: ServiceQuery): Promise<boolean> {
+    const {explainService} = await import('../analyze/explain.js')
+    return explainService(state, query).kind !== 'NotFound'
+  }
+
   /** The destination address, port and protocol: given, or a service's ClusterIP frontend. */
   private async destination(
     state: ProxyState,
-    text: string,
-    namespace: string | undefined,
+    query: ServiceQuery,
   ): Promise<{destination: string | null; port: number; protocol: Protocol}> {
-    const {parseServiceQuery} = await import('../analyze/explain-query.js')
-    const query = parseServiceQuery(text, namespace)
-    if ('invalid' in query)
-      throw new UsageError(`cannot read DESTINATION: ${query.invalid}`, 'USAGE_BAD_SERVICE', [
-        'write it as IP:PORT/PROTO, [v6]:PORT, :NODEPORT, ns/name or ns/name:port',
-      ])
     if (query.by === 'address' && query.port !== null)
       return {destination: query.ip, port: query.port, protocol: query.protocol ?? 'TCP'}
     const {explainService} = await import('../analyze/explain.js')

@@ -39,6 +39,12 @@ export interface FormatModule<T = unknown> {
 export interface ReadFocus {
   /** Substrings of the rules of the wanted services: `ns/name`, or `/name` for any namespace. */
   needles: string[]
+  /**
+   * Substrings that choose a rule only in the NodePort dispatch chains (KUBE-NODEPORTS,
+   * KUBE-EXTERNAL-SERVICES): kp trace's `--dport P`, which in KUBE-SERVICES would pick every
+   * service on that port.
+   */
+  portNeedles?: string[]
 }
 
 export interface ReadOptions {

@@ -2,8 +2,16 @@
  * `kp trace` through oclif: the text and JSON answers on kube-proxy's own overall dump, and its
  * errors (a mode it does not walk, an ambiguous destination, a bad --from) with their exit codes.
  */
+import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {runKpInProcess} from '../helpers/run-in-process.js'
+
+/** Graphviz, to check that -o dot is a graph it draws (CI installs it). */
+const hasDot = spawnSync('dot', ['-V']).status === 0
+if (!hasDot) {
+  if (process.env.CI === 'true') throw new Error('dot (graphviz) is not installed; CI needs it')
+  console.log('skipping the dot -Tsvg check: dot (graphviz) is not installed')
+}
 
 const RULES = 'fixtures/iptables/upstream-overall/input.rules'
 
@@ -110,5 +118,53 @@ describe('kp trace', () => {
     expect(noPort.exitCode, noPort.stderr).toBe(0)
     const unknown = await runKpInProcess(['trace', 'ns9/nope', '-f', RULES])
     expect(unknown.exitCode).toBe(3)
+  })
+
+  it.runIf(hasDot)(
+    '-o dot is a graph Graphviz draws: a node per rule, edges with the chance',
+    async () => {
+      const r = await runKpInProcess(['trace', '172.30.0.44:80', '-o', 'dot', '-f', RULES])
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/^digraph trace \{/)
+      // Two endpoints of 50 %: the split shows on the edges out of the KUBE-SVC rules.
+      expect(r.stdout).toMatch(/ -> n\d+ \[label="50 %"\];/)
+      expect(r.stdout).toContain('nat KUBE-SVC-4SW47YFZTEDKD3PK\\n' + RULES + ':84')
+      const svg = spawnSync('dot', ['-Tsvg'], {input: r.stdout, encoding: 'utf8'})
+      expect(svg.status, svg.stderr).toBe(0)
+      expect(svg.stderr).toBe('')
+      expect(svg.stdout).toContain('<svg')
+      expect(svg.stdout).toContain('forwarded to 10.180.0.5:80')
+    },
+  )
+
+  it('-o dot: each set of conditions is a box of its own, drawn by Graphviz', async () => {
+    const r = await runKpInProcess([
+      'trace',
+      '5.6.7.8:80',
+      '--from',
+      'external',
+      '-o',
+      'dot',
+      '-f',
+      RULES,
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    if (hasDot) {
+      const svg = spawnSync('dot', ['-Tsvg'], {input: r.stdout, encoding: 'utf8'})
+      expect(svg.status, svg.stderr).toBe(0)
+    }
+    // Inside or outside loadBalancerSourceRanges: two boxes, each titled with its condition.
+    expect(r.stdout).toContain('subgraph cluster_1 {')
+    expect(r.stdout).toContain(`label="If the client's address is not in 203.0.113.0/25";`)
+  })
+
+  it('-o mermaid is a flowchart: quoted labels, chances on the edges', async () => {
+    const r = await runKpInProcess(['trace', '172.30.0.44:80', '-o', 'mermaid', '-f', RULES])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const lines = r.stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe('flowchart TD')
+    for (const line of lines.slice(1))
+      expect(line).toMatch(/^ {2}(n\d+(\["[^"]*"\]|\("[^"]*"\))|n\d+ -->(\|"[^"]*"\|)? n\d+)$/)
+    expect(r.stdout).toMatch(/ -->\|"50 %"\| n\d+/)
   })
 })

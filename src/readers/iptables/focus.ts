@@ -64,6 +64,8 @@ export interface FocusedLines {
 }
 
 const DISPATCH_CHAINS = [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES, KUBE_PROXY_FIREWALL]
+/** The dispatch chains that match NodePorts by port alone (ReadFocus.portNeedles). */
+const NODE_PORT_CHAINS: ReadonlySet<string> = new Set([KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES])
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
 const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', 'ACCEPT'])
 /** The localhost copy of a NodePort rule sets a node setting (docs/kube-proxy-layouts.md §2.4). */
@@ -225,12 +227,13 @@ export function selectFocusedLines(
   source: ByteSource,
   needles: readonly string[],
   pieceBytes = PIECE_BYTES,
+  portNeedles: readonly string[] = [],
 ): FocusedLines | null {
   const reader = source.open()
   try {
     return reader.size > MAX_FOCUS_BYTES
       ? null
-      : selectFrom(reader, needles, Math.max(16, pieceBytes))
+      : selectFrom(reader, needles, Math.max(16, pieceBytes), portNeedles)
   } finally {
     reader.close()
   }
@@ -511,6 +514,7 @@ function selectFrom(
   reader: ByteReader,
   needles: readonly string[],
   pieceBytes: number,
+  portNeedles: readonly string[],
 ): FocusedLines | null {
   const sorter = new LineSorter(reader.size, needles)
   const {lineCount, endsWithNewline} = sortLines(reader, sorter, pieceBytes)
@@ -539,7 +543,14 @@ function selectFrom(
     changed = false
     for (const p of pending) {
       if (chosenPending.has(p.idx)) continue
-      if (!(chosenHashes.has(p.hash) || allNeedles.some((n) => p.line.includes(n)))) continue
+      if (!(
+        chosenHashes.has(p.hash) ||
+        allNeedles.some((n) => p.line.includes(n)) ||
+        (portNeedles.length > 0 &&
+          NODE_PORT_CHAINS.has(chainNameOf(p.line)) &&
+          portNeedles.some((n) => p.line.includes(n)))
+      ))
+        continue
       chosenPending.add(p.idx)
       late.push(p)
       changed = true

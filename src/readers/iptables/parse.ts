@@ -760,12 +760,20 @@ export function parse(src: SourceText, opts?: ReadOptions): ParsedSource<Iptable
   const focus = opts?.focus
   // A focused read picks its lines from the bytes (a live source has only text: its bytes are made here).
   const lines = focus
-    ? selectFocusedLines(src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8')), focus.needles)
+    ? selectFocusedLines(
+        src.bytes ?? memoryBytes(Buffer.from(src.text, 'utf8')),
+        focus.needles,
+        undefined,
+        focus.portNeedles,
+      )
     : null
   // A full read of a file decodes it piece by piece: never the whole file in one buffer and one string.
   const {ruleset, diagnostics} =
     focus && lines
-      ? parseIptablesText(lines.text, src.path, {...lines, needles: focus.needles})
+      ? parseIptablesText(lines.text, src.path, {
+          ...lines,
+          needles: [...focus.needles, ...(focus.portNeedles ?? [])],
+        })
       : parseIptablesText(src.bytes ? textPieces(src.bytes) : src.text, src.path)
   return {
     format: 'iptables-save',
