@@ -7,6 +7,7 @@
  * comments, rule order, positions in the sources) is not. A field one side cannot observe
  * (null in the model) is never a difference: "unknown" is not "different".
  */
+import {isRedacted} from '../core/redaction.js'
 import {endpointAddress, frontendAddress} from './addresses.js'
 import type {DiagnosticCode} from '../catalog/diagnostics.js'
 import {displayName, serviceKey} from '../core/state.js'
@@ -49,6 +50,8 @@ export interface UnknownDiff {
   /** The names that side's input lacks, and the command that would collect them; [] and null when the side is a fragment that does not name them. */
   missing: string[]
   collect: string | null
+  /** true when what cannot be compared is a value the side's input hid (a redacted source range). */
+  redacted?: true
 }
 
 export interface DiffSide {
@@ -250,13 +253,21 @@ function compareMatchedFrontends(
   // iptables layout writes no KUBE-FW chain for a service without endpoints, so its rules cannot
   // show the ranges (a Service with ranges and no endpoint, against its own iptables rendering).
   const sameRanges =
-    (x.action === 'reject' && y.action === 'reject') || sameSet(x.sourceRanges, y.sourceRanges)
+    (x.action === 'reject' && y.action === 'reject') ||
+    (sameSet(x.sourceRanges, y.sourceRanges) &&
+      x.redactedSourceRanges === undefined &&
+      y.redactedSourceRanges === undefined)
   if (x.action === y.action && sameRanges) return
   // Named after the more specific side, so the field reads the same whichever side is vaguer.
   if (x.action !== y.action)
     out.push({field: `frontends[${label}].action`, a: x.action, b: y.action})
+  // A hidden range is shown as written (`x.x.x.x/25`): isUnknownDifference tells it apart.
   if (!sameRanges)
-    out.push({field: `frontends[${label}].sourceRanges`, a: x.sourceRanges, b: y.sourceRanges})
+    out.push({
+      field: `frontends[${label}].sourceRanges`,
+      a: [...x.sourceRanges, ...(x.redactedSourceRanges ?? [])],
+      b: [...y.sourceRanges, ...(y.redactedSourceRanges ?? [])],
+    })
 }
 
 /**
@@ -526,6 +537,10 @@ function isUnknownDifference(x: ServicePort, y: ServicePort, d: FieldDifference)
   const unknownFrontends = (sp: ServicePort) =>
     new Set(sp.frontends.filter((f) => f.incomplete !== undefined).map(describeFrontend))
   const label = frontendField(d.field)
+  if (label !== null && d.field.endsWith('.sourceRanges')) {
+    const hidden = redactedRangesSide(d)
+    if (hidden !== null) return hidden
+  }
   if (label !== null) {
     if (unknownFrontends(x).has(label)) return 'a'
     if (unknownFrontends(y).has(label)) return 'b'
@@ -542,6 +557,25 @@ function isUnknownDifference(x: ServicePort, y: ServicePort, d: FieldDifference)
     d.field === 'sessionAffinity'
     ? lacking
     : null
+}
+
+/**
+ * Source ranges of which a side hid some (`x.x.x.x/25`, Frontend.redactedSourceRanges): unknown
+ * when that side's known ranges are all on the other side, since the hidden ones may be the
+ * rest; a known range the other side lacks is a difference whatever is hidden.
+ */
+function redactedRangesSide(d: FieldDifference): 'a' | 'b' | null {
+  const a = (d.a ?? []) as string[]
+  const b = (d.b ?? []) as string[]
+  for (const [side, mine, theirs] of [
+    ['a', a, b],
+    ['b', b, a],
+  ] as const) {
+    if (!mine.some(isRedacted)) continue
+    const other = new Set(theirs.filter((r) => !isRedacted(r)))
+    if (mine.every((r) => isRedacted(r) || other.has(r))) return side
+  }
+  return null
 }
 
 /** The fields of a side's unknown frontends that no difference names yet: `frontends[NodePort *:31000].action` is `unknown` there. */
@@ -566,12 +600,17 @@ function unknownOf(
   sp: ServicePort | null,
   fields: FieldDifference[],
 ): UnknownDiff {
+  const hid = (v: unknown) => Array.isArray(v) && v.some((r) => isRedacted(String(r)))
+  const redacted = fields.some(
+    (f) => f.field.endsWith('.sourceRanges') && hid(side === 'a' ? f.a : f.b),
+  )
   return {
     service,
     side,
     fields,
     missing: sp?.incomplete?.missing ?? [],
     collect: sp?.incomplete?.collect ?? null,
+    ...(redacted ? {redacted: true as const} : {}),
   }
 }
 

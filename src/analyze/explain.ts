@@ -67,6 +67,8 @@ export interface FrontendExplanation {
   verdict: string
   masquerade: MasqueradeExplanation
   sourceRanges: string[]
+  /** Source ranges the input hid (`Frontend.redactedSourceRanges`), as written; absent when none. */
+  redactedSourceRanges?: string[]
   /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
   reaches: ReachedEndpoint[]
   /**
@@ -490,7 +492,14 @@ function explainFrontend(
       `From this node itself (a host process, hostNetwork pods): not forwarded unless ${fe.ip ?? 'this address'} is one of this node's addresses. This kube-proxy layout skips traffic from a local address (-m addrtype ! --src-type LOCAL), so such a connection leaves for ${fe.ip ?? 'the address'} un-NATed.`,
     )
   }
-  if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
+  const hidden = fe.redactedSourceRanges ?? []
+  if (hidden.length > 0 && fe.action !== 'reject') {
+    // Unknown is not "no": a client outside the known ranges may be inside a hidden one.
+    const known = fe.sourceRanges.length > 0 ? `${fe.sourceRanges.join(', ')} and from ` : ''
+    notes.push(
+      `Only clients from ${known}${plural(hidden.length, 'range')} the input hid (${hidden.join(', ')}) are let in (loadBalancerSourceRanges); the range set is partly unknown, so whether a connection from ${fe.sourceRanges.length > 0 ? 'any other source' : 'a given source'} is let in or dropped is unknown.`,
+    )
+  } else if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
     notes.push(
       `Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`,
     )
@@ -514,6 +523,7 @@ function explainFrontend(
     verdict,
     masquerade: masqueradeFor(fe, external, policy, node, hasShortCircuit(mode)),
     sourceRanges: [...fe.sourceRanges],
+    ...(hidden.length > 0 ? {redactedSourceRanges: [...hidden]} : {}),
     reaches,
     ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,

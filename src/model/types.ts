@@ -89,6 +89,12 @@ export interface Frontend {
   port: number | null
   /** loadBalancerSourceRanges that apply to this frontend (normalised CIDRs). */
   sourceRanges: string[]
+  /**
+   * loadBalancerSourceRanges the input hid behind a placeholder (`x.x.x.x/25`, `<CIDR>`), as
+   * written; absent when none was. The range set is then partly unknown: a client outside
+   * `sourceRanges` may be inside a hidden one. Added after schemaVersion 1 shipped, so optional.
+   */
+  redactedSourceRanges?: string[]
   action: FrontendAction
   /**
    * true when kube-proxy leaves connections from the node itself to this address un-NATed

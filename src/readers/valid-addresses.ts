@@ -150,6 +150,13 @@ function checkServicePort(sp: ServicePort, out: Diagnostic[], locate: Locate): v
         f.redacted = true
       }
     }
+    if (f.sourceRanges.some((r) => !isCidr(r) && isRedacted(r))) {
+      // A hidden range is kept as hidden: dropping it would let fewer clients in than the node does.
+      const hidden = f.sourceRanges.filter((r) => !isCidr(r) && isRedacted(r))
+      for (const r of hidden) sayRedacted(`${f.type} source range`, r)
+      f.redactedSourceRanges = [...(f.redactedSourceRanges ?? []), ...hidden]
+      f.sourceRanges = f.sourceRanges.filter((r) => !hidden.includes(r))
+    }
     if (!isPortOrNull(f.port) || f.sourceRanges.some((r) => !isCidr(r))) frontendsOk = false
   }
   if (!frontendsOk) {

@@ -175,6 +175,17 @@ export function planService(
     if (f.type === 'ExternalIP') {
       const p = withPort('ExternalIP', f)
       if (p) externalIPs.push(p)
+    } else if (f.redactedSourceRanges !== undefined && f.redactedSourceRanges.length > 0) {
+      // Rendered without the hidden ranges it would admit too few clients, or with none of them
+      // every client: neither is what the node does, so the frontend is left out.
+      note(
+        'RENDER_BAD_SOURCE_RANGE',
+        'error',
+        `${f.type} ${f.ip ?? '<redacted>'}:${f.port ?? '?'} left out: the input hid some of its source ranges`,
+        `loadBalancerSourceRanges ${f.redactedSourceRanges.join(', ')} were redacted in the input, so who may connect to this frontend is not known and it was not rendered.`,
+        'Give the unredacted dump (or the cluster objects, --cluster) to render it.',
+        f.ip ? [f.ip] : [],
+      )
     } else if (f.type === 'LoadBalancer' || (f.type === 'External' && f.sourceRanges.length > 0)) {
       // nftables shows externalIPs and LB IPs alike; one with source ranges is an LB IP.
       const p = withPort('LoadBalancer', f)

@@ -4,6 +4,7 @@
  * settle become open conditions, never guesses.
  */
 import {addressFamily, cidrContains, isLoopback} from '../../core/address.js'
+import {isRedacted} from '../../core/redaction.js'
 import {open, type MatchValue} from './branch.js'
 import type {TracePacket} from './types.js'
 
@@ -53,6 +54,13 @@ export function sourceIn(
 ): MatchValue {
   const cidr = cidrOf(value)
   const {packet} = facts
+  // A range the input hid (`-s x.x.x.x/25`): whether any source is in it is unknown, never "no".
+  if (isRedacted(value))
+    return open(
+      `src ${value}`,
+      `the source is in the redacted range ${value}`,
+      `the source is not in the redacted range ${value}`,
+    )
   if (packet.source !== null) return cidrContains(cidr, packet.source)
   const loopback = cidr.includes(':') ? LOOPBACK_V6 : LOOPBACK_V4
   // The node talks to a loopback destination from a loopback address, and to nothing else from one.

@@ -64,7 +64,9 @@ export function formatDiff(result: DiffResult, opts: DiffViewOptions): string {
     const why =
       u.missing.length > 0
         ? `${u.missing.join(', ')} not in ${u.side}'s input; collect with \`${u.collect ?? ''}\``
-        : `${u.side} is a fragment that does not show it`
+        : u.redacted
+          ? `${u.side}'s input hid a source range (redacted), so the range sets may or may not be the same`
+          : `${u.side} is a fragment that does not show it`
     lines.push('')
     push(c.bold, `${escapeControl(u.service)}  (unknown: ${escapeControl(why)})`)
     for (const d of u.fields) {

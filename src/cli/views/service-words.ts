@@ -7,6 +7,7 @@ import type {
   FrontendType,
   Incomplete,
 } from '../../model/types.js'
+import {REDACTED_SHOWN} from '../../core/redaction.js'
 import {escapeControl} from '../escape.js'
 import type {Style} from './style.js'
 
@@ -34,7 +35,9 @@ export function frontendLabel(
   style: Style,
 ): string {
   const parts = [`${TYPE_LABEL[fe.type]} ${escapeControl(frontendAddress(fe))}`]
-  if (fe.sourceRanges.length > 0) parts.push(`(from ${escapeControl(fe.sourceRanges.join(', '))})`)
+  // A range the input hid shows as <redacted>: the set is partly unknown.
+  const ranges = [...fe.sourceRanges, ...(fe.redactedSourceRanges ?? []).map(() => REDACTED_SHOWN)]
+  if (ranges.length > 0) parts.push(`(from ${escapeControl(ranges.join(', '))})`)
   const mark = fe.incomplete ? style.yellow('UNKNOWN') : actionMark(fe.action, style)
   if (mark) parts.push(mark)
   // Cluster-wide view: a Local policy forwards on these nodes only.

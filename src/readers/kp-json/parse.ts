@@ -295,6 +295,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
             ip: ipOrRedacted,
             port: nullable(port),
             sourceRanges: list(cidr(false)),
+            redactedSourceRanges: optional(list(str)),
             action: oneOf('forward', 'reject', 'drop'),
             redacted: optional(isTrue),
             nodeSourceExcluded: optional(bool),

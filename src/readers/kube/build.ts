@@ -394,7 +394,8 @@ function buildService(
   const sourceRanges = byFamily(
     svc.loadBalancerSourceRanges,
     'loadBalancerSourceRange',
-    parseCidrSloppy,
+    // A redacted range is kept as written; the state's address check marks it (valid-addresses.ts).
+    (raw) => parseCidrSloppy(raw) ?? redactedIp(raw),
   )
   // ipMode Proxy: the load balancer proxies itself, so kube-proxy does not program the IP (c.3).
   const lbIPs = byFamily(
