@@ -8,6 +8,8 @@ import {InputError, UsageError} from '../errors.js'
 import type {ProxyState, Protocol} from '../model/types.js'
 import type {IptablesRuleset} from '../readers/iptables/ruleset.js'
 import type {NftDocument} from '../readers/nft/ir.js'
+import type {IpsetDump} from '../readers/ipset/parse.js'
+import type {IpvsadmListing} from '../readers/ipvsadm/parse.js'
 import type {ReadFocus} from '../readers/types.js'
 
 /** What the walk reads: the state, and the rules as read with their paths. */
@@ -15,6 +17,8 @@ interface TraceRead {
   state: ProxyState
   rulesets: Array<{path: string; ruleset: IptablesRuleset}>
   nftDocuments: Array<{path: string; doc: NftDocument}>
+  ipvsListings: Array<{path: string; listing: IpvsadmListing}>
+  ipsets: Array<{path: string; dump: IpsetDump}>
 }
 
 const CLIENT_KINDS: readonly ClientKind[] = ['pod', 'node', 'external']
@@ -76,7 +80,7 @@ export default class Trace extends KpCommand {
     let read = await this.readForTrace(flags, focus)
     if (focus && query.by === 'name' && !(await this.names(read.state, query)))
       read = await this.readForTrace(flags, null)
-    const {state, rulesets, nftDocuments} = read
+    const {state, rulesets, nftDocuments, ipvsListings, ipsets} = read
     const nodeIps = await this.nodeIps(flags['node-ip'] ?? [])
     const destination = await this.destination(state, query)
     const from = await this.client(flags.from, state, nodeIps)
@@ -85,6 +89,8 @@ export default class Trace extends KpCommand {
       state,
       rulesets,
       nftDocuments,
+      ipvsListings,
+      ipsets,
       nodeIps,
       packet: {...from, ...destination},
     })
@@ -143,6 +149,8 @@ export default class Trace extends KpCommand {
   private async readForTrace(flags: LoadFlags, focus: ReadFocus | null): Promise<TraceRead> {
     const rulesets: TraceRead['rulesets'] = []
     const nftDocuments: TraceRead['nftDocuments'] = []
+    const ipvsListings: TraceRead['ipvsListings'] = []
+    const ipsets: TraceRead['ipsets'] = []
     const state = await this.loadState(flags, {
       ...(focus ? {focus} : {}),
       onParsed: (p) => {
@@ -150,9 +158,13 @@ export default class Trace extends KpCommand {
           rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
         else if ((p.format === 'nft' || p.format === 'nft-json') && p.data)
           nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
+        else if (p.format === 'ipvsadm' && p.data)
+          ipvsListings.push({path: p.source.path, listing: p.data as IpvsadmListing})
+        else if (p.format === 'ipset' && p.data)
+          ipsets.push({path: p.source.path, dump: p.data as IpsetDump})
       },
     })
-    return {state, rulesets, nftDocuments}
+    return {state, rulesets, nftDocuments, ipvsListings, ipsets}
   }
 
   /** Whether the state has the service `query` names. */

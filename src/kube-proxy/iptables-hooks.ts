@@ -15,6 +15,7 @@ import {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
 } from './iptables-names.js'
+import {KUBE_IPVS_FILTER, KUBE_IPVS_OUT_FILTER, KUBE_SOURCE_RANGES_FIREWALL} from './ipvs-names.js'
 
 export interface IptablesHook {
   table: 'filter' | 'nat'
@@ -48,7 +49,16 @@ export const IPTABLES_HOOKS: readonly IptablesHook[] = [
  * Why a kube-proxy rule drops or rejects a new connection, from the comment kube-proxy writes on
  * it; null when the comment is not one of kube-proxy's.
  */
-export function iptablesDropReason(comment: string | null, source: string): string | null {
+export function iptablesDropReason(
+  comment: string | null,
+  source: string,
+  chain = '',
+): string | null {
+  // IPVS mode's filter chains carry no comment on the rules that drop: their chain says it.
+  if (chain === KUBE_SOURCE_RANGES_FIREWALL)
+    return `source ${source} is outside the service's loadBalancerSourceRanges`
+  if (chain === KUBE_IPVS_FILTER || chain === KUBE_IPVS_OUT_FILTER)
+    return "no service on this port: the address is a service's, and kube-proxy's IPVS filter rejects new connections to its other ports"
   if (comment === null) return null
   if (comment.endsWith(' has no endpoints'))
     return 'the service has no endpoints, so kube-proxy rejects new connections'

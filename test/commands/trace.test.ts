@@ -84,17 +84,31 @@ describe('kp trace', () => {
     ])
   })
 
-  it('IPVS input is not walked: exit 3 with the reason', async () => {
+  it('IPVS input: the virtual server and the real server its scheduler picks', async () => {
     const r = await runKpInProcess([
       'trace',
-      '10.96.0.1:443',
+      '10.96.0.10:53/udp',
       '-f',
       'fixtures/ipvs/generated/ipvsadm-Ln.txt',
+      '--no-color',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toContain('UDP from a pod to 10.96.0.10:53  (ipvs mode)')
+    expect(r.stdout).toMatch(/ 50 % {2}forwarded to 10\.244\.2\.4:53 \(DNAT\)/)
+    expect(r.stdout).toContain(
+      'fixtures/ipvs/generated/ipvsadm-Ln.txt:31  ipvs UDP 10.96.0.10:53: virtual server, scheduler rr',
+    )
+  })
+
+  it('cluster objects alone have no rules to walk: exit 3 with the reason', async () => {
+    const r = await runKpInProcess([
+      'trace',
+      '10.96.0.10:53/udp',
+      '-f',
+      'fixtures/ipvs/generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml',
     ])
     expect(r.exitCode, r.stderr).toBe(3)
-    expect(r.stderr).toContain(
-      'cannot trace: kp trace walks iptables and nftables rules; this input is in ipvs mode',
-    )
+    expect(r.stderr).toContain('cannot trace: kp trace walks iptables, nftables and IPVS rules')
   })
 
   it('nftables input is walked too', async () => {

@@ -26,6 +26,7 @@ import {
   type AddressFacts,
 } from './addresses.js'
 import {negate, open, splitOn, type Branch, type MatchValue} from './branch.js'
+import {unknownSet, type IpvsStage} from './ipvs.js'
 import type {TraceOutcome, TracePacket} from './types.js'
 import {
   MAX_BRANCHES,
@@ -99,10 +100,12 @@ function markValue(text: string): {value: number; mask: number} {
 export class IptablesTracer {
   readonly assumed: string[] = []
 
+  /** `ruleset` null: no iptables input (an IPVS listing alone); `ipvs`: the IPVS stage of IPVS mode. */
   constructor(
-    private readonly ruleset: IptablesRuleset,
+    private readonly ruleset: IptablesRuleset | null,
     private readonly path: string,
     private readonly facts: AddressFacts,
+    private readonly ipvs: IpvsStage | null = null,
   ) {}
 
   get packet(): TracePacket {
@@ -131,6 +134,19 @@ export class IptablesTracer {
         e.branch,
         destinationLocal(this.facts, e.branch.destination, e.branch.dnat !== null),
       )) {
+        if (local && this.ipvs) {
+          out.push(
+            ...this.throughIpvs(
+              r,
+              [
+                ['mangle', 'INPUT'],
+                ['filter', 'INPUT'],
+              ],
+              [['nat', 'INPUT']],
+            ),
+          )
+          continue
+        }
         const path: Array<[string, string]> = local
           ? [
               ['mangle', 'INPUT'],
@@ -149,7 +165,65 @@ export class IptablesTracer {
     return out
   }
 
+  /**
+   * IPVS mode: the chains before IPVS's hook, then the virtual server's choice; a connection it
+   * takes leaves for the real server through POSTROUTING, one it does not goes on through `rest`.
+   */
+  private throughIpvs(
+    b: Branch,
+    before: Array<[string, string]>,
+    rest: Array<[string, string]>,
+    restLocal = true,
+  ): End[] {
+    const out: End[] = []
+    for (const e of this.hooks(b, before)) {
+      if (e.how !== 'accept') {
+        out.push({...e, local: true})
+        continue
+      }
+      const chosen = this.ipvs!.balance(e.branch)
+      if (chosen === null) {
+        for (const f of this.hooks(e.branch, rest)) out.push({...f, local: restLocal})
+        continue
+      }
+      for (const c of chosen) {
+        if (c.how !== 'accept') out.push({...c, local: true})
+        else
+          for (const f of this.hooks(c.branch, [
+            ['mangle', 'POSTROUTING'],
+            ['nat', 'POSTROUTING'],
+          ]))
+            out.push({...f, local: false})
+      }
+    }
+    return out
+  }
+
   private fromNode(b: Branch): End[] {
+    if (this.ipvs) {
+      const out: End[] = []
+      for (const e of this.hooks(b, [
+        ['raw', 'OUTPUT'],
+        ['mangle', 'OUTPUT'],
+        ['nat', 'OUTPUT'],
+      ])) {
+        if (e.how !== 'accept') out.push({...e, local: false})
+        else
+          out.push(
+            ...this.throughIpvs(
+              e.branch,
+              [],
+              [
+                ['filter', 'OUTPUT'],
+                ['mangle', 'POSTROUTING'],
+                ['nat', 'POSTROUTING'],
+              ],
+              false,
+            ),
+          )
+      }
+      return out
+    }
     return this.hooks(b, [
       ['raw', 'OUTPUT'],
       ['mangle', 'OUTPUT'],
@@ -179,7 +253,7 @@ export class IptablesTracer {
 
   /** One built-in chain: its rules, or kube-proxy's jumps when the input lacks them; then its policy. */
   private builtin(b: Branch, tableName: string, name: string): Exit[] {
-    const table = this.ruleset.tables.get(tableName)
+    const table = this.ruleset?.tables.get(tableName)
     if (!table) return [{branch: b, how: 'accept', reason: null}]
     const chain = table.chains.get(name)
     const exits =
@@ -353,6 +427,10 @@ export class IptablesTracer {
         return value.split(',').some((p) => portInRange(p, b.port))
       case '--syn':
         return true
+      case '--match-set': {
+        const flags = option.values[1] ?? ''
+        return this.ipvs?.setMatch(b, value, flags) ?? unknownSet(value, flags)
+      }
       case '--physdev-is-in':
       case '--physdev-is-bridged':
         // Only a pod on a bridge CNI reaches the node through a bridge port; outside clients
@@ -489,7 +567,7 @@ export class IptablesTracer {
   private dropReason(rule: IptablesRule, verb: string): string {
     const source = this.packet.source ?? `of this ${this.packet.from === 'pod' ? 'pod' : 'client'}`
     return (
-      iptablesDropReason(rule.comment, source) ??
+      iptablesDropReason(rule.comment, source, rule.chain) ??
       `the rule at ${this.path}:${rule.line} in ${rule.table} ${rule.chain} ${verb} it`
     )
   }

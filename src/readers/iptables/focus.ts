@@ -429,6 +429,8 @@ class LineSorter {
         : target.startsWith('"')
     )
       this.oddSpelling = true
+    // IPVS mode's dispatch rules match ipsets, not addresses: no needle picks them, so the whole dump is read.
+    if (line.includes(' --match-set ')) this.oddSpelling = true
     const hash = target === null ? null : perServiceHash(target)
     const serviceRule = hash !== null || (target !== null && FILTER_SERVICE_TARGETS.has(target))
     if (!serviceRule || (hash !== null && line.includes(LOCALHOST_V4))) return true
