@@ -3,10 +3,19 @@
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const {readFileSync} = await import('node:fs')
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-  // As src/cli/sea/identity.ts versionLine, which the single executable prints with its commit.
+  const read = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'))
+  const pkg = read('../package.json')
+  // The commit `npm run build` was made from (scripts/manifest.mjs); none before a build.
+  let commit
+  try {
+    commit = read('../dist/build.json').commit
+  } catch {
+    commit = undefined
+  }
+  // As src/cli/sea/identity.ts versionLine, which the single executable prints too.
+  const build = commit ? `npm, commit ${commit}` : 'npm'
   process.stdout.write(
-    `kp/${pkg.version} ${process.platform}-${process.arch} node-${process.version} (npm)\n`,
+    `kp/${pkg.version} ${process.platform}-${process.arch} node-${process.version} (${build})\n`,
   )
 } else if (argv[0] === '__complete') {
   // kubectl's completion of `kubectl kp …` (docs/sea.md): answered from the commands' flags,

@@ -4,7 +4,7 @@
  * pipe takes a large write in parts, and a reader may be slow.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -53,6 +53,29 @@ describe('bin/run.js --version', () => {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     const exitCode = await new Promise((resolve) => child.on('close', resolve))
     expect(exitCode).toBe(0)
-    expect(stdout).toMatch(/^kp\/\d+\.\d+\.\d+ \S+ node-v\S+ \(npm\)\n$/)
+    // With the commit `npm run build` wrote into dist/build.json; before a build, none.
+    const built = existsSync(join(ROOT, 'dist/build.json'))
+      ? (JSON.parse(readFileSync(join(ROOT, 'dist/build.json'), 'utf8')) as {commit: string})
+      : null
+    expect(stdout).toMatch(/^kp\/\d+\.\d+\.\d+ \S+ node-v\S+ \(npm(, commit \S+)?\)\n$/)
+    if (built) {
+      expect(built.commit).toMatch(/^([0-9a-f]{7,}(-dirty)?|unknown)$/)
+      expect(stdout).toContain(`(npm, commit ${built.commit})\n`)
+    }
+  })
+})
+
+describe.skipIf(!existsSync(join(ROOT, 'dist/cli/completion.js')))('bin/run.js __complete', () => {
+  it("answers kubectl's completion protocol, a -h among the words no help request", async () => {
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/run.js'), '__complete', 'list', '-h', '--mode', 'ip'],
+      {cwd: ROOT},
+    )
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    const exitCode = await new Promise((resolve) => child.on('close', resolve))
+    expect(exitCode).toBe(0)
+    expect(stdout).toBe('iptables\nipvs\n:4\n')
   })
 })
