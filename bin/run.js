@@ -28,7 +28,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // The execute entry alone, not the package index: the index loads all of oclif (help, ux,
   // semver, ...) before any command runs, about 40 ms more of every run (docs/benchmarks.md).
   const {execute} = await import('@oclif/core/execute')
-  await execute({dir: import.meta.url})
+  // Run by kubectl as the plugin kubectl-kp (a link to this file): help and hints say `kubectl kp`.
+  const asPlugin = /(^|\/)kubectl-[^/]*$/.test(process.argv[1] ?? '')
+  await execute(asPlugin ? {args: argv, loadOptions: await pluginConfig()} : {dir: import.meta.url})
   // Exit once the output is out. Left to end by itself, node waits for V8's background work on
   // the heap (sweeping, compiling) first: ~60 ms after a 10,000-service read (docs/benchmarks.md).
   // Errors and `this.exit(n)` never get here: oclif exits with their code itself.
@@ -40,4 +42,16 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 function written(stream) {
   if (stream.writableLength === 0) return Promise.resolve()
   return new Promise((resolve) => stream.write('', () => resolve()))
+}
+
+/** oclif's configuration under the name kubectl gives the plugin (src/cli/sea/identity.ts). */
+async function pluginConfig() {
+  const {Config} = await import('@oclif/core/config')
+  const {commandName, setCommandName} = await import('../dist/cli/sea/identity.js')
+  const bin = commandName(process.argv[1])
+  setCommandName(bin)
+  const config = await Config.load(import.meta.url)
+  // execute() loads the configuration again from its root plugin, whose package.json this is.
+  config.pjson.oclif.bin = bin
+  return config
 }
