@@ -15,6 +15,7 @@ import {
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 import {inject} from 'postject'
+import {commitOf} from './git-commit.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const out = `${root}dist-sea/`
@@ -41,7 +42,7 @@ await build({
   keepNames: true,
   // oclif's optional loaders for TypeScript and Yarn PnP, never used by a bundled kp.
   external: ['typescript', 'ts-node', 'pnpapi'],
-  define: {KP_SEA_BUILD: JSON.stringify({pjson: seaPjson(), commit: commit()})},
+  define: {KP_SEA_BUILD: JSON.stringify({pjson: seaPjson(), commit: commitOf(root)})},
   plugins: [requireInBundle()],
   // Any other import.meta left in the sources would be undefined in the bundle: fail the build.
   logOverride: {'empty-import-meta': 'error'},
@@ -110,18 +111,6 @@ function seaPjson() {
     identifier: 'SEA_COMMANDS',
   }
   return {name, version, description, license, oclif: {...pkg.oclif, commands, hooks: {}}}
-}
-
-/** The commit built from, `-dirty` when the work tree had changes; `unknown` outside a git checkout. */
-function commit() {
-  const git = (...args) =>
-    execFileSync('git', args, {cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
-  try {
-    const head = git('rev-parse', '--short', 'HEAD').trim()
-    return git('status', '--porcelain', '--untracked-files=no').trim() ? `${head}-dirty` : head
-  } catch {
-    return 'unknown'
-  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * pipe takes a large write in parts, and a reader may be slow.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -53,6 +53,66 @@ describe('bin/run.js --version', () => {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     const exitCode = await new Promise((resolve) => child.on('close', resolve))
     expect(exitCode).toBe(0)
-    expect(stdout).toMatch(/^kp\/\d+\.\d+\.\d+ \S+ node-v\S+ \(npm\)\n$/)
+    // With the commit `npm run build` wrote into dist/build.json; before a build, none.
+    const built = existsSync(join(ROOT, 'dist/build.json'))
+      ? (JSON.parse(readFileSync(join(ROOT, 'dist/build.json'), 'utf8')) as {commit: string})
+      : null
+    expect(stdout).toMatch(/^kp\/\d+\.\d+\.\d+ \S+ node-v\S+ \(npm(, commit \S+)?\)\n$/)
+    if (built) {
+      expect(built.commit).toMatch(/^([0-9a-f]{7,}(-dirty)?|unknown)$/)
+      expect(stdout).toContain(`(npm, commit ${built.commit})\n`)
+    }
   })
 })
+
+describe.skipIf(!existsSync(join(ROOT, 'dist/cli/completion.js')))('bin/run.js __complete', () => {
+  it("answers kubectl's completion protocol, a -h among the words no help request", async () => {
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/run.js'), '__complete', 'list', '-h', '--mode', 'ip'],
+      {cwd: ROOT},
+    )
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    const exitCode = await new Promise((resolve) => child.on('close', resolve))
+    expect(exitCode).toBe(0)
+    expect(stdout).toBe('iptables\nipvs\n:4\n')
+  })
+})
+
+// The real kubectl, running bin/run.js linked as the plugin kubectl-kp (the single executable's
+// own plugin tests are in test/cli/sea/executable.test.ts).
+const kubectl = (process.env.PATH ?? '')
+  .split(':')
+  .map((dir) => join(dir, 'kubectl'))
+  .find((path) => existsSync(path))
+if (!kubectl) {
+  if (process.env.CI === 'true') throw new Error('CI=true: no kubectl on PATH')
+  process.stderr.write('skipping bin/run.js as a kubectl plugin: no kubectl on PATH\n')
+}
+describe.skipIf(!kubectl || !existsSync(join(ROOT, 'dist/commands/list.js')))(
+  'bin/run.js as the kubectl plugin kubectl-kp',
+  () => {
+    it('names itself `kubectl kp` in help and hints', async () => {
+      const dir = join(tmp, 'plugin-bin')
+      mkdirSync(dir)
+      symlinkSync(join(ROOT, 'bin/run.js'), join(dir, 'kubectl-kp'))
+      const run = (args: string[]) =>
+        new Promise<{stdout: string; stderr: string; exitCode: unknown}>((resolve) => {
+          const child = spawn(kubectl!, ['kp', ...args], {
+            cwd: ROOT,
+            env: {...process.env, PATH: `${dir}:${process.env.PATH}`, NO_COLOR: '1'},
+          })
+          let [stdout, stderr] = ['', '']
+          child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+          child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+          child.on('close', (exitCode) => resolve({stdout, stderr, exitCode}))
+        })
+      const help = await run(['explain', '--help'])
+      expect(help.stdout).toMatch(/^ {2}\$ kubectl kp explain SERVICE /m)
+      const wrong = await run(['list', '--no-such-flag'])
+      expect(wrong.exitCode).toBe(2)
+      expect(wrong.stderr).toContain('hint: `kubectl kp list --help`')
+    })
+  },
+)
