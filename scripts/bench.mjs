@@ -565,6 +565,7 @@ async function main() {
   const checks = []
   const issue4Rows = []
   const humanRows = []
+  const traceRows = []
   const netnsReason =
     FORMATS.some((f) => f.id.startsWith('nft') || f.id === 'iptables-list') || !opts['no-migrate']
       ? netnsUnavailable()
@@ -619,6 +620,22 @@ async function main() {
         progress(format.yardstick.name, yard)
         perSize.push({services, list})
         if (format.id === 'iptables-save' && services === Math.max(...sizes)) {
+          // kp trace (issue 24 §2): one connection to the middle service's ClusterIP, walked from
+          // a focused read; its target is absolute (≤ 0.5 s), the yardstick is for scale.
+          const traceTarget = `${ipv4(CLUSTER_IP_BASE + Math.floor(services / 2))}:80`
+          const tracePair = await paired(
+            [...KP, 'trace', traceTarget, '-f', gen.path],
+            await format.pairedYardstick(inputs),
+            runs,
+          )
+          const trace = tracePair.failed ? tracePair : tracePair.kp
+          progress('kp trace', trace)
+          traceRows.push(
+            `| \`kp trace ${traceTarget}\` | ${format.label} | ${size} | ${fmt(trace)} | ${tracePair.failed ? '-' : fmt(tracePair.yard)} | ${pairedPct(tracePair)} |`,
+          )
+          checks.push(
+            `- trace ${services} × ${endpointsPerService}: ${trace.failed ? 'failed' : `${trace.seconds.toFixed(2)} s${trace.cpuSeconds !== null ? ` (cpu ${trace.cpuSeconds.toFixed(2)} s)` : ''}`} (target ≤ 0.5 s), ${pairedPct(tracePair)} of iptables-restore-translate -f`,
+          )
           // The tables a person reads: no target, but a table layout that costs minutes shows here.
           for (const wide of [false, true]) {
             const argv = [...KP, 'list', ...(wide ? ['-o', 'wide'] : []), '-f', gen.path]
@@ -743,6 +760,14 @@ async function main() {
             '| human output | input | services × endpoints | kp | kp list --json, same input |',
             '|---|---|---|---|---|',
             ...humanRows,
+            '',
+          ]
+        : []),
+      ...(traceRows.length
+        ? [
+            '| kp trace | input | services × endpoints | kp | iptables-restore-translate -f | kp / yardstick |',
+            '|---|---|---|---|---|---|',
+            ...traceRows,
             '',
           ]
         : []),
