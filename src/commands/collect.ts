@@ -91,9 +91,9 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
       const t = manifest.reachedThrough
       if (t && flags.verbose)
         process.stderr.write(
-          escapeControl(
-            `kp: reached node/${t.node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}\n`,
-          ),
+          `${escapeControl(
+            `kp: reached node/${t.node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}`,
+          )}\n`,
         )
     } else {
       const {collectBundle} = await import('../live/collect-bundle.js')
