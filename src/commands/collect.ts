@@ -61,9 +61,11 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
       return {removed}
     }
     if (flags.out === undefined)
-      throw new UsageError('kp collect needs --out DIR', 'USAGE_COLLECT_INPUT', [
-        'kp collect --out DIR, then kp list -f DIR',
-      ])
+      throw new UsageError(
+        'Missing required flag --out (kp collect needs --out DIR)',
+        'USAGE_COLLECT_INPUT',
+        ['kp collect --out DIR, then kp list -f DIR'],
+      )
     const fileFlags = (['file', 'format', 'cluster'] as const).filter(
       (name) => flags[name] !== undefined,
     )
