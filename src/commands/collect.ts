@@ -16,23 +16,34 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
   static override examples = [
     '<%= config.bin %> <%= command.id %> --out /tmp/node-a',
     '<%= config.bin %> <%= command.id %> --out /tmp/node-a --force --json',
+    '<%= config.bin %> <%= command.id %> --node worker-1 --out /tmp/worker-1    # through kubectl, from your machine',
+    '<%= config.bin %> <%= command.id %> --cleanup    # delete collector pods (--collector-pod) left behind',
     'tar czf node-a.tgz -C /tmp node-a    # attach to a ticket; read with: kp list -f node-a/',
   ]
 
-  // Collect reads the node, never files: of the shared input flags only --mode applies. The
-  // others stay parseable (hidden) so that giving one is a clear usage error, not "unknown flag".
+  // Collect reads a node, never files: of the shared input flags only --mode and --node (a node
+  // of the cluster, through kubectl) apply. The others stay parseable (hidden) so that giving one
+  // is a clear usage error, not "unknown flag".
   static override baseFlags = {
     ...KpCommand.baseFlags,
     file: Flags.string({char: 'f', multiple: true, hidden: true}),
     format: Flags.option({options: FORMAT_IDS, hidden: true})(),
     cluster: Flags.string({multiple: true, hidden: true}),
-    node: Flags.string({hidden: true}),
+    node: Flags.string({
+      helpGroup: 'INPUT',
+      description:
+        'Collect node NAME of the cluster through kubectl (its kube-proxy pod; see the CLUSTER flags) instead of this host.',
+    }),
   }
 
   static override flags = {
     out: Flags.string({
-      required: true,
-      description: 'The folder to write (created if missing; must be empty unless --force).',
+      description:
+        'The folder to write (created if missing; must be empty unless --force). Required but with --cleanup.',
+    }),
+    cleanup: Flags.boolean({
+      description:
+        'Delete the collector pods (--collector-pod) a killed kp left in the cluster, and exit.',
     }),
     force: Flags.boolean({
       description:
@@ -40,9 +51,22 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
     }),
   }
 
-  async run(): Promise<BundleManifest> {
+  async run(): Promise<BundleManifest | {removed: number}> {
     const {flags} = await this.parse(Collect)
-    const fileFlags = (['file', 'format', 'cluster', 'node'] as const).filter(
+    const {remoteOptionsFrom} = await import('../cli/remote-flags.js')
+    if (flags.cleanup) {
+      const {cleanupRemote} = await import('../live/remote/index.js')
+      const removed = await cleanupRemote(remoteOptionsFrom(flags))
+      if (!this.jsonEnabled()) this.log(`Deleted ${removed} collector pod(s).`)
+      return {removed}
+    }
+    if (flags.out === undefined)
+      throw new UsageError(
+        'Missing required flag --out (kp collect needs --out DIR)',
+        'USAGE_COLLECT_INPUT',
+        ['kp collect --out DIR, then kp list -f DIR'],
+      )
+    const fileFlags = (['file', 'format', 'cluster'] as const).filter(
       (name) => flags[name] !== undefined,
     )
     if (fileFlags.length > 0) {
@@ -52,14 +76,37 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
         ['kp collect --out DIR, then kp list -f DIR'],
       )
     }
-    const {collectBundle} = await import('../live/collect-bundle.js')
-    const manifest = await collectBundle({
-      outDir: flags.out,
-      force: flags.force,
-      mode: flags.mode as Mode | undefined,
-      timeoutMs: flags.timeout * 1000,
-      createdBy: `kp/${this.config.version}`,
-    })
+    const mode = flags.mode as Mode | undefined
+    const createdBy = `kp/${this.config.version}`
+    let manifest: BundleManifest
+    if (flags.node !== undefined) {
+      const {collectRemoteBundle} = await import('../live/remote/index.js')
+      manifest = await collectRemoteBundle(
+        {...remoteOptionsFrom(flags), mode},
+        flags.node,
+        flags.out,
+        {
+          force: flags.force,
+          createdBy,
+        },
+      )
+      const t = manifest.reachedThrough
+      if (t && flags.verbose)
+        process.stderr.write(
+          `${escapeControl(
+            `kp: reached node/${t.node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}`,
+          )}\n`,
+        )
+    } else {
+      const {collectBundle} = await import('../live/collect-bundle.js')
+      manifest = await collectBundle({
+        outDir: flags.out,
+        force: flags.force,
+        mode,
+        timeoutMs: flags.timeout * 1000,
+        createdBy,
+      })
+    }
     for (const w of manifest.warnings) this.warnLine(w)
     if (!this.jsonEnabled()) {
       const saved = manifest.files.filter((f) => f.path !== null)
