@@ -86,7 +86,7 @@ export function traceConnection(input: TraceInput): TraceResult {
     facts.notLocal = new Set()
     if (!iptables)
       facts.assumed.add(
-        'the input has no iptables rules: masquerade and the IPVS-mode filters are not walked (add iptables-save)',
+        `the input has no ${family} iptables rules: masquerade and the IPVS-mode filters are not walked (add ${family === 'IPv6' ? 'ip6tables-save' : 'iptables-save'})`,
       )
     tracer = new IptablesTracer(iptables?.ruleset ?? null, iptables?.path ?? '', facts, stage)
   } else if (nft && state.mode !== 'ipvs') tracer = new NftTracer(nft.doc, family, nft.path, facts)

@@ -199,7 +199,7 @@ describe('kp trace in IPVS mode', () => {
       ['10.244.1.5:8080', 0.75],
       ['10.244.1.6:8080', 0.25],
     ])
-    expect(wrr.assumed.join('\n')).toContain('the input has no iptables rules')
+    expect(wrr.assumed.join('\n')).toContain('the input has no IPv4 iptables rules')
   })
 
   it('without ipset input, a set match is an open condition, never a guess', async () => {
