@@ -23,14 +23,14 @@ function lastLine(text: string): number {
 }
 
 /**
- * A kubectl YAML List (an `items:` line in the first column) with no first-column `kind:` after
- * its items: cut off. Null for any other text.
+ * A kubectl YAML List (an `items:` line in the first column) with no first-column `kind:`: cut
+ * off. Null for any other text, and for a List written by hand with its `kind:` first.
  */
 export function cutYamlList(text: string): CutList | null {
   const items = /^items:[ \t]*\r?$/m.exec(text)
   if (!items) return null
+  if (/^kind:/m.test(text)) return null
   const after = text.slice(items.index)
-  if (/^kind:/m.test(after)) return null
   // The items start with `- ` in the first column; the last one may be partial.
   const starts: number[] = []
   const itemRe = /^- /gm

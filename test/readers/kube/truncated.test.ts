@@ -55,6 +55,13 @@ describe('a kubectl List cut off', () => {
     expect(errorCodes(parseKube({path: 'a.json', text: JSON_LIST.trimEnd()}))).toEqual([])
   })
 
+  it('a List written by hand with its kind first is not taken for a cut one', () => {
+    const byHand = `apiVersion: v1\nkind: List\n${YAML_LIST.slice(YAML_LIST.indexOf('items:'), YAML_LIST.indexOf('\nkind: List') + 1)}`
+    const r = parseKube({path: 'a.yaml', text: byHand})
+    expect(errorCodes(r)).toEqual([])
+    expect(names(r)).toEqual(names(whole))
+  })
+
   it('cut before its first whole item: the error alone, nothing read', () => {
     const r = parseKube({path: 'a.yaml', text: YAML_LIST.slice(0, 60)})
     expect(errorCodes(r)).toEqual(['KUBE_TRUNCATED'])
