@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `kp --version` is answered before oclif loads: it is the start-up path scripts hit most.
 const argv = process.argv.slice(2)
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+// Linked as kubectl_complete-kp, kubectl asks it to complete `kubectl kp …` (docs/sea.md).
+const completing = /(^|\/)kubectl_complete-[^/]*$/.test(process.argv[1] ?? '')
+if (!completing && argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const {readFileSync} = await import('node:fs')
   const read = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'))
   const pkg = read('../package.json')
@@ -17,13 +19,14 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(
     `kp/${pkg.version} ${process.platform}-${process.arch} node-${process.version} (${build})\n`,
   )
-} else if (argv[0] === '__complete') {
-  // kubectl's completion of `kubectl kp …` (docs/sea.md): answered from the commands' flags,
-  // outside oclif's command dispatch, which would read a -h among the words as a help request.
+} else if (completing || argv[0] === '__complete') {
+  // Answered from the commands' flags (src/cli/completion.ts completeWords), outside oclif's
+  // command dispatch, which would read a -h among the words as a help request.
   const {Config} = await import('@oclif/core/config')
   const {completeWords, completionCommands} = await import('../dist/cli/completion.js')
   const config = await Config.load(import.meta.url)
-  process.stdout.write(completeWords(completionCommands(config.commands), argv.slice(1)))
+  const words = completing ? argv : argv.slice(1)
+  process.stdout.write(completeWords(completionCommands(config.commands), words))
 } else {
   // The execute entry alone, not the package index: the index loads all of oclif (help, ux,
   // semver, ...) before any command runs, about 40 ms more of every run (docs/benchmarks.md).

@@ -114,5 +114,19 @@ describe.skipIf(!kubectl || !existsSync(join(ROOT, 'dist/commands/list.js')))(
       expect(wrong.exitCode).toBe(2)
       expect(wrong.stderr).toContain('hint: `kubectl kp list --help`')
     })
+    it('completes `kubectl kp …` linked as kubectl_complete-kp', async () => {
+      const dir = join(tmp, 'complete-bin')
+      mkdirSync(dir)
+      symlinkSync(join(ROOT, 'bin/run.js'), join(dir, 'kubectl_complete-kp'))
+      symlinkSync(join(ROOT, 'bin/run.js'), join(dir, 'kubectl-kp'))
+      const child = spawn(kubectl!, ['__complete', 'kp', 'list', '--mode', 'ip'], {
+        cwd: ROOT,
+        env: {...process.env, PATH: `${dir}:${process.env.PATH}`},
+      })
+      let stdout = ''
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+      await new Promise((resolve) => child.on('close', resolve))
+      expect(stdout).toBe('iptables\nipvs\n:4\n')
+    })
   },
 )
