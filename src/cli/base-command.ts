@@ -184,7 +184,8 @@ export abstract class KpCommand extends Command {
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
     const mode = flags.mode as Mode | undefined
     const {readRemoteNode} = await import('../live/remote/index.js')
-    const r = await readRemoteNode({...remoteOptionsFrom(flags), mode}, node, {
+    const options = {...remoteOptionsFrom(flags), mode, describe: Boolean(flags.verbose)}
+    const r = await readRemoteNode(options, node, {
       mode,
       cluster,
       ...wants,

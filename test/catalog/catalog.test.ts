@@ -41,6 +41,8 @@ const CODE_LITERAL = /(['"`])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\1/g
 /** Such literals that are not codes. */
 const NOT_CODES = new Set([
   'KP_DIFF_WORKER_MIN_BYTES', // an environment variable (src/readers/read-in-worker.ts)
+  'NET_ADMIN', // Linux capabilities of the collector pod (src/live/remote/collector.ts)
+  'NET_RAW',
 ])
 
 const literals = new Map<string, string[]>()

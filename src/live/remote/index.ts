@@ -27,6 +27,11 @@ export interface RemoteOptions {
   signal?: AbortSignal
   /** Forces the proxy mode (`--mode`). */
   mode?: Mode
+  /**
+   * Ask kubectl its version and context for reachedThrough (default true; bundles always do).
+   * Two kubectl runs fewer when nobody shows them (`kp list --node` without --verbose).
+   */
+  describe?: boolean
 }
 
 /** Which kubectl reached the node, and through which pod: said in --verbose and in bundles. */

@@ -115,8 +115,22 @@ async function reach(o: RemoteOptions, node: string): Promise<Reached> {
   return {k, pod: await findKubeProxyPod(k, o, node), collector: null}
 }
 
-async function reachedThrough(r: Reached, node: string): Promise<BundleReach> {
-  const [version, context] = await Promise.all([kubectlVersion(r.k), currentContext(r.k)])
+/** kubectl's version and context, asked while the pod is looked for; null when not wanted. */
+function describeKubectl(k: Kubectl, o: RemoteOptions) {
+  return o.describe === false
+    ? Promise.resolve({version: null, context: k.context})
+    : Promise.all([kubectlVersion(k), currentContext(k)]).then(([version, context]) => ({
+        version,
+        context,
+      }))
+}
+
+function reachedThrough(
+  r: Reached,
+  node: string,
+  d: {version: string | null; context: string | null},
+): BundleReach {
+  const {version, context} = d
   return {
     kubectl: r.k.path,
     kubectlVersion: version,
@@ -133,15 +147,21 @@ export async function readRemoteNodeImpl(
   node: string,
   read: ReadOptions,
 ): Promise<RemoteNodeState> {
+  const k = kubectlOf(o)
+  // The cluster objects and kubectl's version do not depend on the pod: asked at the same time.
+  const clusterRead = read.cluster ? Promise.resolve(null) : clusterObjects(k, `node/${node}`)
+  const described = describeKubectl(k, o)
+  clusterRead.catch(() => undefined)
   const r = await reach(o, node)
   try {
     const runner = podRunner(r.k, r.pod, node)
     const mode = o.mode ?? read.mode
-    const [collection, cluster, through] = await Promise.all([
+    const [collection, cluster, d] = await Promise.all([
       collectLive({mode, timeoutMs: o.timeoutMs, runner}),
-      read.cluster ? Promise.resolve(null) : clusterObjects(r.k, runner.label),
-      reachedThrough(r, node),
+      clusterRead,
+      described,
     ])
+    const through = reachedThrough(r, node, d)
     const {readState} = await import('../../readers/read-state.js')
     const clusterSources = read.cluster ?? (cluster ? [cluster] : [])
     const state = await readState(
@@ -160,6 +180,7 @@ export async function collectRemoteBundleImpl(
   outDir: string,
   b: RemoteBundleOptions,
 ): Promise<BundleManifest> {
+  const described = describeKubectl(kubectlOf(o), {...o, describe: true})
   const r = await reach(o, node)
   try {
     const {collectBundle} = await import('../collect-bundle.js')
@@ -170,7 +191,7 @@ export async function collectRemoteBundleImpl(
       timeoutMs: o.timeoutMs,
       createdBy: b.createdBy ?? 'kp',
       runner: podRunner(r.k, r.pod, node),
-      reachedThrough: await reachedThrough(r, node),
+      reachedThrough: reachedThrough(r, node, await described),
     })
   } finally {
     await r.collector?.stop()

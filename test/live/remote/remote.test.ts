@@ -12,6 +12,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parseAllDocuments} from 'yaml'
 import type {BundleManifest} from '../../../src/readers/bundle.js'
+import {readRemoteNode} from '../../../src/live/remote/index.js'
+import {execBatch, execIn, kubectlOf} from '../../../src/live/remote/kubectl.js'
 import {StandInApiServer, kubeProxyTools} from '../../helpers/fake-apiserver/index.js'
 import {ROOT} from '../../helpers/run-cli.js'
 import {
@@ -272,6 +274,50 @@ describe('one node through kubectl (real kubectl, stand-in API server)', () => {
     const {error} = JSON.parse(r.stdout) as {error: {code: string; message: string}}
     expect(error.code).toBe('LIVE_CLUSTER_UNREACHABLE')
     expect(error.message).toMatch(/kubectl cannot reach the cluster: .*refused/)
+  })
+
+  it('a program missing in the pod is named with the pod, alone or in a batch', async () => {
+    const k = kubectlOf({kubeconfig})
+    const pod = {
+      namespace: 'kube-system',
+      name: 'kube-proxy-node-a',
+      container: 'kube-proxy',
+      image: null,
+    }
+    const missing = {
+      code: 'LIVE_MISSING_PROGRAM',
+      message: 'ipvsadm is not in the pod kube-system/kube-proxy-node-a (container kube-proxy)',
+    }
+    expect((await execIn(k, pod, ['ipvsadm', '-Sn'], {})).failure).toMatchObject(missing)
+    const [a, b, c] = await execBatch(
+      k,
+      pod,
+      [
+        ['ipvsadm', '-Sn'],
+        ['cat', '/proc/sys/kernel/osrelease'],
+        ['nft', 'list', 'table', 'ip', 'none'],
+      ],
+      {},
+    )
+    expect(a!.failure).toMatchObject(missing)
+    expect(b!.failure).toBeNull()
+    expect(b!.stdout).toBe(readFileSync('/proc/sys/kernel/osrelease', 'utf8'))
+    expect(c!.exitCode).toBe(1)
+    expect(c!.stderr).toMatch(/^Error: No such file or directory/)
+  })
+
+  it("readRemoteNode (the API kp's fleet commands build on) gives the state, the outputs and the way in", async () => {
+    const r = await readRemoteNode({kubeconfig}, 'node-b')
+    expect(r.state.mode).toBe('iptables')
+    expect(r.state.node.name).toBe('node-b')
+    expect(r.state.services.some((s) => s.namespace === 'ns4')).toBe(false)
+    expect(r.state.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    expect(r.collection.sources.map((s) => s.path)).toContain('node/node-b:iptables-nft-save')
+    expect(r.cluster).toHaveLength(1)
+    expect(r.reachedThrough).toMatchObject({
+      pod: 'kube-system/kube-proxy-node-b',
+      collectorPod: false,
+    })
   })
 
   it('bench: explain through --node end to end (docs/benchmarks.md)', async () => {
