@@ -387,6 +387,37 @@ export const DIAGNOSTICS = {
     meaning: 'A dump command needs root (or cannot be executed).',
     action: 'Run kp as root (for example with sudo), or read a saved dump with -f FILE.',
   },
+  LIVE_CLUSTER_UNREACHABLE: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      'Reading a node through kubectl (--node NAME, node/NAME): kubectl cannot reach the cluster (no kubeconfig, bad context, refused, unauthorized); its message is quoted.',
+    action: 'Check `kubectl get nodes` works with the same --kubeconfig/--context.',
+  },
+  LIVE_FORBIDDEN: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      'Reading a node through kubectl: the cluster refused a request (RBAC Forbidden); the message names the verb and resource to grant.',
+    action:
+      'Grant that verb on that resource (e.g. `create` on `pods/exec` in the kube-proxy namespace), or collect on the node and read with -f.',
+  },
+  LIVE_NO_KUBE_PROXY_POD: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      'Reading a node through kubectl: no running pod on that node has a container that runs kube-proxy (k3s, static pods, another namespace or selector).',
+    action:
+      'Point kp at it with --kube-proxy-namespace/--kube-proxy-selector, or let kp start a short-lived collector pod with --collector-pod.',
+  },
+  LIVE_COLLECTOR_POD: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      '--collector-pod: the short-lived collector pod could not be created, did not start, or could not be deleted.',
+    action:
+      'Check the message; `kp collect --cleanup` removes collector pods left behind (label app.kubernetes.io/managed-by=kp).',
+  },
   INPUT_TRACE_UNSUPPORTED: {
     severity: 'error',
     exit: 'input',

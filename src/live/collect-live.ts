@@ -8,6 +8,7 @@ import type {Mode} from '../model/types.js'
 import type {BundleFacts} from '../readers/bundle.js'
 import type {SourceText} from '../readers/types.js'
 import {environmentError} from './exec.js'
+import type {ProbeRunner} from './probe.js'
 import {type NodeSnapshot, snapshotNode} from './snapshot.js'
 
 export interface LiveCollection {
@@ -24,6 +25,8 @@ export interface LiveOptions {
   timeoutMs?: number
   /** Root for the /proc and /sys lookups (tests); default "/". */
   root?: string
+  /** Where the probes run (default: this host). */
+  runner?: ProbeRunner
 }
 
 /**
@@ -91,7 +94,12 @@ export function nothingFoundError(
 }
 
 export async function collectLive(opts: LiveOptions): Promise<LiveCollection> {
-  const snap = await snapshotNode({mode: opts.mode, timeoutMs: opts.timeoutMs, root: opts.root})
+  const snap = await snapshotNode({
+    mode: opts.mode,
+    timeoutMs: opts.timeoutMs,
+    root: opts.root,
+    runner: opts.runner,
+  })
   const fatal = fatalProbeFailure(snap)
   if (fatal) throw fatal
   if (snap.detection.mode === null) throw nothingFoundError(snap, opts.mode)
@@ -109,12 +117,13 @@ export async function collectLive(opts: LiveOptions): Promise<LiveCollection> {
     // An empty output (no ipsets, say) says nothing; the readers would call it empty input.
     if (c.result.stdout.trim() === '') continue
     sources.push({
-      path: `live:${c.result.commandLine}`,
+      path: `${opts.runner?.label ?? 'live'}:${c.result.commandLine}`,
       text: c.result.stdout,
       format: c.format ?? undefined,
       tool: c.tool,
     })
   }
-  const commands = snap.captures.flatMap((c) => (c.result ? [c.result.commandLine] : []))
+  const shown = opts.runner?.shown ?? ((line: string) => line)
+  const commands = snap.captures.flatMap((c) => (c.result ? [shown(c.result.commandLine)] : []))
   return {sources, facts: snap.facts, warnings: snap.detection.warnings, commands}
 }

@@ -8,8 +8,6 @@
  * /proc/net/ip{,6}_tables_names (it would load x_tables modules), and ipvsadm only when
  * /proc/net/ip_vs exists (ipvsadm runs `modprobe ip_vs` when IPVS is not loaded).
  */
-import {readFile} from 'node:fs/promises'
-import {hostname} from 'node:os'
 import type {Mode} from '../model/types.js'
 import type {BundleFacts} from '../readers/bundle.js'
 import type {FormatId} from '../readers/types.js'
@@ -23,7 +21,8 @@ import {
   hasIptablesModeRules,
   summarizeIptablesSave,
 } from './detect.js'
-import {type CommandResult, type RunOptions, runCommand} from './exec.js'
+import type {CommandResult, RunOptions} from './exec.js'
+import {type ProbeRunner, localRunner} from './probe.js'
 
 /** One command's output (or the reason it was not run). */
 export interface Capture {
@@ -57,6 +56,8 @@ export interface SnapshotOptions extends RunOptions {
   everything?: boolean
   /** Root of /proc and /sys lookups; tests point it elsewhere. Default "/". */
   root?: string
+  /** Where the probes run (default: this host, under root). */
+  runner?: ProbeRunner
 }
 
 // Sysctls that change how the rules behave (read from /proc/sys, so no program is needed):
@@ -72,14 +73,6 @@ export const SYSCTLS = [
   'net.ipv4.vs.conn_reuse_mode',
   'net.ipv4.vs.expire_nodest_conn',
 ] as const
-
-async function readText(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch {
-    return null
-  }
-}
 
 function capture(
   file: string,
@@ -114,8 +107,17 @@ const nftTableFile = (family: IpFamily): string => `nft-${family}-kube-proxy.jso
 /** nft's answer for a table that does not exist (exit 1, LC_ALL=C): ENOENT from the kernel. */
 const NO_SUCH_TABLE = /^Error: No such file or directory/m
 
+/** Some kube-proxy images' nft (built 2026-06/07) was built without JSON: `nft -j` says so. */
+const NO_JSON = /JSON support not compiled-in/i
+
 function nftTableCapture(family: IpFamily, r: CommandResult): Capture {
-  const c = capture(nftTableFile(family), r.argv, 'nft-json', r)
+  const json = r.argv.includes('-j')
+  const c = capture(
+    json ? nftTableFile(family) : `nft-${family}-kube-proxy.nft`,
+    r.argv,
+    json ? 'nft-json' : 'nft',
+    r,
+  )
   if (r.failure?.code === 'LIVE_COMMAND_FAILED' && r.exitCode === 1 && NO_SUCH_TABLE.test(r.stderr))
     c.absent = `nft has no table ${family} kube-proxy`
   return c
@@ -196,13 +198,13 @@ const PLAIN_PROGRAMS: IptablesProgram[] = [
   },
 ]
 
-async function runIptablesProgram(
+function runIptablesProgram(
   p: IptablesProgram,
-  root: string,
-  opts: RunOptions,
-): Promise<Capture> {
+  files: Map<string, string | null>,
+  run: (argv: string[]) => Promise<CommandResult>,
+): Promise<Capture> | Capture {
   if (p.procTables) {
-    const names = await readText(root + p.procTables)
+    const names = files.get('/' + p.procTables) ?? null
     if (names === null || names.trim() === '') {
       return capture(
         p.file,
@@ -213,33 +215,48 @@ async function runIptablesProgram(
       )
     }
   }
-  return capture(p.file, p.argv, 'iptables-save', await runCommand(p.argv, opts))
+  return run(p.argv).then((r) => capture(p.file, p.argv, 'iptables-save', r))
 }
+
+const OSRELEASE = '/proc/sys/kernel/osrelease'
+const PROC_IP_VS = '/proc/net/ip_vs'
+const KUBE_IPVS0 = '/sys/class/net/kube-ipvs0/ifindex'
+const sysctlPath = (name: string) => `/proc/sys/${name.replaceAll('.', '/')}`
+
+/** Every file the snapshot looks at, read in one go (one `kubectl exec` for a remote node). */
+const FILES = [
+  OSRELEASE,
+  PROC_IP_VS,
+  KUBE_IPVS0,
+  ...BACKEND_PROGRAMS.flatMap((p) => (p.procTables ? ['/' + p.procTables] : [])),
+  ...SYSCTLS.map(sysctlPath),
+]
 
 /** Collects the node's state (see the module comment). Never throws: failures are in the captures. */
 export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnapshot> {
-  const root = opts.root ?? '/'
-  const run = (argv: string[]) => runCommand(argv, opts)
+  const runner = opts.runner ?? localRunner(opts.root ?? '/')
+  const run = (argv: string[]) => runner.run(argv, opts)
   const everything = Boolean(opts.everything)
+  const files = await runner.readFiles(FILES, opts)
+  const file = (path: string) => files.get(path) ?? null
 
   // Phase 1: everything that tells the mode, in parallel.
-  const [
-    nftListings,
-    nftVersion,
-    iptablesVersion,
-    osRelease,
-    procIpVs,
-    kubeIpvs0,
-    ...backendCaptures
-  ] = await Promise.all([
-    Promise.all(NFT_FAMILIES.map((family) => run(nftTableArgv(family)))),
+  // What `uname -r` prints, read from the kernel itself: a node image without uname (or
+  // without /dev/null to run it with) still has a known kernel.
+  const osRelease = file(OSRELEASE)
+  const procIpVs = file(PROC_IP_VS)
+  const kubeIpvs0 = file(KUBE_IPVS0)
+  const [nftListings, nftVersion, iptablesVersion, ...backendCaptures] = await Promise.all([
+    Promise.all(
+      NFT_FAMILIES.map(async (family) => {
+        const r = await run(nftTableArgv(family))
+        if (r.exitCode === null || r.exitCode === 0 || !NO_JSON.test(r.stderr)) return r
+        // The same table as text: the nft reader reads both.
+        return run(nftTableArgv(family).filter((a) => a !== '-j'))
+      }),
+    ),
     run(['nft', '--version']),
     run(['iptables', '--version']),
-    // What `uname -r` prints, read from the kernel itself: a node image without uname (or
-    // without /dev/null to run it with) still has a known kernel.
-    readText(root + 'proc/sys/kernel/osrelease'),
-    readText(root + 'proc/net/ip_vs'),
-    readText(root + 'sys/class/net/kube-ipvs0/ifindex'),
     // With --mode nftables, live reading needs no iptables dump: on such nodes iptables-nft
     // may hold a CNI's hundreds of thousands of rules (README, "Reading a node live"). Collect still saves them.
     ...BACKEND_PROGRAMS.map((p) =>
@@ -247,10 +264,11 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
         ? Promise.resolve(
             capture(p.file, p.argv, 'iptables-save', null, 'not needed with --mode nftables'),
           )
-        : runIptablesProgram(p, root, opts),
+        : runIptablesProgram(p, files, run),
     ),
   ])
   const nftTables = NFT_FAMILIES.map((family, i) => nftTableCapture(family, nftListings[i]!))
+  const nftJson = nftTables.every((c) => c.format === 'nft-json')
   const versionCapture = capture('nft-version.txt', nftVersion.argv, null, nftVersion)
   const captures: Capture[] = [
     ...nftTables,
@@ -351,12 +369,37 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
     const read = detection.mode === 'ipvs'
     const add = (file: string, argv: string[], format: FormatId | null, readIt = read) =>
       phase2.push(run(argv).then((r) => ({...capture(file, argv, format, r), read: readIt})))
-    add('ipvsadm-Sn.txt', ['ipvsadm', '-Sn'], 'ipvsadm')
+    // No ipvsadm (the kube-proxy image has none): the kernel's own listing, read already, says the same.
+    phase2.push(
+      run(['ipvsadm', '-Sn']).then((r) => {
+        if (r.failure?.code !== 'LIVE_MISSING_PROGRAM' || procIpVs === null || !runner.podTools)
+          return {...capture('ipvsadm-Sn.txt', r.argv, 'ipvsadm', r), read}
+        const cat: CommandResult = {
+          argv: ['cat', PROC_IP_VS],
+          commandLine: `cat ${PROC_IP_VS}`,
+          stdout: procIpVs,
+          stderr: '',
+          exitCode: 0,
+          failure: null,
+        }
+        return {...capture('proc-net-ip_vs.txt', cat.argv, 'ipvsadm', cat), read}
+      }),
+    )
     // -Ln shows the same virtual servers as -Sn, plus what -Sn omits (forwarding method, counters): kept for people, not read twice.
     if (everything) add('ipvsadm-Ln.txt', ['ipvsadm', '-Ln'], null, false)
     add('ipset-save.txt', ['ipset', 'save'], 'ipset')
     if (kubeIpvs0 !== null)
-      add('ip-addr-kube-ipvs0.json', ['ip', '-j', 'addr', 'show', 'kube-ipvs0'], 'ip-addr')
+      phase2.push(
+        run(['ip', '-j', 'addr', 'show', 'kube-ipvs0']).then((r) => {
+          const c = capture('ip-addr-kube-ipvs0.json', r.argv, 'ip-addr', r)
+          // Without iproute2 (the kube-proxy image) the rules are still read, without the device's addresses.
+          if (r.failure?.code === 'LIVE_MISSING_PROGRAM' && runner.podTools) {
+            detection.warnings.push(`${r.failure.message}: kube-ipvs0's addresses are not read`)
+            return c
+          }
+          return {...c, read}
+        }),
+      )
   }
   const more = await Promise.all(phase2)
   captures.push(...more)
@@ -370,19 +413,19 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
     }
   }
   const nftVersionText = ok(versionCapture) ? nftVersion.stdout.trim() : ''
-  for (const c of captures) if (c.format === 'nft-json' && nftVersionText) c.tool = nftVersionText
+  for (const c of captures)
+    if ((c.format === 'nft-json' || c.format === 'nft') && nftVersionText) c.tool = nftVersionText
+  if (!nftJson && detection.mode === 'nftables')
+    detection.warnings.push('this nft has no JSON support (`nft -j`); its text listing was read')
 
   const sysctls: Record<string, string> = {}
-  const values = await Promise.all(
-    SYSCTLS.map((name) => readText(`${root}proc/sys/${name.replaceAll('.', '/')}`)),
-  )
-  SYSCTLS.forEach((name, i) => {
-    const v = values[i]
-    if (v !== null && v !== undefined) sysctls[name] = v.trim()
-  })
+  for (const name of SYSCTLS) {
+    const v = file(sysctlPath(name))
+    if (v !== null) sysctls[name] = v.trim()
+  }
 
   const facts: BundleFacts = {
-    node: hostname().toLowerCase() || null,
+    node: runner.nodeName(),
     kernel: osRelease?.trim() || null,
     nftVersion: nftVersionText ? nftVersionOf(nftVersionText) : null,
     iptablesBackends: dumps.length > 0 ? detection.backendsWithRules : null,

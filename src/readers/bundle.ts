@@ -76,4 +76,24 @@ export interface BundleManifest {
   warnings: string[]
   files: BundleFile[]
   facts: BundleFacts
+  /**
+   * Set when the bundle was collected through a cluster (`kp collect --node NAME`): the outputs
+   * then came from a pod's tools, not the host's, through this kubectl; a bug in either shows here.
+   */
+  reachedThrough?: BundleReach
+}
+
+/** Which kubectl reached a node, and through which pod. */
+export interface BundleReach {
+  /** The kubectl program run (absolute when found on PATH). */
+  kubectl: string
+  /** kubectl's client version ("v1.32.4"); null when it could not say. */
+  kubectlVersion: string | null
+  context: string | null
+  node: string
+  /** "kube-system/kube-proxy-abcde". */
+  pod: string
+  container: string
+  /** True when kp created the pod (--collector-pod) and deleted it afterwards. */
+  collectorPod: boolean
 }
