@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {KpCommand, type KpFlags} from '../cli/base-command.js'
-import {clusterUnreachable, fleetCollectFlags, fleetUsage} from '../cli/fleet/input.js'
+import {clusterNodes, fleetCollectFlags, fleetUsage} from '../cli/fleet/input.js'
+import {remoteFlags, remoteOptionsFrom} from '../cli/remote-flags.js'
 import type {FleetIndex} from '../readers/fleet.js'
 import {escapeControl} from '../cli/escape.js'
 import {EXIT, UsageError} from '../errors.js'
@@ -37,6 +38,7 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
 
   static override flags = {
     ...fleetCollectFlags,
+    ...remoteFlags,
     out: Flags.string({
       required: true,
       description: 'The folder to write (created if missing; must be empty unless --force).',
@@ -95,7 +97,34 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
   private async collectFleet(flags: KpFlags<typeof Collect>): Promise<FleetIndex> {
     if (flags['all-nodes'] && flags.selector !== undefined)
       throw fleetUsage('--all-nodes and -l each name a fleet: give one of them', 'collect')
-    // Reading nodes through kubectl comes with src/live/remote/: until then, say what works.
-    throw clusterUnreachable()
+    const remote = remoteOptionsFrom(flags)
+    const selector = flags.selector ?? null
+    const names = await clusterNodes(remote, selector)
+    const {collectRemoteBundle, cleanupRemote} = await import('../live/remote/index.js')
+    const createdBy = `kp/${this.config.version}`
+    const collectors = names.map((name) => ({
+      name,
+      async collect(dir: string, signal: AbortSignal): Promise<void> {
+        await collectRemoteBundle(
+          {...remote, signal, mode: flags.mode as Mode | undefined},
+          name,
+          dir,
+          {
+            createdBy,
+          },
+        )
+      },
+    }))
+    const {runFleetCollect} = await import('../cli/fleet/collect-run.js')
+    try {
+      return await runFleetCollect(collectors, flags, {
+        createdBy,
+        selector,
+        log: this.jsonEnabled() ? null : (line) => this.log(line),
+      })
+    } finally {
+      // A collector pod must not outlive the run, whatever stopped it (README: collector pod).
+      if (remote.collectorPod) await cleanupRemote(remote).catch(() => 0)
+    }
   }
 }

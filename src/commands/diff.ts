@@ -4,6 +4,7 @@ import type {DiffResult} from '../analyze/diff.js'
 import type {FleetDiffResult} from '../analyze/fleet.js'
 import {KpCommand, type KpFlags} from '../cli/base-command.js'
 import {type FleetInput, fleetFlags, fleetInputOf, fleetUsage} from '../cli/fleet/input.js'
+import {remoteFlags, remoteOptionsFrom} from '../cli/remote-flags.js'
 import {EXIT, UsageError} from '../errors.js'
 import type {Mode, ServicePort} from '../model/types.js'
 
@@ -36,7 +37,7 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     }),
   }
 
-  static override flags = fleetFlags
+  static override flags = {...fleetFlags, ...remoteFlags}
 
   static override args = {
     a: Args.string({
@@ -89,11 +90,15 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
   ): Promise<FleetDiffResult> {
     const keep = serviceFilter(service)
     const {fleetSources, readFleet, fleetExit, setFleetExit} = await import('../cli/fleet/read.js')
-    const sources = await fleetSources(input, {
-      mode: flags.mode as Mode | undefined,
-      cluster: flags.cluster,
-      servicesOnly: true,
-    })
+    const sources = await fleetSources(
+      input,
+      {
+        mode: flags.mode as Mode | undefined,
+        cluster: flags.cluster,
+        servicesOnly: true,
+      },
+      remoteOptionsFrom(flags),
+    )
     const {oddOneOut, clusterDiff} = await import('../analyze/fleet.js')
     // The objects are read once, before any node: a bad path is one error, not one per node.
     const {loadInputs} = await import('../readers/load.js')

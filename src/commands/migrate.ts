@@ -24,6 +24,7 @@ import type {KubeProxyConfig, Mode, ProxyState, Severity} from '../model/types.j
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {type FleetInput, fleetFlags, fleetInputOf, fleetUsage} from '../cli/fleet/input.js'
+import {remoteFlags, remoteOptionsFrom} from '../cli/remote-flags.js'
 import type {FleetMigrateNode, FleetMigrateResult} from '../analyze/fleet.js'
 import {writeTextFile} from '../cli/text-file.js'
 import {makeDirectory} from '../core/directory.js'
@@ -115,6 +116,7 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
 
   static override flags = {
     ...fleetFlags,
+    ...remoteFlags,
     to: Flags.option({options: MODES, required: true, description: 'The mode to migrate to.'})(),
     from: Flags.option({
       options: MODES,
@@ -363,11 +365,15 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     },
   ): Promise<FleetMigrateResult> {
     const {fleetSources, readFleet, fleetExit, setFleetExit} = await import('../cli/fleet/read.js')
-    const sources = await fleetSources(input, {
-      mode: flags.mode as Mode | undefined,
-      cluster: flags.cluster,
-      refsPerPort: EVIDENCE_REFS_PER_PORT,
-    })
+    const sources = await fleetSources(
+      input,
+      {
+        mode: flags.mode as Mode | undefined,
+        cluster: flags.cluster,
+        refsPerPort: EVIDENCE_REFS_PER_PORT,
+      },
+      remoteOptionsFrom(flags),
+    )
     const renderer = await loadRenderer(opts.to)
     const {to, renderOptions, config, kubeProxyVersion} = opts
     const fleet = await readFleet(

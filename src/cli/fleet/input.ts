@@ -3,7 +3,8 @@
  * (offline), `--all-nodes` and `-l SELECTOR` (through the cluster), and how many nodes at once.
  */
 import * as Flags from '@oclif/core/flags'
-import {EnvironmentError, UsageError} from '../../errors.js'
+import {EnvironmentError, KpError, UsageError} from '../../errors.js'
+import type {RemoteOptions} from '../../live/remote/index.js'
 import {DEFAULT_PARALLEL} from '../../live/fleet/defaults.js'
 
 export const fleetFlags = {
@@ -83,15 +84,33 @@ export function fleetUsage(message: string, command: string): UsageError {
 }
 
 /**
- * --all-nodes / -l before this build can reach a cluster: say so and what works instead.
- * (Reading nodes through kubectl comes with src/live/remote/.)
+ * The nodes --all-nodes / -l name, listed through kubectl. A failure that is not already one of
+ * kp's (exit 4 with kubectl's message) is said as LIVE_NEEDS_CLUSTER, never as a crash.
  */
-export function clusterUnreachable(): EnvironmentError {
-  return new EnvironmentError(
-    'this kp cannot read nodes through the cluster yet (--all-nodes, -l)',
-    'LIVE_NEEDS_CLUSTER',
-    null,
-    null,
-    ['save each node with `kp collect --out DIR` and read them with --fleet'],
-  )
+export async function clusterNodes(
+  remote: RemoteOptions,
+  selector: string | null,
+): Promise<string[]> {
+  const {listNodes} = await import('../../live/remote/index.js')
+  let names: string[]
+  try {
+    names = await listNodes(remote, selector ?? undefined)
+  } catch (error) {
+    if (error instanceof KpError) throw error
+    throw new EnvironmentError(
+      `cannot list the cluster's nodes: ${(error as Error).message}`,
+      'LIVE_NEEDS_CLUSTER',
+      null,
+      null,
+      [
+        'check that `kubectl get nodes` works; or read nodes saved by `kp collect` with --fleet DIR',
+      ],
+    )
+  }
+  if (names.length === 0)
+    throw new EnvironmentError(
+      selector === null ? 'the cluster has no nodes' : `no node matches -l ${selector}`,
+      'LIVE_NEEDS_CLUSTER',
+    )
+  return [...new Set(names)].sort()
 }

@@ -10,7 +10,8 @@ import {type NodeRead, type NodeSource, NodeUnavailable} from '../../readers/fle
 import type {FileReadRequest} from '../../readers/read-state.js'
 import {escapeControl} from '../escape.js'
 import {fleetProgress} from './progress.js'
-import {type FleetInput, clusterUnreachable} from './input.js'
+import {type FleetInput, clusterNodes} from './input.js'
+import type {RemoteOptions} from '../../live/remote/index.js'
 
 export interface FleetRunFlags {
   parallel: number
@@ -23,8 +24,22 @@ export interface FleetRunFlags {
 export async function fleetSources(
   input: FleetInput,
   req: Omit<FileReadRequest, 'files'>,
+  remote: RemoteOptions,
 ): Promise<NodeSource[]> {
-  if (input.kind === 'cluster') throw clusterUnreachable()
+  if (input.kind === 'cluster') {
+    const names = await clusterNodes(remote, input.selector)
+    const {readRemoteNode} = await import('../../live/remote/index.js')
+    return names.map((name) => ({
+      name,
+      async read(signal: AbortSignal): Promise<NodeRead> {
+        const r = await readRemoteNode({...remote, signal, mode: req.mode}, name, {
+          servicesOnly: req.servicesOnly,
+          refsPerPort: req.refsPerPort,
+        })
+        return {state: r.state, facts: r.collection.facts}
+      },
+    }))
+  }
   const {readFleetIndex, fleetDirSources} = await import('../../readers/fleet.js')
   const index = await readFleetIndex(input.dir)
   return fleetDirSources(input.dir, index, req)
