@@ -2,6 +2,7 @@
  * The base of every kp command: the shared input flags, reading the state (files or live),
  * and the single place where errors become exit codes (src/errors.ts EXIT).
  */
+import {existsSync} from 'node:fs'
 import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type {InferredFlags} from '@oclif/core/interfaces'
@@ -17,6 +18,7 @@ import {escapeControl} from './escape.js'
 import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
 import {OUTPUT_FORMATS, outputFormatOf, yamlWriter} from './output-format.js'
 import {printKpError} from './print-error.js'
+import {type RemoteFlagValues, remoteFlags, remoteOptionsFrom} from './remote-flags.js'
 import {usageErrorOf} from './usage-error.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
@@ -29,7 +31,9 @@ const WARNINGS_PER_CODE = 20
 const ERRORS_SHOWN = 20
 
 /** The input flags loadState reads. */
-export interface LoadFlags {
+export interface LoadFlags extends RemoteFlagValues {
+  /** This host, asked for by name (`live` as kp diff's A or B): --node then only names the point of view. */
+  live?: boolean
   file?: string[]
   format?: string
   mode?: string
@@ -52,6 +56,20 @@ function fileRequest(flags: LoadFlags, files: string[], wants: LoadWants): FileR
     cluster: flags.cluster,
     ...wants,
   }
+}
+
+/**
+ * The cluster node a read is for, or null for files and this host: `--node NAME` without -f, or
+ * one input `node/NAME` that is not a path on disk.
+ */
+export function remoteNodeOf(flags: LoadFlags): string | null {
+  const files = flags.file ?? []
+  if (files.length === 1) {
+    const m = /^node\/([^/]+)$/.exec(files[0]!)
+    return m && !existsSync(files[0]!) ? m[1]! : null
+  }
+  if (files.length === 0 && !flags.live && flags.node) return flags.node
+  return null
 }
 
 export type KpFlags<T extends typeof Command> = InferredFlags<
@@ -88,7 +106,7 @@ export abstract class KpCommand extends Command {
     node: Flags.string({
       helpGroup: 'INPUT',
       description:
-        "The node whose point of view cluster objects are read from (default: this host's name when the objects name it, else the cluster-wide view).",
+        "Without -f: read node NAME of the cluster through kubectl (its kube-proxy pod; see the CLUSTER flags). With -f: the node whose point of view cluster objects are read from (default: this host's name when the objects name it, else the cluster-wide view).",
     }),
     timeout: Flags.integer({
       min: 1,
@@ -112,6 +130,7 @@ export abstract class KpCommand extends Command {
       helpGroup: 'OUTPUT',
       description: 'Also show info-level diagnostics on stderr.',
     }),
+    ...remoteFlags,
   }
 
   /**
@@ -129,6 +148,8 @@ export abstract class KpCommand extends Command {
 
   /** Reads the node's state from `-f` files or live, reports diagnostics on stderr, and fails with exit 3 on input errors. */
   protected async loadState(flags: LoadFlags, wants: LoadWants = {}): Promise<ProxyState> {
+    const remote = remoteNodeOf(flags)
+    if (remote !== null) return this.loadRemote(remote, flags, wants)
     const {readFiles, readState} = await import('../readers/read-state.js')
     if (flags.file && flags.file.length > 0) {
       const read = await readFiles(fileRequest(flags, flags.file, wants))
@@ -157,8 +178,33 @@ export abstract class KpCommand extends Command {
     return this.acceptState(state, live.facts, flags)
   }
 
+  /** Reads node NAME of a cluster through kubectl (README, "Reaching nodes through kubectl"). */
+  private async loadRemote(node: string, flags: LoadFlags, wants: LoadWants): Promise<ProxyState> {
+    const {loadInputs} = await import('../readers/load.js')
+    const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
+    const mode = flags.mode as Mode | undefined
+    const {readRemoteNode} = await import('../live/remote/index.js')
+    const r = await readRemoteNode({...remoteOptionsFrom(flags), mode}, node, {
+      mode,
+      cluster,
+      ...wants,
+    })
+    for (const w of r.collection.warnings) this.warnLine(w)
+    if (flags.verbose) {
+      const t = r.reachedThrough
+      process.stderr.write(
+        escapeControl(
+          `kp: reached node/${node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), context ${t.context ?? '(none)'}, ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}\n`,
+        ),
+      )
+      for (const c of r.collection.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
+    }
+    this.loadedSources = [...r.collection.sources, ...r.cluster]
+    return this.acceptState(r.state, r.collection.facts, flags)
+  }
+
   /**
-   * Reads two states, each as loadState reads one: an input is a path, `-`, or `live`. A then B,
+   * Reads two states, each as loadState reads one: an input is a path, `-`, `live`, or `node/NAME`. A then B,
    * so A's diagnostics are reported, and its input error thrown, before anything of B's.
    */
   protected async loadStatePair(
@@ -169,7 +215,10 @@ export abstract class KpCommand extends Command {
     // Two states are read to be compared: what is not compared need not be made (servicesOnly).
     const wants: LoadWants = {servicesOnly: true}
     const load = (input: string): Promise<ProxyState> =>
-      this.loadState({...flags, file: input === 'live' ? undefined : [input]}, wants)
+      this.loadState(
+        {...flags, file: input === 'live' ? undefined : [input], live: input === 'live'},
+        wants,
+      )
     const a = await load(first)
     return [a, await load(second)]
   }

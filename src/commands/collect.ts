@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {KpCommand, type KpFlags} from '../cli/base-command.js'
 import {clusterNodes, fleetCollectFlags, fleetUsage} from '../cli/fleet/input.js'
-import {remoteFlags, remoteOptionsFrom} from '../cli/remote-flags.js'
+import {remoteOptionsFrom} from '../cli/remote-flags.js'
 import type {FleetIndex} from '../readers/fleet.js'
 import {escapeControl} from '../cli/escape.js'
 import {EXIT, UsageError} from '../errors.js'
@@ -21,27 +21,37 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
   static override examples = [
     '<%= config.bin %> <%= command.id %> --out /tmp/node-a',
     '<%= config.bin %> <%= command.id %> --out /tmp/node-a --force --json',
+    '<%= config.bin %> <%= command.id %> --node worker-1 --out /tmp/worker-1    # through kubectl, from your machine',
+    '<%= config.bin %> <%= command.id %> --cleanup    # delete collector pods (--collector-pod) left behind',
     'tar czf node-a.tgz -C /tmp node-a    # attach to a ticket; read with: kp list -f node-a/',
     '<%= config.bin %> <%= command.id %> --all-nodes --out /tmp/fleet --parallel 10',
     '<%= config.bin %> <%= command.id %> -l node-role.kubernetes.io/worker --out /tmp/workers',
   ]
 
-  // Collect reads the node, never files: of the shared input flags only --mode applies. The
-  // others stay parseable (hidden) so that giving one is a clear usage error, not "unknown flag".
+  // Collect reads a node, never files: of the shared input flags only --mode and --node (a node
+  // of the cluster, through kubectl) apply. The others stay parseable (hidden) so that giving one
+  // is a clear usage error, not "unknown flag".
   static override baseFlags = {
     ...KpCommand.baseFlags,
     file: Flags.string({char: 'f', multiple: true, hidden: true}),
     format: Flags.option({options: FORMAT_IDS, hidden: true})(),
     cluster: Flags.string({multiple: true, hidden: true}),
-    node: Flags.string({hidden: true}),
+    node: Flags.string({
+      helpGroup: 'INPUT',
+      description:
+        'Collect node NAME of the cluster through kubectl (its kube-proxy pod; see the CLUSTER flags) instead of this host.',
+    }),
   }
 
   static override flags = {
     ...fleetCollectFlags,
-    ...remoteFlags,
     out: Flags.string({
-      required: true,
-      description: 'The folder to write (created if missing; must be empty unless --force).',
+      description:
+        'The folder to write (created if missing; must be empty unless --force). Required but with --cleanup.',
+    }),
+    cleanup: Flags.boolean({
+      description:
+        'Delete the collector pods (--collector-pod) a killed kp left in the cluster, and exit.',
     }),
     force: Flags.boolean({
       description:
@@ -49,10 +59,21 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
     }),
   }
 
-  async run(): Promise<BundleManifest | FleetIndex> {
+  async run(): Promise<BundleManifest | FleetIndex | {removed: number}> {
     const {flags} = await this.parse(Collect)
-    if (flags['all-nodes'] || flags.selector !== undefined) return this.collectFleet(flags)
-    const fileFlags = (['file', 'format', 'cluster', 'node'] as const).filter(
+    if (flags.cleanup) {
+      const {cleanupRemote} = await import('../live/remote/index.js')
+      const removed = await cleanupRemote(remoteOptionsFrom(flags))
+      if (!this.jsonEnabled()) this.log(`Deleted ${removed} collector pod(s).`)
+      return {removed}
+    }
+    if (flags.out === undefined)
+      throw new UsageError('kp collect needs --out DIR', 'USAGE_COLLECT_INPUT', [
+        'kp collect --out DIR, then kp list -f DIR',
+      ])
+    if (flags['all-nodes'] || flags.selector !== undefined)
+      return this.collectFleet(flags, flags.out)
+    const fileFlags = (['file', 'format', 'cluster'] as const).filter(
       (name) => flags[name] !== undefined,
     )
     if (fileFlags.length > 0) {
@@ -62,14 +83,37 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
         ['kp collect --out DIR, then kp list -f DIR'],
       )
     }
-    const {collectBundle} = await import('../live/collect-bundle.js')
-    const manifest = await collectBundle({
-      outDir: flags.out,
-      force: flags.force,
-      mode: flags.mode as Mode | undefined,
-      timeoutMs: flags.timeout * 1000,
-      createdBy: `kp/${this.config.version}`,
-    })
+    const mode = flags.mode as Mode | undefined
+    const createdBy = `kp/${this.config.version}`
+    let manifest: BundleManifest
+    if (flags.node !== undefined) {
+      const {collectRemoteBundle} = await import('../live/remote/index.js')
+      manifest = await collectRemoteBundle(
+        {...remoteOptionsFrom(flags), mode},
+        flags.node,
+        flags.out,
+        {
+          force: flags.force,
+          createdBy,
+        },
+      )
+      const t = manifest.reachedThrough
+      if (t && flags.verbose)
+        process.stderr.write(
+          escapeControl(
+            `kp: reached node/${t.node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}\n`,
+          ),
+        )
+    } else {
+      const {collectBundle} = await import('../live/collect-bundle.js')
+      manifest = await collectBundle({
+        outDir: flags.out,
+        force: flags.force,
+        mode,
+        timeoutMs: flags.timeout * 1000,
+        createdBy,
+      })
+    }
     for (const w of manifest.warnings) this.warnLine(w)
     if (!this.jsonEnabled()) {
       const saved = manifest.files.filter((f) => f.path !== null)
@@ -94,9 +138,17 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
   }
 
   /** --all-nodes / -l: one bundle per node, then fleet.json; failures listed, Ctrl-C exits 130. */
-  private async collectFleet(flags: KpFlags<typeof Collect>): Promise<FleetIndex> {
+  private async collectFleet(flags: KpFlags<typeof Collect>, out: string): Promise<FleetIndex> {
     if (flags['all-nodes'] && flags.selector !== undefined)
       throw fleetUsage('--all-nodes and -l each name a fleet: give one of them', 'collect')
+    const single = (['node', 'file', 'format', 'cluster'] as const).filter(
+      (name) => flags[name] !== undefined,
+    )
+    if (single.length > 0)
+      throw fleetUsage(
+        `--all-nodes and -l collect every node; --${single.join(', --')} does not apply`,
+        'collect',
+      )
     const remote = remoteOptionsFrom(flags)
     const selector = flags.selector ?? null
     const names = await clusterNodes(remote, selector)
@@ -117,11 +169,15 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
     }))
     const {runFleetCollect} = await import('../cli/fleet/collect-run.js')
     try {
-      return await runFleetCollect(collectors, flags, {
-        createdBy,
-        selector,
-        log: this.jsonEnabled() ? null : (line) => this.log(line),
-      })
+      return await runFleetCollect(
+        collectors,
+        {...flags, out},
+        {
+          createdBy,
+          selector,
+          log: this.jsonEnabled() ? null : (line) => this.log(line),
+        },
+      )
     } finally {
       // A collector pod must not outlive the run, whatever stopped it (README: collector pod).
       if (remote.collectorPod) await cleanupRemote(remote).catch(() => 0)

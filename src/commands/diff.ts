@@ -4,7 +4,7 @@ import type {DiffResult} from '../analyze/diff.js'
 import type {FleetDiffResult} from '../analyze/fleet.js'
 import {KpCommand, type KpFlags} from '../cli/base-command.js'
 import {type FleetInput, fleetFlags, fleetInputOf, fleetUsage} from '../cli/fleet/input.js'
-import {remoteFlags, remoteOptionsFrom} from '../cli/remote-flags.js'
+import {remoteOptionsFrom} from '../cli/remote-flags.js'
 import {EXIT, UsageError} from '../errors.js'
 import type {Mode, ServicePort} from '../model/types.js'
 
@@ -37,7 +37,7 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     }),
   }
 
-  static override flags = {...fleetFlags, ...remoteFlags}
+  static override flags = fleetFlags
 
   static override args = {
     a: Args.string({

@@ -24,7 +24,7 @@ import type {KubeProxyConfig, Mode, ProxyState, Severity} from '../model/types.j
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {type FleetInput, fleetFlags, fleetInputOf, fleetUsage} from '../cli/fleet/input.js'
-import {remoteFlags, remoteOptionsFrom} from '../cli/remote-flags.js'
+import {remoteOptionsFrom} from '../cli/remote-flags.js'
 import type {FleetMigrateNode, FleetMigrateResult} from '../analyze/fleet.js'
 import {writeTextFile} from '../cli/text-file.js'
 import {makeDirectory} from '../core/directory.js'
@@ -116,7 +116,6 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
 
   static override flags = {
     ...fleetFlags,
-    ...remoteFlags,
     to: Flags.option({options: MODES, required: true, description: 'The mode to migrate to.'})(),
     from: Flags.option({
       options: MODES,

@@ -10,9 +10,15 @@ import {join} from 'node:path'
 import {makeDirectory} from '../core/directory.js'
 import {EnvironmentError, UsageError} from '../errors.js'
 import type {Mode} from '../model/types.js'
-import {BUNDLE_MANIFEST, type BundleFile, type BundleManifest} from '../readers/bundle.js'
+import {
+  BUNDLE_MANIFEST,
+  type BundleFile,
+  type BundleManifest,
+  type BundleReach,
+} from '../readers/bundle.js'
 import {missingNftError} from './collect-live.js'
 import {environmentError} from './exec.js'
+import type {ProbeRunner} from './probe.js'
 import {type Capture, snapshotNode} from './snapshot.js'
 
 export interface CollectOptions {
@@ -25,6 +31,10 @@ export interface CollectOptions {
   createdBy: string
   /** Root for /proc and /sys (tests). */
   root?: string
+  /** Where the probes run (default: this host); a pod for `kp collect --node NAME`. */
+  runner?: ProbeRunner
+  /** Recorded in the manifest when the node was reached through a cluster. */
+  reachedThrough?: BundleReach
 }
 
 /** Refuses an unusable or non-empty --out before any command runs. */
@@ -77,6 +87,7 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
     timeoutMs: opts.timeoutMs,
     everything: true,
     root: opts.root,
+    runner: opts.runner,
   })
 
   const rulesets = snap.captures.filter(
@@ -118,6 +129,7 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
     warnings,
     files,
     facts: snap.facts,
+    ...(opts.reachedThrough ? {reachedThrough: opts.reachedThrough} : {}),
   }
   await writeOutput(join(opts.outDir, BUNDLE_MANIFEST), (path) =>
     writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`),

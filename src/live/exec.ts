@@ -38,6 +38,13 @@ export interface CommandResult {
 export interface RunOptions {
   /** Milliseconds before the program is killed. */
   timeoutMs?: number
+  /** Stops the program (Ctrl-C of a fleet collect). */
+  signal?: AbortSignal
+  /**
+   * Variables added to the program's environment (kubectl needs HOME, KUBECONFIG). Dump
+   * programs run with PATH and LC_ALL only.
+   */
+  env?: NodeJS.ProcessEnv
 }
 
 const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000
@@ -60,7 +67,7 @@ function searchPath(): string {
 //   "Could not fetch rule set generation id: Permission denied (you must be root)"
 //   "Operation not permitted (you must be root)", "Kernel error received: Operation not permitted"
 //   "Failed to list table names in /proc/net/ip_tables_names: Permission denied"
-const NEEDS_ROOT = /permission denied|operation not permitted|you must be root/i
+export const NEEDS_ROOT = /permission denied|operation not permitted|you must be root/i
 
 export function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
@@ -118,7 +125,13 @@ function killGroup(pid: number | undefined): void {
  * group is killed and the run ends then, even if a child it started still holds the output
  * pipes open (waiting for the pipes to close is what made `--timeout 2` take 31 s).
  */
-function spawnRun(file: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv) {
+function spawnRun(
+  file: string,
+  args: string[],
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+) {
   return new Promise<RawRun>((resolve) => {
     const out: Buffer[] = []
     const err: Buffer[] = []
@@ -140,6 +153,7 @@ function spawnRun(file: string, args: string[], timeoutMs: number, env: NodeJS.P
       if (settled) return
       settled = true
       clearTimeout(timer)
+      signal?.removeEventListener('abort', abort)
       raw.stdout = Buffer.concat(out).toString('utf8')
       raw.stderr = Buffer.concat(err).toString('utf8')
       child.stdout?.destroy()
@@ -151,6 +165,13 @@ function spawnRun(file: string, args: string[], timeoutMs: number, env: NodeJS.P
       killGroup(child.pid)
       finish()
     }, timeoutMs)
+    const abort = () => {
+      raw.signal = 'SIGTERM'
+      killGroup(child.pid)
+      finish()
+    }
+    if (signal?.aborted) abort()
+    signal?.addEventListener('abort', abort, {once: true})
     child.stdin?.on('error', () => undefined)
     child.stdin?.end()
     const take = (into: Buffer[]) => (chunk: Buffer) => {
@@ -190,7 +211,13 @@ export async function runCommand(
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const path = searchPath()
   // LC_ALL=C keeps error messages in English, which the classification below reads.
-  const r = await spawnRun(file, args, timeoutMs, {PATH: path, LC_ALL: 'C'})
+  const r = await spawnRun(
+    file,
+    args,
+    timeoutMs,
+    {...opts.env, PATH: path, LC_ALL: 'C'},
+    opts.signal,
+  )
   const result: CommandResult = {
     argv: [...argv],
     commandLine,

@@ -1,21 +1,138 @@
 /** One node through the cluster: its kube-proxy pod (or a collector pod) as a ProbeRunner. */
-import type {BundleManifest} from '../../readers/bundle.js'
+import {randomBytes} from 'node:crypto'
+import type {BundleManifest, BundleReach} from '../../readers/bundle.js'
 import type {ReadOptions} from '../../readers/types.js'
+import {collectLive} from '../collect-live.js'
+import {commandLineOf, type RunOptions} from '../exec.js'
+import type {ProbeRunner} from '../probe.js'
+import {clusterObjects, findKubeProxyPod} from './cluster.js'
+import {type Collector, startCollector} from './collector.js'
 import type {RemoteBundleOptions, RemoteNodeState, RemoteOptions} from './index.js'
+import {
+  type Kubectl,
+  type PodRef,
+  currentContext,
+  execIn,
+  kubectlOf,
+  kubectlVersion,
+} from './kubectl.js'
+
+/**
+ * Prints each readable file after a marker line: `\n<token> <path>\n<content>`. One exec for every
+ * /proc and /sys file the snapshot reads (a dozen sysctls), with the image's own sh and cat.
+ */
+const READ_FILES_SCRIPT =
+  'for f; do if [ -r "$f" ]; then printf \'\\n%s %s\\n\' "$0" "$f"; cat "$f"; fi; done'
+
+export function parseFileDump(out: string, token: string, paths: readonly string[]) {
+  const files = new Map<string, string | null>(paths.map((p) => [p, null]))
+  for (const part of out.split(`\n${token} `).slice(1)) {
+    const nl = part.indexOf('\n')
+    if (nl < 0) continue
+    const path = part.slice(0, nl)
+    if (files.has(path)) files.set(path, part.slice(nl + 1))
+  }
+  return files
+}
+
+export function podRunner(k: Kubectl, pod: PodRef, node: string): ProbeRunner {
+  const run = (argv: readonly string[], opts: RunOptions) => execIn(k, pod, argv, opts)
+  return {
+    run,
+    async readFiles(paths, opts) {
+      const token = `==kp-${randomBytes(6).toString('hex')}==`
+      const r = await run(['sh', '-c', READ_FILES_SCRIPT, token, ...paths], opts)
+      if (r.failure === null) return parseFileDump(r.stdout, token, paths)
+      // No sh in the image: one `cat` per file.
+      const texts = await Promise.all(
+        paths.map(async (p) => {
+          const c = await run(['cat', p], opts)
+          return c.failure === null ? c.stdout : null
+        }),
+      )
+      return new Map(paths.map((p, i) => [p, texts[i] ?? null]))
+    },
+    nodeName: () => node,
+    label: `node/${node}`,
+    shown: (line) =>
+      `${commandLineOf([k.program, ...k.base, 'exec', '-n', pod.namespace, pod.name, '-c', pod.container, '--'])} ${line}`,
+    podTools: true,
+  }
+}
+
+interface Reached {
+  k: Kubectl
+  pod: PodRef
+  collector: Collector | null
+}
+
+async function reach(o: RemoteOptions, node: string): Promise<Reached> {
+  const k = kubectlOf(o)
+  if (o.collectorPod) {
+    const collector = await startCollector(k, o, node)
+    return {k, pod: collector.pod, collector}
+  }
+  return {k, pod: await findKubeProxyPod(k, o, node), collector: null}
+}
+
+async function reachedThrough(r: Reached, node: string): Promise<BundleReach> {
+  const [version, context] = await Promise.all([kubectlVersion(r.k), currentContext(r.k)])
+  return {
+    kubectl: r.k.path,
+    kubectlVersion: version,
+    context,
+    node,
+    pod: `${r.pod.namespace}/${r.pod.name}`,
+    container: r.pod.container,
+    collectorPod: r.collector !== null,
+  }
+}
 
 export async function readRemoteNodeImpl(
-  _o: RemoteOptions,
-  _node: string,
-  _read: ReadOptions,
+  o: RemoteOptions,
+  node: string,
+  read: ReadOptions,
 ): Promise<RemoteNodeState> {
-  throw new Error('not implemented yet')
+  const r = await reach(o, node)
+  try {
+    const runner = podRunner(r.k, r.pod, node)
+    const mode = o.mode ?? read.mode
+    const [collection, cluster, through] = await Promise.all([
+      collectLive({mode, timeoutMs: o.timeoutMs, runner}),
+      read.cluster ? Promise.resolve(null) : clusterObjects(r.k, runner.label),
+      reachedThrough(r, node),
+    ])
+    const {readState} = await import('../../readers/read-state.js')
+    const clusterSources = read.cluster ?? (cluster ? [cluster] : [])
+    const state = await readState(
+      {sources: collection.sources, facts: collection.facts},
+      {...read, mode, node, cluster: clusterSources},
+    )
+    return {node, state, collection, cluster: clusterSources, reachedThrough: through}
+  } finally {
+    await r.collector?.stop()
+  }
 }
 
 export async function collectRemoteBundleImpl(
-  _o: RemoteOptions,
-  _node: string,
-  _outDir: string,
-  _b: RemoteBundleOptions,
+  o: RemoteOptions,
+  node: string,
+  outDir: string,
+  b: RemoteBundleOptions,
 ): Promise<BundleManifest> {
-  throw new Error('not implemented yet')
+  const r = await reach(o, node)
+  try {
+    const {collectBundle} = await import('../collect-bundle.js')
+    return await collectBundle({
+      outDir,
+      force: b.force,
+      mode: o.mode,
+      timeoutMs: o.timeoutMs,
+      createdBy: b.createdBy ?? 'kp',
+      runner: podRunner(r.k, r.pod, node),
+      reachedThrough: await reachedThrough(r, node),
+    })
+  } finally {
+    await r.collector?.stop()
+  }
 }
