@@ -193,9 +193,9 @@ export abstract class KpCommand extends Command {
     if (flags.verbose) {
       const t = r.reachedThrough
       process.stderr.write(
-        escapeControl(
-          `kp: reached node/${node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), context ${t.context ?? '(none)'}, ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}\n`,
-        ),
+        `${escapeControl(
+          `kp: reached node/${node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), context ${t.context ?? '(none)'}, ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}`,
+        )}\n`,
       )
       for (const c of r.collection.commands) process.stderr.write(`kp: ran ${escapeControl(c)}\n`)
     }

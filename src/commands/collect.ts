@@ -68,9 +68,11 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
       return {removed}
     }
     if (flags.out === undefined)
-      throw new UsageError('kp collect needs --out DIR', 'USAGE_COLLECT_INPUT', [
-        'kp collect --out DIR, then kp list -f DIR',
-      ])
+      throw new UsageError(
+        'Missing required flag --out (kp collect needs --out DIR)',
+        'USAGE_COLLECT_INPUT',
+        ['kp collect --out DIR, then kp list -f DIR'],
+      )
     if (flags['all-nodes'] || flags.selector !== undefined)
       return this.collectFleet(flags, flags.out)
     const fileFlags = (['file', 'format', 'cluster'] as const).filter(
@@ -100,9 +102,9 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
       const t = manifest.reachedThrough
       if (t && flags.verbose)
         process.stderr.write(
-          escapeControl(
-            `kp: reached node/${t.node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}\n`,
-          ),
+          `${escapeControl(
+            `kp: reached node/${t.node} through ${t.kubectl} (${t.kubectlVersion ?? 'version unknown'}), ${t.collectorPod ? 'collector pod' : 'pod'} ${t.pod} container ${t.container}`,
+          )}\n`,
         )
     } else {
       const {collectBundle} = await import('../live/collect-bundle.js')

@@ -237,16 +237,12 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
   const runner = opts.runner ?? localRunner(opts.root ?? '/')
   const run = (argv: string[]) => runner.run(argv, opts)
   const everything = Boolean(opts.everything)
-  const files = await runner.readFiles(FILES, opts)
-  const file = (path: string) => files.get(path) ?? null
+  // Asked for with the phase-1 programs, so that a remote runner sends them together.
+  const filesRead = runner.readFiles(FILES, opts)
 
   // Phase 1: everything that tells the mode, in parallel.
-  // What `uname -r` prints, read from the kernel itself: a node image without uname (or
-  // without /dev/null to run it with) still has a known kernel.
-  const osRelease = file(OSRELEASE)
-  const procIpVs = file(PROC_IP_VS)
-  const kubeIpvs0 = file(KUBE_IPVS0)
-  const [nftListings, nftVersion, iptablesVersion, ...backendCaptures] = await Promise.all([
+  const [files, nftListings, nftVersion, iptablesVersion, ...backendCaptures] = await Promise.all([
+    filesRead,
     Promise.all(
       NFT_FAMILIES.map(async (family) => {
         const r = await run(nftTableArgv(family))
@@ -264,9 +260,17 @@ export async function snapshotNode(opts: SnapshotOptions = {}): Promise<NodeSnap
         ? Promise.resolve(
             capture(p.file, p.argv, 'iptables-save', null, 'not needed with --mode nftables'),
           )
-        : runIptablesProgram(p, files, run),
+        : p.procTables
+          ? filesRead.then((files) => runIptablesProgram(p, files, run))
+          : runIptablesProgram(p, new Map(), run),
     ),
   ])
+  const file = (path: string) => files.get(path) ?? null
+  // What `uname -r` prints, read from the kernel itself: a node image without uname (or
+  // without /dev/null to run it with) still has a known kernel.
+  const osRelease = file(OSRELEASE)
+  const procIpVs = file(PROC_IP_VS)
+  const kubeIpvs0 = file(KUBE_IPVS0)
   const nftTables = NFT_FAMILIES.map((family, i) => nftTableCapture(family, nftListings[i]!))
   const nftJson = nftTables.every((c) => c.format === 'nft-json')
   const versionCapture = capture('nft-version.txt', nftVersion.argv, null, nftVersion)

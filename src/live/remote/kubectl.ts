@@ -4,6 +4,7 @@
  * through kubectl"). API reads use `kubectl get --raw PATH`: no discovery round trips, and the
  * objects exactly as the API server has them.
  */
+import {randomBytes} from 'node:crypto'
 import {accessSync, constants as fsConstants} from 'node:fs'
 import {join} from 'node:path'
 import {EnvironmentError} from '../../errors.js'
@@ -164,6 +165,46 @@ const TERMINATED = /^command terminated with exit code (\d+)\s*$/m
 // containerd/runc when the program is not in the image (exit 126 or 127, or no status at all).
 const NOT_FOUND = /executable file not found in \$PATH|no such file or directory: unknown/
 
+const whereOf = (pod: PodRef) => `the pod ${pod.namespace}/${pod.name} (container ${pod.container})`
+
+function missingProgram(argv: readonly string[], pod: PodRef): CommandResult['failure'] {
+  return {
+    code: 'LIVE_MISSING_PROGRAM',
+    message: `${argv[0]} is not in ${whereOf(pod)}`,
+    hint: `read this node through a pod whose image has ${argv[0]} (--collector-pod --collector-image IMAGE), or run \`kp collect\` on the node`,
+  }
+}
+
+/** A program's run in a pod, classified as runCommand classifies a local one. */
+export function podProgramResult(
+  argv: readonly string[],
+  pod: PodRef,
+  stdout: string,
+  stderr: string,
+  exitCode: number,
+): CommandResult {
+  const commandLine = commandLineOf(argv)
+  const base = {argv: [...argv], commandLine, stdout, stderr, exitCode}
+  if (exitCode === 0) return {...base, failure: null}
+  const why = stderr.trim().split('\n', 1)[0] ?? ''
+  if (NEEDS_ROOT.test(stderr))
+    return {
+      ...base,
+      failure: {
+        code: 'LIVE_NEEDS_ROOT',
+        message: `${commandLine} in ${whereOf(pod)} lacks privileges: ${why}`,
+        hint: 'the container needs CAP_NET_ADMIN (kube-proxy has it); try --collector-pod',
+      },
+    }
+  return {
+    ...base,
+    failure: {
+      code: 'LIVE_COMMAND_FAILED',
+      message: `${commandLine} exited with status ${exitCode} in ${whereOf(pod)}${why ? `: ${why}` : ''}`,
+    },
+  }
+}
+
 /**
  * Runs one program in a pod with `kubectl exec`. The result is the program's, as runCommand
  * gives it for a local run: exit code, stderr without kubectl's own line, and the same failure
@@ -175,6 +216,7 @@ export async function execIn(
   argv: readonly string[],
   opts: RunOptions,
 ): Promise<CommandResult> {
+  const timeoutMs = opts.timeoutMs ?? k.run.timeoutMs
   const r = await runCommand(
     [
       k.program,
@@ -188,43 +230,92 @@ export async function execIn(
       '--',
       ...argv,
     ],
-    {...k.run, timeoutMs: opts.timeoutMs ?? k.run.timeoutMs, signal: opts.signal ?? k.run.signal},
+    {...k.run, timeoutMs, signal: opts.signal ?? k.run.signal},
   )
   const commandLine = commandLineOf(argv)
-  const where = `the pod ${pod.namespace}/${pod.name} (container ${pod.container})`
-  const result = (
-    exitCode: number | null,
-    stderr: string,
-    failure: CommandResult['failure'],
-  ): CommandResult => ({argv: [...argv], commandLine, stdout: r.stdout, stderr, exitCode, failure})
-  if (r.failure === null) return result(0, r.stderr, null)
+  if (r.failure === null) return podProgramResult(argv, pod, r.stdout, r.stderr, 0)
+  const base = {argv: [...argv], commandLine, stdout: r.stdout, stderr: r.stderr}
   if (r.failure.code === 'LIVE_TIMEOUT')
-    return result(null, r.stderr, {
-      code: 'LIVE_TIMEOUT',
-      message: `${commandLine} in ${where} did not finish within ${(opts.timeoutMs ?? 0) / 1000 || 'the allowed'} s and was stopped`,
-    })
+    return {
+      ...base,
+      exitCode: null,
+      failure: {
+        code: 'LIVE_TIMEOUT',
+        message: `${commandLine} in ${whereOf(pod)} did not finish within ${(timeoutMs ?? 60_000) / 1000} s and was stopped`,
+      },
+    }
   if (r.failure.code === 'LIVE_MISSING_PROGRAM') throw environmentError(r)
-  const both = `${r.stdout}\n${r.stderr}`
-  if (NOT_FOUND.test(both))
-    return result(127, r.stderr, {
-      code: 'LIVE_MISSING_PROGRAM',
-      message: `${argv[0]} is not in ${where}`,
-      hint: `read this node through a pod whose image has ${argv[0]} (--collector-pod --collector-image IMAGE), or run \`kp collect\` on the node`,
-    })
+  if (NOT_FOUND.test(`${r.stdout}\n${r.stderr}`))
+    return {...base, exitCode: 127, failure: missingProgram(argv, pod)}
   const term = TERMINATED.exec(r.stderr)
   if (!term)
     throw clusterError(k, r, {verb: 'create', resource: 'pods/exec', namespace: pod.namespace})
-  const exitCode = Number(term[1])
-  const stderr = r.stderr.replace(TERMINATED, '').trim()
-  const why = stderr.split('\n', 1)[0] ?? ''
-  if (NEEDS_ROOT.test(stderr))
-    return result(exitCode, stderr, {
-      code: 'LIVE_NEEDS_ROOT',
-      message: `${commandLine} in ${where} lacks privileges: ${why}`,
-      hint: 'the container needs CAP_NET_ADMIN (kube-proxy has it); try --collector-pod',
-    })
-  return result(exitCode, stderr, {
-    code: 'LIVE_COMMAND_FAILED',
-    message: `${commandLine} exited with status ${exitCode} in ${where}${why ? `: ${why}` : ''}`,
+  return podProgramResult(
+    argv,
+    pod,
+    r.stdout,
+    r.stderr.replace(TERMINATED, '').trim(),
+    Number(term[1]),
+  )
+}
+
+/** `sh: 1: ipvsadm: not found` (dash), `sh: ipvsadm: not found` (busybox): exit 127. */
+const SH_NOT_FOUND = /: not found\s*$/m
+
+/**
+ * Runs several programs in a pod with one `kubectl exec` of the image's sh, one after another:
+ * one kubectl process and one round trip instead of one per program (README, "Reaching nodes
+ * through kubectl"). Each program's stdout, stderr and status are cut out between marker lines.
+ */
+export async function execBatch(
+  k: Kubectl,
+  pod: PodRef,
+  argvs: ReadonlyArray<readonly string[]>,
+  opts: RunOptions,
+): Promise<CommandResult[]> {
+  const token = `==kp-${randomBytes(6).toString('hex')}==`
+  const script = argvs
+    .map(
+      (argv, i) =>
+        `printf '\\n%s ${i}\\n' "$0"; printf '\\n%s ${i}\\n' "$0" >&2; ${commandLineOf(argv)}; printf '\\n%s rc %d\\n' "$0" $? >&2`,
+    )
+    .join('\n')
+  const r = await execIn(k, pod, ['sh', '-c', script, token], opts)
+  if (r.failure !== null) {
+    if (r.failure.code === 'LIVE_MISSING_PROGRAM')
+      return Promise.all(argvs.map((argv) => execIn(k, pod, argv, opts)))
+    return argvs.map((argv) => ({...r, argv: [...argv], commandLine: commandLineOf(argv)}))
+  }
+  const outs = new Map<number, string>()
+  for (const part of r.stdout.split(`\n${token} `).slice(1)) {
+    const nl = part.indexOf('\n')
+    outs.set(Number(part.slice(0, nl)), part.slice(nl + 1))
+  }
+  const errs = new Map<number, string>()
+  const codes = new Map<number, number>()
+  let current = -1
+  for (const part of r.stderr.split(`\n${token} `).slice(1)) {
+    const nl = part.indexOf('\n')
+    const head = part.slice(0, nl < 0 ? undefined : nl)
+    if (head.startsWith('rc ')) codes.set(current, Number(head.slice(3)))
+    else {
+      current = Number(head)
+      errs.set(current, nl < 0 ? '' : part.slice(nl + 1))
+    }
+  }
+  return argvs.map((argv, i) => {
+    const stdout = outs.get(i) ?? ''
+    const stderr = errs.get(i) ?? ''
+    const code = codes.get(i) ?? 255
+    if (code === 127 && SH_NOT_FOUND.test(stderr))
+      return {
+        argv: [...argv],
+        commandLine: commandLineOf(argv),
+        stdout,
+        stderr,
+        exitCode: 127,
+        failure: missingProgram(argv, pod),
+      }
+    return podProgramResult(argv, pod, stdout, stderr, code)
   })
 }

@@ -3,7 +3,7 @@ import {randomBytes} from 'node:crypto'
 import type {BundleManifest, BundleReach} from '../../readers/bundle.js'
 import type {ReadOptions} from '../../readers/types.js'
 import {collectLive} from '../collect-live.js'
-import {commandLineOf, type RunOptions} from '../exec.js'
+import {type CommandResult, type RunOptions, commandLineOf} from '../exec.js'
 import type {ProbeRunner} from '../probe.js'
 import {clusterObjects, findKubeProxyPod} from './cluster.js'
 import {type Collector, startCollector} from './collector.js'
@@ -12,6 +12,7 @@ import {
   type Kubectl,
   type PodRef,
   currentContext,
+  execBatch,
   execIn,
   kubectlOf,
   kubectlVersion,
@@ -35,8 +36,47 @@ export function parseFileDump(out: string, token: string, paths: readonly string
   return files
 }
 
+interface Job {
+  argv: readonly string[]
+  resolve: (r: CommandResult) => void
+  reject: (e: unknown) => void
+}
+
+/**
+ * Runs asked for in the same turn of the event loop (the snapshot asks for its probes all at
+ * once) go into one `kubectl exec` (execBatch): on a loaded machine each kubectl process costs
+ * more than the programs it runs.
+ */
+function batching(k: Kubectl, pod: PodRef) {
+  let queue: Job[] = []
+  let opts: RunOptions = {}
+  const flush = () => {
+    const jobs = queue
+    queue = []
+    const done =
+      jobs.length === 1
+        ? execIn(k, pod, jobs[0]!.argv, opts).then((r) => [r])
+        : execBatch(
+            k,
+            pod,
+            jobs.map((j) => j.argv),
+            opts,
+          )
+    done.then(
+      (results) => jobs.forEach((j, i) => j.resolve(results[i]!)),
+      (error: unknown) => jobs.forEach((j) => j.reject(error)),
+    )
+  }
+  return (argv: readonly string[], o: RunOptions): Promise<CommandResult> =>
+    new Promise((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush)
+      opts = o
+      queue.push({argv, resolve, reject})
+    })
+}
+
 export function podRunner(k: Kubectl, pod: PodRef, node: string): ProbeRunner {
-  const run = (argv: readonly string[], opts: RunOptions) => execIn(k, pod, argv, opts)
+  const run = batching(k, pod)
   return {
     run,
     async readFiles(paths, opts) {
