@@ -170,6 +170,9 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
       },
     }))
     const {runFleetCollect} = await import('../cli/fleet/collect-run.js')
+    // The fleet run stops on Ctrl-C itself: partial bundles removed, then every pod swept below.
+    const {interruptHandledByCaller} = await import('../live/remote/collector.js')
+    interruptHandledByCaller(true)
     try {
       return await runFleetCollect(
         collectors,
@@ -180,9 +183,14 @@ With --all-nodes or -l SELECTOR it collects every node (or those with the labels
           log: this.jsonEnabled() ? null : (line) => this.log(line),
         },
       )
+    } catch (error) {
+      // Stopped: a pod whose create was under way when Ctrl-C came may have escaped its own
+      // delete; sweep kp's collector pods (as --cleanup does) before exiting 130.
+      if (remote.collectorPod && (error as {code?: string}).code === 'LIVE_INTERRUPTED')
+        await cleanupRemote(remote).catch(() => 0)
+      throw error
     } finally {
-      // A collector pod must not outlive the run, whatever stopped it (README: collector pod).
-      if (remote.collectorPod) await cleanupRemote(remote).catch(() => 0)
+      interruptHandledByCaller(false)
     }
   }
 }

@@ -3,6 +3,7 @@
  * DIR/fleet.json (src/readers/fleet.ts). Each bundle is written into a hidden folder and renamed
  * when whole, so a node that fails, times out or is stopped (Ctrl-C) leaves no partial files.
  */
+import {rmSync, writeFileSync} from 'node:fs'
 import {readdir, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {makeDirectory} from '../../core/directory.js'
@@ -71,29 +72,51 @@ export async function collectFleet(
     )
   }
   const sorted = [...collectors].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const run = await runFleet(
-    sorted,
-    async (c, signal) => {
-      const final = join(nodesDir, folderOf(c.name))
-      const partial = join(nodesDir, `.${folderOf(c.name)}.partial`)
-      await rm(partial, {recursive: true, force: true})
-      try {
-        await c.collect(partial, signal)
-        if (signal.aborted) throw signal.reason
-        await rm(final, {recursive: true, force: true})
-        await rename(partial, final)
-      } catch (error) {
+  // Should the process end before the run does (another Ctrl-C handler, such as the collector
+  // pods' deleting them and exiting), the half-written folders go and the index says so.
+  const partials = new Set<string>()
+  const saved = new Set<string>()
+  const onExit = () => {
+    for (const p of partials) rmSync(p, {recursive: true, force: true})
+    const nodes = sorted.map((c) =>
+      saved.has(c.name)
+        ? {name: c.name, dir: `nodes/${folderOf(c.name)}`, error: null, code: null}
+        : {name: c.name, dir: null, error: 'stopped (interrupted)', code: 'LIVE_INTERRUPTED'},
+    )
+    const index = indexOf(opts, true, nodes)
+    writeFileSync(join(opts.outDir, FLEET_INDEX), `${JSON.stringify(index, null, 2)}\n`)
+  }
+  process.on('exit', onExit)
+  let run
+  try {
+    run = await runFleet(
+      sorted,
+      async (c, signal) => {
+        const final = join(nodesDir, folderOf(c.name))
+        const partial = join(nodesDir, `.${folderOf(c.name)}.partial`)
+        partials.add(partial)
         await rm(partial, {recursive: true, force: true})
-        throw error
-      }
-    },
-    {
-      parallel: opts.parallel,
-      timeoutMs: opts.nodeTimeoutMs,
-      signal: opts.signal,
-      onEvent: opts.onEvent,
-    },
-  )
+        try {
+          await c.collect(partial, signal)
+          if (signal.aborted) throw signal.reason
+          await rm(final, {recursive: true, force: true})
+          await rename(partial, final)
+          saved.add(c.name)
+        } finally {
+          await rm(partial, {recursive: true, force: true})
+          partials.delete(partial)
+        }
+      },
+      {
+        parallel: opts.parallel,
+        timeoutMs: opts.nodeTimeoutMs,
+        signal: opts.signal,
+        onEvent: opts.onEvent,
+      },
+    )
+  } finally {
+    process.off('exit', onExit)
+  }
   const byName = new Map(run.outcomes.map((o) => [o.node, o]))
   const nodes: FleetNodeEntry[] = sorted.map((c) => {
     const o = byName.get(c.name)
@@ -106,15 +129,23 @@ export async function collectFleet(
       code: 'LIVE_INTERRUPTED',
     }
   })
-  const index: FleetIndex = {
+  const index = indexOf(opts, run.interrupted, nodes)
+  await writeFile(join(opts.outDir, FLEET_INDEX), `${JSON.stringify(index, null, 2)}\n`)
+  return {index, outcomes: run.outcomes, interrupted: run.interrupted}
+}
+
+function indexOf(
+  opts: FleetCollectOptions,
+  interrupted: boolean,
+  nodes: FleetNodeEntry[],
+): FleetIndex {
+  return {
     kind: 'KpFleet',
     schemaVersion: 1,
     createdBy: opts.createdBy,
     createdAt: new Date().toISOString(),
     selector: opts.selector,
-    interrupted: run.interrupted,
+    interrupted,
     nodes,
   }
-  await writeFile(join(opts.outDir, FLEET_INDEX), `${JSON.stringify(index, null, 2)}\n`)
-  return {index, outcomes: run.outcomes, interrupted: run.interrupted}
 }
