@@ -29,6 +29,11 @@ export const EXIT = {
     meaning: 'environment error: a program kp runs is missing, failed, timed out, or needs root',
   },
   internal: {code: 70, meaning: 'internal error (a bug); a stack trace only with DEBUG'},
+  interrupted: {
+    code: 130,
+    meaning:
+      'interrupted (Ctrl-C): a fleet run stopped; partial files are removed, finished bundles kept',
+  },
 } as const
 
 export type ExitName = keyof typeof EXIT

@@ -358,6 +358,14 @@ export const DIAGNOSTICS = {
       'kp cannot tell the format of an input, or a bundle or --format names one it does not know.',
     action: 'Check the input, or force the format with --format.',
   },
+  INPUT_NOT_FLEET: {
+    severity: 'error',
+    exit: 'input',
+    meaning:
+      '`--fleet DIR`: the folder is not a fleet written by `kp collect --all-nodes --out DIR` (no readable fleet.json, or one of another kind).',
+    action:
+      "Give the folder `kp collect --all-nodes --out DIR` wrote; one node's bundle is read with -f DIR.",
+  },
   INPUT_UNREADABLE: {
     severity: 'error',
     exit: 'input',
@@ -422,6 +430,28 @@ export const DIAGNOSTICS = {
     meaning:
       '`kp trace`: the input holds no rules kp can walk for this connection (a mode it does not walk yet, or no rules of its address family).',
     action: 'Give iptables-save output of the node (with -f), or use `kp explain` for this input.',
+  },
+  LIVE_NEEDS_CLUSTER: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      '`--all-nodes` / `-l SELECTOR`: kp cannot reach the cluster to list its nodes (no kubectl, no kubeconfig, or this build cannot read nodes through the cluster yet).',
+    action:
+      'Check `kubectl get nodes` works with the same --context/--kubeconfig; or collect the nodes with `kp collect` and read them with --fleet DIR.',
+  },
+  LIVE_FLEET_PARTIAL: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      'A fleet run (`--all-nodes`, `-l`, `--fleet`): some nodes could not be read or collected; the others are answered, the failures listed.',
+    action: 'Read the listed reasons; retry those nodes alone (`--node NAME`) once fixed.',
+  },
+  LIVE_INTERRUPTED: {
+    severity: 'error',
+    exit: 'interrupted',
+    meaning:
+      'A fleet run was stopped (Ctrl-C, SIGTERM): unfinished nodes were abandoned and their partial files removed.',
+    action: 'Run it again; bundles already finished are kept and listed in fleet.json.',
   },
   LIVE_NO_KUBE_PROXY: {
     severity: 'error',
@@ -491,6 +521,13 @@ export const DIAGNOSTICS = {
       '`kp trace`: the destination names no single frontend with a port (a service with several ports, or none known).',
     action:
       'Name the port (ns/name:port) or give the destination as IP:PORT; the hints list the candidates.',
+  },
+  USAGE_FLEET_INPUT: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      "A fleet input (`--all-nodes`, `-l SELECTOR`, `--fleet DIR`) is combined with another input (-f, --node, a second fleet input, diff's A B), or a command that needs one was given none.",
+    action: 'Give exactly one of --all-nodes, -l SELECTOR or --fleet DIR, and no -f or --node.',
   },
   USAGE_INVALID: {
     severity: 'error',

@@ -10,7 +10,7 @@ import {
   planMigration,
   sourceMode,
 } from '../analyze/migrate.js'
-import {KpCommand, MODES} from '../cli/base-command.js'
+import {KpCommand, type KpFlags, MODES} from '../cli/base-command.js'
 import {
   EXIT,
   EnvironmentError,
@@ -20,9 +20,12 @@ import {
   formatDiagnostic,
 } from '../errors.js'
 import {renderOptionsFromConfig, withConfigDefaults} from '../render/config-options.js'
-import type {KubeProxyConfig, ProxyState} from '../model/types.js'
+import type {KubeProxyConfig, Mode, ProxyState, Severity} from '../model/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
+import {type FleetInput, fleetFlags, fleetInputOf, fleetUsage} from '../cli/fleet/input.js'
+import {remoteOptionsFrom} from '../cli/remote-flags.js'
+import type {FleetMigrateNode, FleetMigrateResult} from '../analyze/fleet.js'
 import {writeTextFile} from '../cli/text-file.js'
 import {makeDirectory} from '../core/directory.js'
 import {inputErrors} from '../core/completeness.js'
@@ -98,16 +101,21 @@ export default class Migrate extends KpCommand {
     'Show what kube-proxy would program in another mode, and what will behave differently'
   static override description = `Writes the rules of the target mode to stdout (or --out FILE) and the migration findings to stderr: every caveat of switching this node from its current mode, each with the services or addresses affected, where in the input it was seen, what to do, and a link to the upstream documentation. What the input cannot show is reported as a "cannot verify" finding naming what to collect.
 
-With --check only the findings are printed, and the exit status is ${EXIT.found.code} when a finding is at or above --fail-on (default error), else ${EXIT.ok.code}.`
+With --check only the findings are printed, and the exit status is ${EXIT.found.code} when a finding is at or above --fail-on (default error), else ${EXIT.ok.code}.
+
+Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every node is checked and each finding is listed once with the nodes it hits; the exit status is taken over all nodes, and is ${EXIT.environment.code} when some node could not be read (they are listed).`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --to nftables -f iptables-save.txt > kube-proxy.nft',
     '<%= config.bin %> <%= command.id %> --to nftables --check -f node-bundle/',
     '<%= config.bin %> <%= command.id %> --to nftables --check --fail-on warning --json',
     '<%= config.bin %> <%= command.id %> --to nftables --from ipvs -f cluster.yaml --node worker-1 --check',
+    '<%= config.bin %> <%= command.id %> --to nftables --check --fleet /tmp/fleet    # nodes saved by kp collect --all-nodes',
+    '<%= config.bin %> <%= command.id %> --to nftables --check --all-nodes --parallel 10 --fail-on warning -o yaml',
   ]
 
   static override flags = {
+    ...fleetFlags,
     to: Flags.option({options: MODES, required: true, description: 'The mode to migrate to.'})(),
     from: Flags.option({
       options: MODES,
@@ -213,7 +221,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     }),
   }
 
-  async run(): Promise<MigrateResult> {
+  async run(): Promise<MigrateResult | FleetMigrateResult> {
     const {flags} = await this.parse(Migrate)
     const kubeProxyVersion = targetVersion(flags['kube-proxy-version'])
     const flagOptions: RenderOptions = {
@@ -248,6 +256,15 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     const renderOptions = config
       ? withConfigDefaults(flagOptions, renderOptionsFromConfig(config))
       : flagOptions
+    const fleet = fleetInputOf(flags, 'migrate')
+    if (fleet !== null) {
+      if (!flags.check || flags['check-kernel'] || flags.out || flags['out-dir'])
+        throw fleetUsage(
+          'over a fleet, migrate checks only: use --check (no --out, --out-dir, --check-kernel)',
+          'migrate',
+        )
+      return this.checkFleet(fleet, flags, {to, renderOptions, config, kubeProxyVersion})
+    }
     // Findings cite a service port's first few rules (their evidence); the rest need not be made.
     const state = await this.loadState(flags, {refsPerPort: EVIDENCE_REFS_PER_PORT})
     const from = sourceMode(state, {from: flags.from as ProxyMode | undefined, config})
@@ -332,6 +349,88 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
         'no rules written: part of the input could not be read (errors above); --allow-incomplete writes them with a header naming the errors',
       )
     if (flags.check && failsOn(all, flags['fail-on'])) this.setExitStatus('found')
+    return result
+  }
+
+  /** --check over a fleet: each node checked as it is read; its findings kept, its state not. */
+  private async checkFleet(
+    input: FleetInput,
+    flags: KpFlags<typeof Migrate>,
+    opts: {
+      to: ProxyMode
+      renderOptions: RenderOptions
+      config: KubeProxyConfig | null
+      kubeProxyVersion: KubeProxyVersion
+    },
+  ): Promise<FleetMigrateResult> {
+    const {fleetSources, readFleet, fleetExit, setFleetExit} = await import('../cli/fleet/read.js')
+    const sources = await fleetSources(
+      input,
+      {
+        mode: flags.mode as Mode | undefined,
+        cluster: flags.cluster,
+        refsPerPort: EVIDENCE_REFS_PER_PORT,
+      },
+      remoteOptionsFrom(flags),
+    )
+    const renderer = await loadRenderer(opts.to)
+    const {to, renderOptions, config, kubeProxyVersion} = opts
+    const fleet = await readFleet(
+      sources,
+      {parallel: flags.parallel, nodeTimeout: flags['node-timeout'], verbose: flags.verbose},
+      (_node, {state, facts}) => {
+        const from = sourceMode(state, {from: flags.from as ProxyMode | undefined, config})
+        const findings = planMigration(state, to, {
+          from: from ?? undefined,
+          sysctls: facts?.sysctls ?? null,
+          target: {
+            nodePortAddresses: renderOptions.nodePortAddresses,
+            localhostNodePorts: renderOptions.localhostNodePorts,
+            conntrackInvalidDrop: renderOptions.conntrackInvalidDrop,
+          },
+          config,
+          kernelCheck: null,
+          kubeProxyVersion,
+        })
+        return {from, findings: [...findings, ...renderer.render(state, renderOptions).findings]}
+      },
+    )
+    const {mergeFindings} = await import('../analyze/fleet.js')
+    const byNode = new Map(fleet.answers.map((a) => [a.node, a.value]))
+    const nodes: FleetMigrateNode[] = fleet.nodes.map((n) => {
+      const answer = byNode.get(n.name)
+      const count = (s: Severity) => answer?.findings.filter((f) => f.severity === s).length ?? 0
+      return {
+        ...n,
+        from: answer?.from ?? null,
+        counts: {error: count('error'), warning: count('warning'), info: count('info')},
+      }
+    })
+    const result: FleetMigrateResult = {
+      schemaVersion: 1,
+      kind: 'FleetMigrateResult',
+      to,
+      kubeProxyVersion,
+      failOn: flags['fail-on'],
+      nodes,
+      findings: mergeFindings(
+        fleet.answers.map((a) => ({node: a.node, findings: a.value.findings})),
+      ),
+    }
+    if (!this.jsonEnabled()) {
+      const {renderFleetMigrate} = await import('../cli/views/fleet.js')
+      const {outputStyle} = await import('../cli/views/style.js')
+      const {terminalWidth} = await import('../cli/wrap.js')
+      this.log(
+        renderFleetMigrate(
+          result,
+          outputStyle(Boolean(flags['no-color'])),
+          terminalWidth(process.stdout),
+        ),
+      )
+    }
+    const found = fleet.answers.some((a) => failsOn(a.value.findings, flags['fail-on']))
+    setFleetExit(fleetExit(fleet.nodes, found))
     return result
   }
 

@@ -22,11 +22,17 @@ const DEADLINE_SECONDS = 600
 const owed = new Map<string, () => Promise<unknown>>()
 let handlersInstalled = false
 
+/** A fleet run stops itself on Ctrl-C (and deletes its pods): then the pods' handler must not exit. */
+let exitOnInterrupt = true
+export function interruptHandledByCaller(handled: boolean): void {
+  exitOnInterrupt = !handled
+}
+
 function onInterrupt(signal: NodeJS.Signals): void {
   process.stderr.write(`kp: ${signal}: deleting ${owed.size} collector pod(s)\n`)
-  void Promise.allSettled([...owed.values()].map((d) => d())).then(() =>
-    process.exit(signal === 'SIGINT' ? 130 : 143),
-  )
+  void Promise.allSettled([...owed.values()].map((d) => d())).then(() => {
+    if (exitOnInterrupt) process.exit(signal === 'SIGINT' ? 130 : 143)
+  })
 }
 
 function owe(key: string, del: () => Promise<unknown>): void {
