@@ -386,6 +386,21 @@ export const DIAGNOSTICS = {
       '`kp trace`: the input holds no rules kp can walk for this connection (a mode it does not walk yet, or no rules of its address family).',
     action: 'Give iptables-save output of the node (with -f), or use `kp explain` for this input.',
   },
+  INPUT_VERIFY_UNSUPPORTED: {
+    severity: 'error',
+    exit: 'input',
+    meaning:
+      '`kp verify`: the input holds no rules kp can load into its sandbox (IPVS mode, cluster objects, a listing).',
+    action: "Give the node's iptables-save output or its nftables ruleset with -f.",
+  },
+  LIVE_SANDBOX_FAILED: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      '`kp verify`: the sandbox of network namespaces cannot be built or the rules cannot be loaded into it (not root, no netns, a tool missing, kp inside a namespace it did not create).',
+    action:
+      'Run kp verify as root in the host network namespace, with ip, iptables, nft and conntrack installed.',
+  },
   LIVE_NO_KUBE_PROXY: {
     severity: 'error',
     exit: 'input',

@@ -1,0 +1,70 @@
+/**
+ * The probe program of `kp verify`: run inside a client namespace of the sandbox (`kp probe SPEC`,
+ * a hidden command, so it works in the npm build and in the single executable alike). Each probe
+ * is one new connection from its own source address and port; what the kernel did with it is read
+ * afterwards from conntrack, so this only records what the client saw.
+ */
+import {createSocket} from 'node:dgram'
+import {connect} from 'node:net'
+
+export interface ProbeSpec {
+  id: number
+  protocol: 'TCP' | 'UDP'
+  source: string
+  sourcePort: number
+  destination: string
+  port: number
+}
+
+/** What the client saw: connected, an errno (ECONNREFUSED, EHOSTUNREACH, EPERM), or nothing. */
+export type ClientSaw = 'connected' | 'sent' | 'timeout' | string
+
+export interface ProbeAnswer {
+  id: number
+  saw: ClientSaw
+}
+
+/** Sockets open at once; each wave waits `waitMs` for answers, then closes its sockets. */
+const WAVE = 2000
+
+export async function runProbes(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]> {
+  const out: ProbeAnswer[] = []
+  for (let i = 0; i < probes.length; i += WAVE)
+    out.push(...(await wave(probes.slice(i, i + WAVE), waitMs)))
+  return out
+}
+
+async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]> {
+  const answers = new Map<number, ClientSaw>()
+  const closers: Array<() => void> = []
+  for (const p of probes) {
+    if (p.protocol === 'TCP') {
+      const s = connect({
+        host: p.destination,
+        port: p.port,
+        localAddress: p.source,
+        localPort: p.sourcePort,
+      })
+      s.on('connect', () => answers.set(p.id, 'connected'))
+      s.on('error', (e: NodeJS.ErrnoException) => answers.set(p.id, e.code ?? 'error'))
+      closers.push(() => s.destroy())
+    } else {
+      const s = createSocket('udp4')
+      s.on('error', (e: NodeJS.ErrnoException) => answers.set(p.id, e.code ?? 'error'))
+      s.bind({address: p.source, port: p.sourcePort}, () => {
+        s.connect(p.port, p.destination, () => {
+          s.send(Buffer.from('kp-verify'), (err) => {
+            const code = (err as NodeJS.ErrnoException | null)?.code
+            if (!answers.has(p.id)) answers.set(p.id, code ?? 'sent')
+          })
+        })
+      })
+      closers.push(() => s.close())
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, waitMs))
+  const out = probes.map((p) => ({id: p.id, saw: answers.get(p.id) ?? 'timeout'}))
+  // A TCP socket still in SYN-SENT closes without sending anything: its conntrack entry stays.
+  for (const close of closers) close()
+  return out
+}
