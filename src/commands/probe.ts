@@ -19,8 +19,15 @@ export default class Probe extends Command {
     const spec = JSON.parse(await readFile(args.spec, 'utf8')) as {
       probes: ProbeSpec[]
       waitMs: number
+      listen?: number[]
     }
-    const {runProbes} = await import('../live/verify/probe.js')
+    const {listen, runProbes} = await import('../live/verify/probe.js')
+    if (spec.listen) {
+      await listen(spec.listen)
+      this.log('ready')
+      // Holds the listeners until kp verify stops this process.
+      await new Promise(() => undefined)
+    }
     this.log(JSON.stringify(await runProbes(spec.probes, spec.waitMs)))
   }
 }

@@ -92,7 +92,20 @@ function rulesOf(
   if (mode === 'nftables' && nft)
     return {kind: nft.format === 'nft' ? 'nft' : 'nft-json', text: nft.text}
   const ipt = sources.find((s) => s.format === 'iptables-save' && s.family !== 'IPv6')
-  if (mode === 'iptables' && ipt) return {kind: 'iptables', text: ipt.text, backend}
+  // `iptables -S` output and grep fragments have no table headers: iptables-restore cannot load them.
+  if (mode === 'iptables' && ipt && /^\*(nat|filter)\s*$/m.test(ipt.text))
+    return {kind: 'iptables', text: ipt.text, backend}
+  if (mode === 'iptables' && ipt)
+    throw new InputError(
+      'cannot verify this input: it is not a whole iptables-save dump (no *nat / *filter tables), so iptables-restore cannot load it',
+      'INPUT_VERIFY_UNSUPPORTED',
+      ["give the node's full iptables-save output"],
+    )
+  if (mode === 'iptables' && sources.some((s) => s.family === 'IPv6'))
+    throw new InputError(
+      'cannot verify this input: kp verify probes IPv4 service ports only (for now), and these rules are IPv6',
+      'INPUT_VERIFY_UNSUPPORTED',
+    )
   throw new InputError(
     `cannot verify this input: kp verify loads iptables-save or nftables rules into the kernel, and this input (${mode} mode) has none`,
     'INPUT_VERIFY_UNSUPPORTED',

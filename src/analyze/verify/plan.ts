@@ -21,6 +21,8 @@ export interface SandboxAddresses {
 export interface VerifyPlan {
   addresses: SandboxAddresses
   groups: ProbeGroup[]
+  /** TCP ports the node listens on, so that what reaches it without DNAT is accepted. */
+  listenPorts: number[]
   /** Service ports kp cannot probe here, with the reason. */
   skipped: Array<{service: string; reason: string}>
 }
@@ -56,7 +58,8 @@ function pick(
     if (!base || !isV4(base)) return null
     const size = 2 ** (32 - Number(bits ?? 32))
     const start = toInt(base) - (toInt(base) % size)
-    if (size === 1) ranges.push([start, 1])
+    // A single address (a nodePortAddresses entry) is taken as it is, even when the rules name it.
+    if (size === 1) return taken.has(base) ? null : (taken.add(base), base)
     else
       ranges.push([start + Math.min(size - 2, Math.floor(size / 2) + 7), Math.min(size - 2, 512)])
   } else {
@@ -106,6 +109,7 @@ function expectationFor(
   client: ProbeClient,
   protocol: 'TCP' | 'UDP',
   sticky: boolean,
+  nodeIps: readonly string[],
 ): Expectation | string {
   if (fe.incomplete !== null) return `the input lacks what ${fe.address} depends on`
   const outside = client === 'external' || client === 'second-node-address'
@@ -139,6 +143,9 @@ function expectationFor(
             : client === 'node'
   }
   if (client === 'hairpin' && masquerade === false) masquerade = 'hairpin'
+  // A connection DNATed to this node's own address is delivered here, never through POSTROUTING:
+  // nothing masquerades it.
+  if (fe.reaches.some((r) => r.ip !== null && nodeIps.includes(r.ip))) masquerade = null
   return {
     verdict: 'forwarded',
     endpoints: fe.reaches.map((r) => ({address: `${r.ip}:${r.port}`, share: r.share})),
@@ -161,6 +168,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
     const ip = pick(used, taken, c, c === null)
     if (ip !== null) nodeIps.push(ip)
   }
+  if (nodeIps.length === 0) nodeIps.push(pick(used, taken, null, true)!)
   if (npa.length === 0) {
     const second = pick(used, taken, null, true)
     if (second !== null) nodeIps.push(second)
@@ -197,7 +205,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
       source: string,
       destination: string,
     ) => {
-      const expect = expectationFor(fe, client, protocol, sticky)
+      const expect = expectationFor(fe, client, protocol, sticky, nodeIps)
       if (typeof expect === 'string') {
         skipped.push({service: `${service} ${fe.address}`, reason: expect})
         return
@@ -238,7 +246,12 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
       if (podIp !== null) add(fe, 'pod', 'pod', podIp, dest)
       add(fe, 'node', 'node', nodeIps[0]!, dest)
       // An endpoint reaching its own service: kube-proxy masquerades it when sent back to itself.
-      const self = fe.reaches[0]?.ip
+      // Newer layouts masquerade hairpin traffic of this node's own endpoints only.
+      const own = sp.endpoints.filter((ep) => fe.reaches.some((r) => r.ip === ep.ip))
+      const self = (
+        own.find((ep) => ep.local === true) ??
+        (own.every((ep) => ep.local === false) ? undefined : own.find((ep) => ep.local === null))
+      )?.ip
       if (
         self &&
         podCidr !== null &&
@@ -255,6 +268,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
   return {
     addresses: {nodeIps, externalIps, podIps, hairpinIps, podInterface: podInterfaceName(state)},
     groups,
+    listenPorts: listenPorts(state),
     skipped,
   }
 }
@@ -264,4 +278,14 @@ function unsupported(sp: ServicePort): string | null {
   if (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')
     return `kp verify probes TCP and UDP; this port is ${sp.protocol}`
   return null
+}
+
+function listenPorts(state: ProxyState): number[] {
+  const ports = new Set<number>()
+  for (const sp of state.services) {
+    if (sp.protocol !== 'TCP') continue
+    for (const f of sp.frontends) if (f.port !== null && f.type !== 'ClusterIP') ports.add(f.port)
+    for (const e of sp.endpoints) if (e.port !== null) ports.add(e.port)
+  }
+  return [...ports].sort((a, b) => a - b).slice(0, 5000)
 }

@@ -76,7 +76,7 @@ export interface VerifyResult {
   /** How the rules were loaded (iptables-restore of a backend, nft -f). */
   loadedWith: string
   probes: number
-  /** Jumps from the kernel's built-in chains kp added because the dump lacks them (kube-proxy makes them apart). */
+  /** What kp changed in an iptables dump before loading it: jumps kube-proxy makes apart that the dump lacks, other programs' jumps skipped, DROP policies opened. */
   assumedHooks: string[]
   services: ServiceVerdict[]
   summary: {agrees: number; differs: number; notVerified: number}

@@ -33,6 +33,12 @@ export function renderVerify(r: VerifyResult, style: Style): string {
       lines.push(`      kernel: ${seen}`)
     }
   }
+  if (r.assumedHooks.length > 0)
+    lines.push(
+      '',
+      'Changed before loading (the rules as kube-proxy alone would have them):',
+      ...r.assumedHooks.map((h) => `  ${escapeControl(h)}`),
+    )
   const {agrees, differs, notVerified} = r.summary
   lines.push(
     '',

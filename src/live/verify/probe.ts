@@ -5,7 +5,7 @@
  * afterwards from conntrack, so this only records what the client saw.
  */
 import {createSocket} from 'node:dgram'
-import {connect} from 'node:net'
+import {connect, createServer, type Socket} from 'node:net'
 
 export interface ProbeSpec {
   id: number
@@ -67,4 +67,26 @@ async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]>
   // A TCP socket still in SYN-SENT closes without sending anything: its conntrack entry stays.
   for (const close of closers) close()
   return out
+}
+
+/**
+ * Listeners on the node's ports: a connection that reaches the node itself without DNAT is then
+ * accepted and keeps its conntrack entry, so a refusal can only come from a rule (a refused SYN's
+ * entry is gone by the time conntrack is read).
+ */
+export async function listen(ports: number[]): Promise<void> {
+  const held: Socket[] = []
+  await Promise.all(
+    ports.map(
+      (port) =>
+        new Promise<void>((resolve) => {
+          const server = createServer((s) => {
+            held.push(s)
+            s.on('error', () => undefined)
+          })
+          server.on('error', () => resolve())
+          server.listen({port, host: '0.0.0.0', backlog: 4096}, () => resolve())
+        }),
+    ),
+  )
 }

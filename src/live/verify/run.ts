@@ -52,6 +52,7 @@ export async function runVerify(run: VerifyRun): Promise<VerifyResult> {
   let done = 0
   try {
     await sb.load(run.rules)
+    await sb.listen(plan.listenPorts)
     const probeGroups = async (groups: Array<{g: ProbeGroup; count: number}>) => {
       const observed = new Map<ProbeGroup, Observation[]>()
       // Rounds of whole groups, so that a group's probes are read from one conntrack table.
@@ -86,13 +87,14 @@ export async function runVerify(run: VerifyRun): Promise<VerifyResult> {
         compared.set(g, c)
       }
     }
-    return result(
+    const out = result(
       run,
       [...compared.values()].map((c) => c.result),
       plan,
       started,
       done,
     )
+    return {...out, assumedHooks: sb.assumedHooks}
   } finally {
     await sb.remove()
   }

@@ -5,13 +5,13 @@
  * connection's conntrack entry in `node` keeps the kernel's choice. The host's own namespace and
  * rules are never touched.
  */
-import {spawnSync} from 'node:child_process'
+import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {readdirSync, readlinkSync, statSync} from 'node:fs'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {withHooks} from '../../analyze/verify/hooks.js'
+import {nftObjectsFirst, withHooks} from '../../analyze/verify/hooks.js'
 import {EnvironmentError} from '../../errors.js'
 import {runCommand} from '../exec.js'
 import type {SandboxAddresses} from '../../analyze/verify/plan.js'
@@ -118,6 +118,7 @@ export class Sandbox {
   private dir = ''
   private removed = false
   private launcher: string[] = []
+  private listener: ChildProcess | null = null
   /** The jumps from built-in chains kp added because the dump lacks them. */
   assumedHooks: string[] = []
 
@@ -270,7 +271,7 @@ export class Sandbox {
   /** Loads the rules into the node namespace; the tool's own error is the message when refused. */
   async load(rules: RulesToLoad): Promise<void> {
     const path = join(this.dir, rules.kind === 'iptables' ? 'rules.txt' : 'rules.nft')
-    await writeFile(path, rules.text)
+    await writeFile(path, rules.kind === 'nft' ? nftObjectsFirst(rules.text) : rules.text)
     if (rules.kind !== 'iptables') {
       const json = rules.kind === 'nft-json' ? ['-j'] : []
       await this.exec(this.names.node, ['nft', ...json, '-f', path], 'load the nftables rules')
@@ -287,6 +288,43 @@ export class Sandbox {
     const restore =
       rules.backend === undefined ? 'iptables-restore' : `iptables-${rules.backend}-restore`
     await this.exec(this.names.node, [restore, path], `load the iptables rules (${restore})`)
+  }
+
+  /** Starts listeners in the node namespace on these TCP ports; they run until remove(). */
+  async listen(ports: number[]): Promise<void> {
+    if (ports.length === 0) return
+    const path = join(this.dir, 'listen.json')
+    await writeFile(path, JSON.stringify({probes: [], waitMs: 0, listen: ports}))
+    const child = spawn('ip', ['netns', 'exec', this.names.node, ...this.launcher, path], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    this.listener = child
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timeout')), 60_000)
+      child.stdout?.on('data', (d: Buffer) => {
+        if (d.toString().includes('ready')) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      child.on('exit', () => {
+        clearTimeout(timer)
+        reject(new Error('exited'))
+      })
+      child.on('error', reject)
+    }).catch((e: Error) => fail(`cannot start the node's listeners: ${e.message}`))
+  }
+
+  private stopListener(): void {
+    const pid = this.listener?.pid
+    this.listener = null
+    if (pid === undefined) return
+    try {
+      process.kill(-pid, 'SIGKILL')
+    } catch {
+      // gone already
+    }
   }
 
   /** Runs probes from one client namespace; their conntrack entries stay in the node namespace. */
@@ -321,6 +359,7 @@ export class Sandbox {
     if (this.removed) return
     this.removed = true
     live.delete(this)
+    this.stopListener()
     for (const ns of Object.values(this.names)) await runCommand(['ip', 'netns', 'del', ns])
     if (this.dir !== '') await rm(this.dir, {recursive: true, force: true})
   }
