@@ -13,14 +13,20 @@ export default class Verify extends KpCommand {
     '<%= config.bin %> <%= command.id %> -f iptables-save.txt',
     '<%= config.bin %> <%= command.id %> -f ruleset.nft --probes 300',
     '<%= config.bin %> <%= command.id %> -f iptables-save.txt --iptables-backend legacy --json | jq .summary',
+    '<%= config.bin %> <%= command.id %> -f iptables-save.txt --against kube-proxy.nft',
   ]
   static override flags = {
     probes: Flags.integer({
       description:
         'New connections per frontend and kind of client where the spread over several endpoints is tested (more: slower, stronger test).',
-      default: 100,
+      default: 300,
       min: 100,
       max: 100_000,
+    }),
+    against: Flags.string({
+      description:
+        "Rules made elsewhere (by hand, by another tool, by `kp migrate`, by a newer kube-proxy) to send the same probes through, side by side; kp explain's answer for -f's rules is what both are held to.",
+      multiple: true,
     }),
     'iptables-backend': Flags.option({
       options: ['legacy', 'nft'] as const,
@@ -47,32 +53,67 @@ export default class Verify extends KpCommand {
       return src ? [{...p, text: src.text}] : []
     })
     const rules = rulesOf(state.mode, sources, flags['iptables-backend'])
+    const other = flags.against
+      ? await this.otherRules(flags.against, flags['iptables-backend'])
+      : null
     const {planVerify} = await import('../analyze/verify/plan.js')
     const plan = planVerify(state, {probes: flags.probes})
     const {runVerify} = await import('../live/verify/run.js')
     const tty = process.stderr.isTTY === true && !this.jsonEnabled()
-    const result = await runVerify({
-      plan,
-      rules,
-      mode: state.mode,
-      progress: tty
-        ? (done, total) => {
-            const width = 30
-            const filled = Math.round((width * done) / Math.max(total, 1))
-            process.stderr.write(
-              `\rkp verify [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} probes`,
-            )
-          }
-        : undefined,
-    })
+    const progress = tty
+      ? (label: string) => (done: number, total: number) => {
+          const width = 30
+          const filled = Math.round((width * done) / Math.max(total, 1))
+          process.stderr.write(
+            `\rkp verify ${label}[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} probes`,
+          )
+        }
+      : () => undefined
+    const result = await runVerify({plan, rules, mode: state.mode, progress: progress('')})
+    if (other !== null)
+      result.against = {
+        files: other.files,
+        result: await runVerify({
+          plan,
+          rules: other.rules,
+          mode: other.mode,
+          progress: progress('--against '),
+        }),
+      }
     if (tty) process.stderr.write('\r\x1b[K')
-    if (result.summary.differs > 0) this.setExitStatus('found')
+    if (result.summary.differs > 0 || (result.against?.result.summary.differs ?? 0) > 0)
+      this.setExitStatus('found')
     if (!this.jsonEnabled()) {
       const {renderVerify} = await import('../cli/views/verify.js')
       const {outputStyle} = await import('../cli/views/style.js')
       this.log(renderVerify(result, outputStyle(flags['no-color'])))
     }
     return result
+  }
+
+  /** The rules of --against, read as any input is (their own explain is not used). */
+  private async otherRules(
+    files: string[],
+    backend: 'legacy' | 'nft' | undefined,
+  ): Promise<{files: string[]; rules: RulesToLoad; mode: string}> {
+    const parsed: Array<{format: string; path: string; family: string | null}> = []
+    const {readFiles} = await import('../readers/read-state.js')
+    const read = await readFiles({
+      files,
+      onParsed: (p) => {
+        if (p.format === 'iptables-save' || p.format === 'nft' || p.format === 'nft-json')
+          parsed.push({
+            format: p.format,
+            path: p.source.path,
+            family: (p.data as {family?: string | null} | undefined)?.family ?? null,
+          })
+      },
+    })
+    const sources = parsed.flatMap((p) => {
+      const src = read.sources.find((s) => s.path === p.path)
+      return src ? [{...p, text: src.text}] : []
+    })
+    return {files, rules: rulesOf(read.state.mode, sources, backend), mode: read.state.mode}
   }
 }
 

@@ -15,7 +15,11 @@ export function nftObjectsFirst(text: string): string {
   const lines = text.split('\n')
   if (!lines.some((l) => /^add rule /.test(l))) return text
   const rank = (l: string) =>
-    /^add table /.test(l) ? 0 : /^add (chain|set|map|flowtable|counter) /.test(l) ? 1 : 2
+    /^(add|delete|flush) table /.test(l)
+      ? 0
+      : /^add (chain|set|map|flowtable|counter) /.test(l)
+        ? 1
+        : 2
   return [0, 1, 2].flatMap((r) => lines.filter((l) => rank(l) === r)).join('\n')
 }
 

@@ -224,7 +224,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
       })
     }
     for (const fe of explained.frontends) {
-      if (fe.port === null || fe.type === 'External') continue
+      if (fe.port === null) continue
       const dest = fe.type === 'NodePort' && fe.ip === null ? nodeIps[0] : fe.ip
       if (dest == null || !isV4(dest)) continue
       add(fe, 'external', 'ext', externalIp, dest)

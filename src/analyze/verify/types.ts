@@ -89,4 +89,9 @@ export interface VerifyResult {
     podInterface: string
   }
   seconds: number
+  /**
+   * `--against OTHER`: the same probes through the other rules, held to the same expectation
+   * (kp explain's answer for -f's rules); absent without --against.
+   */
+  against?: {files: string[]; result: VerifyResult}
 }

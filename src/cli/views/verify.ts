@@ -7,6 +7,13 @@ import {escapeControl} from '../escape.js'
 import type {Style} from './style.js'
 
 export function renderVerify(r: VerifyResult, style: Style): string {
+  const own = renderOne(r, style)
+  if (!r.against) return own
+  const files = r.against.files.map(escapeControl).join(', ')
+  return `${own}\n\nThe same probes through ${files}, held to the same answers:\n${renderOne(r.against.result, style)}`
+}
+
+function renderOne(r: VerifyResult, style: Style): string {
   const lines: string[] = []
   const word = {
     agrees: style.green('agrees'),

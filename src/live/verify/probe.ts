@@ -25,7 +25,7 @@ export interface ProbeAnswer {
 }
 
 /** Sockets open at once; each wave waits `waitMs` for answers, then closes its sockets. */
-const WAVE = 2000
+const WAVE = 1000
 
 export async function runProbes(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]> {
   const out: ProbeAnswer[] = []
@@ -62,7 +62,13 @@ async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]>
       closers.push(() => s.close())
     }
   }
-  await new Promise((resolve) => setTimeout(resolve, waitMs))
+  // Under load the answers of a large wave come in late: wait until they stop coming (≤ 3 s more).
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  await sleep(waitMs)
+  for (let extra = 0, seen = -1; extra < 30 && seen !== answers.size; extra++) {
+    seen = answers.size
+    await sleep(100)
+  }
   const out = probes.map((p) => ({id: p.id, saw: answers.get(p.id) ?? 'timeout'}))
   // A TCP socket still in SYN-SENT closes without sending anything: its conntrack entry stays.
   for (const close of closers) close()
