@@ -416,6 +416,13 @@ export const DIAGNOSTICS = {
   },
 
   // --- command line (src/commands/) --------------------------------------------------------
+  USAGE_VERIFY_TARGET: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      '`kp migrate --verify`: the target mode has no rules kp can load into its sandbox (IPVS).',
+    action: 'Use --verify with --to nftables or --to iptables.',
+  },
   USAGE_BAD_SERVICE: {
     severity: 'error',
     exit: 'usage',

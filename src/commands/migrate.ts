@@ -21,6 +21,7 @@ import {
 } from '../errors.js'
 import {renderOptionsFromConfig, withConfigDefaults} from '../render/config-options.js'
 import type {KubeProxyConfig, ProxyState} from '../model/types.js'
+import type {VerifyResult} from '../analyze/verify/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {writeTextFile} from '../cli/text-file.js'
@@ -56,6 +57,8 @@ export interface MigrateResult {
    * (`text` null, `files` []) unless --allow-incomplete, which writes them with a header comment.
    */
   complete: boolean
+  /** `--verify`: the rendered rules replayed in kp's sandbox against kp explain's answer for the input (docs/verify.md). */
+  verify?: VerifyResult
 }
 
 /** The flag that gives each checked render option (src/render/setting-values.ts). */
@@ -207,6 +210,10 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       description:
         "kube-proxy's configuration: `kubectl -n kube-system get configmap kube-proxy -o yaml`, its --config file, or its command line. It settles the target settings (a flag given wins) and the findings that depend on it.",
     }),
+    verify: Flags.boolean({
+      description:
+        "As root: load the rendered rules into a sandbox of network namespaces kp makes, send real connections to every frontend, and compare what the kernel does with kp explain's answer for the input (as `kp verify --against`). Exit 1 on a difference.",
+    }),
     'check-kernel': Flags.boolean({
       description:
         'With --to nftables, as root on the node: check the rendered rules with `nft --check` in a network namespace kp makes, so that kernel modules they need and the kernel lacks are found now.',
@@ -244,6 +251,11 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
         '--check-kernel checks nftables rules: use it with --to nftables',
         'USAGE_CHECK_KERNEL_TARGET',
       )
+    if (flags.verify && to === 'ipvs')
+      throw new UsageError(
+        '--verify loads iptables or nftables rules: use it with --to nftables or --to iptables',
+        'USAGE_VERIFY_TARGET',
+      )
     const config = await this.loadKubeProxyConfig(flags['kube-proxy-config'], flags.verbose)
     const renderOptions = config
       ? withConfigDefaults(flagOptions, renderOptionsFromConfig(config))
@@ -262,7 +274,11 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     // The rules go out as they are rendered (never held whole) when only they are written: to --out,
     // or to stdout (`kp migrate --to nftables | nft -f -`). --check-kernel needs them whole.
     const streaming =
-      writes && !this.jsonEnabled() && flags['out-dir'] === undefined && !flags['check-kernel']
+      writes &&
+      !this.jsonEnabled() &&
+      flags['out-dir'] === undefined &&
+      !flags['check-kernel'] &&
+      !flags.verify
     let rendered: RenderResult | null = null
     let renderFindings: Finding[]
     if (streaming && renderer.stream) {
@@ -315,6 +331,15 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
       complete: errors === null,
     }
 
+    if (flags.verify) {
+      const verified = await this.verifyRendered(
+        state,
+        to,
+        rendered ?? renderer.render(state, renderOptions),
+      )
+      result.verify = verified
+      if (verified.summary.differs > 0) this.setExitStatus('found')
+    }
     if (writes && rendered !== null) await this.writeRules(rendered, flags.out, flags['out-dir'])
     if (!this.jsonEnabled()) {
       const {formatFindings} = await import('../cli/views/migrate.js')
@@ -332,6 +357,28 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
         'no rules written: part of the input could not be read (errors above); --allow-incomplete writes them with a header naming the errors',
       )
     if (flags.check && failsOn(all, flags['fail-on'])) this.setExitStatus('found')
+    return result
+  }
+
+  /** --verify: the rendered rules through kp verify's sandbox, held to explain's answer for the input. */
+  private async verifyRendered(
+    state: ProxyState,
+    to: ProxyMode,
+    rendered: RenderResult,
+  ): Promise<VerifyResult> {
+    const {planVerify} = await import('../analyze/verify/plan.js')
+    const {runVerify} = await import('../live/verify/run.js')
+    const text = rendered.files[0]?.text ?? rendered.text
+    const result = await runVerify({
+      plan: planVerify(state, {probes: 300}),
+      rules: {kind: to === 'nftables' ? 'nft' : 'iptables', text},
+      mode: to,
+    })
+    if (!this.jsonEnabled()) {
+      const {renderVerify} = await import('../cli/views/verify.js')
+      const {outputStyle} = await import('../cli/views/style.js')
+      process.stderr.write(`${renderVerify(result, outputStyle(false, process.stderr))}\n`)
+    }
     return result
   }
 

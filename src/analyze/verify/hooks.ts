@@ -5,6 +5,7 @@
  * iptables-hooks.ts) where the dump lacks them, and says which it added.
  */
 import {IPTABLES_HOOKS} from '../../kube-proxy/iptables-hooks.js'
+import {KUBE_CHAIN_PREFIX, KUBE_MARK_DROP} from '../../kube-proxy/iptables-names.js'
 
 /**
  * nft's command form (`add rule ...`) as kube-proxy's tests write it may name a chain before the
@@ -28,8 +29,9 @@ export function nftObjectsFirst(text: string): string {
  * packets, added when the dump jumps to KUBE-MARK-DROP without declaring it.
  */
 function kubeletMarkDrop(text: string): {text: string; added: string[]} {
-  if (!/-j KUBE-MARK-DROP\b/.test(text) || /^:KUBE-MARK-DROP /m.test(text)) return {text, added: []}
-  const chain = [':KUBE-MARK-DROP - [0:0]', '-A KUBE-MARK-DROP -j MARK --set-xmark 0x8000/0x8000']
+  const name = KUBE_MARK_DROP
+  if (!text.includes(`-j ${name}`) || text.includes(`\n:${name} `)) return {text, added: []}
+  const chain = [`:${name} - [0:0]`, `-A ${name} -j MARK --set-xmark 0x8000/0x8000`]
   const drops = ['INPUT', 'OUTPUT', 'FORWARD'].map(
     (c) => `-A ${c} -m mark --mark 0x8000/0x8000 -j DROP`,
   )
@@ -76,7 +78,7 @@ export function withHooks(dump: string): {text: string; added: string[]} {
       }
     } else if (/^(\[\d+:\d+\] )?-A /.test(line)) {
       const m = /-A (\S+) .*-j (\S+)/.exec(line)
-      if (m && BUILTIN.has(m[1]!) && declared.has(m[2]!) && !m[2]!.startsWith('KUBE-')) {
+      if (m && BUILTIN.has(m[1]!) && declared.has(m[2]!) && !m[2]!.startsWith(KUBE_CHAIN_PREFIX)) {
         // Another program's chain (a CNI's, Docker's): its verdicts are not kube-proxy's.
         added.push(`skipped: -t ${table} ${line.replace(/^\[\d+:\d+\] /, '')}`)
         continue
