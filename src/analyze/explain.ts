@@ -262,7 +262,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
-function explainServicePort(
+export function explainServicePort(
   sp: ServicePort,
   frontends: Frontend[],
   onNodeAddress: string | null,

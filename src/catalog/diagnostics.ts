@@ -453,6 +453,21 @@ export const DIAGNOSTICS = {
       'A fleet run was stopped (Ctrl-C, SIGTERM): unfinished nodes were abandoned and their partial files removed.',
     action: 'Run it again; bundles already finished are kept and listed in fleet.json.',
   },
+  INPUT_VERIFY_UNSUPPORTED: {
+    severity: 'error',
+    exit: 'input',
+    meaning:
+      '`kp verify`: the input holds no rules kp can load into its sandbox (IPVS mode, cluster objects, a listing).',
+    action: "Give the node's iptables-save output or its nftables ruleset with -f.",
+  },
+  LIVE_SANDBOX_FAILED: {
+    severity: 'error',
+    exit: 'environment',
+    meaning:
+      '`kp verify`: the sandbox of network namespaces cannot be built or the rules cannot be loaded into it (not root, no netns, a tool missing, kp inside a namespace it did not create).',
+    action:
+      'Run kp verify as root in the host network namespace, with ip, iptables, nft and conntrack installed.',
+  },
   LIVE_NO_KUBE_PROXY: {
     severity: 'error',
     exit: 'input',
@@ -468,6 +483,13 @@ export const DIAGNOSTICS = {
   },
 
   // --- command line (src/commands/) --------------------------------------------------------
+  USAGE_VERIFY_TARGET: {
+    severity: 'error',
+    exit: 'usage',
+    meaning:
+      '`kp migrate --verify`: the target mode has no rules kp can load into its sandbox (IPVS).',
+    action: 'Use --verify with --to nftables or --to iptables.',
+  },
   USAGE_BAD_SERVICE: {
     severity: 'error',
     exit: 'usage',

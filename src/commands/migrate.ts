@@ -21,6 +21,7 @@ import {
 } from '../errors.js'
 import {renderOptionsFromConfig, withConfigDefaults} from '../render/config-options.js'
 import type {KubeProxyConfig, Mode, ProxyState, Severity} from '../model/types.js'
+import type {VerifyResult} from '../analyze/verify/types.js'
 import type {RenderedFile, RenderOptions, RenderResult, TextSink} from '../render/types.js'
 import {blockWhenPipe, bufferedStreamOut} from '../cli/json-out.js'
 import {type FleetInput, fleetFlags, fleetInputOf, fleetUsage} from '../cli/fleet/input.js'
@@ -59,6 +60,8 @@ export interface MigrateResult {
    * (`text` null, `files` []) unless --allow-incomplete, which writes them with a header comment.
    */
   complete: boolean
+  /** `--verify`: the rendered rules replayed in kp's sandbox against kp explain's answer for the input (docs/verify.md). */
+  verify?: VerifyResult
 }
 
 /** The flag that gives each checked render option (src/render/setting-values.ts). */
@@ -215,6 +218,10 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
       description:
         "kube-proxy's configuration: `kubectl -n kube-system get configmap kube-proxy -o yaml`, its --config file, or its command line. It settles the target settings (a flag given wins) and the findings that depend on it.",
     }),
+    verify: Flags.boolean({
+      description:
+        "As root: load the rendered rules into a sandbox of network namespaces kp makes, send real connections to every frontend, and compare what the kernel does with kp explain's answer for the input (as `kp verify --against`). Exit 1 on a difference.",
+    }),
     'check-kernel': Flags.boolean({
       description:
         'With --to nftables, as root on the node: check the rendered rules with `nft --check` in a network namespace kp makes, so that kernel modules they need and the kernel lacks are found now.',
@@ -252,6 +259,11 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
         '--check-kernel checks nftables rules: use it with --to nftables',
         'USAGE_CHECK_KERNEL_TARGET',
       )
+    if (flags.verify && to === 'ipvs')
+      throw new UsageError(
+        '--verify loads iptables or nftables rules: use it with --to nftables or --to iptables',
+        'USAGE_VERIFY_TARGET',
+      )
     const config = await this.loadKubeProxyConfig(flags['kube-proxy-config'], flags.verbose)
     const renderOptions = config
       ? withConfigDefaults(flagOptions, renderOptionsFromConfig(config))
@@ -279,7 +291,11 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     // The rules go out as they are rendered (never held whole) when only they are written: to --out,
     // or to stdout (`kp migrate --to nftables | nft -f -`). --check-kernel needs them whole.
     const streaming =
-      writes && !this.jsonEnabled() && flags['out-dir'] === undefined && !flags['check-kernel']
+      writes &&
+      !this.jsonEnabled() &&
+      flags['out-dir'] === undefined &&
+      !flags['check-kernel'] &&
+      !flags.verify
     let rendered: RenderResult | null = null
     let renderFindings: Finding[]
     if (streaming && renderer.stream) {
@@ -332,6 +348,15 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
       complete: errors === null,
     }
 
+    if (flags.verify) {
+      const verified = await this.verifyRendered(
+        state,
+        to,
+        rendered ?? renderer.render(state, renderOptions),
+      )
+      result.verify = verified
+      if (verified.summary.differs > 0) this.setExitStatus('found')
+    }
     if (writes && rendered !== null) await this.writeRules(rendered, flags.out, flags['out-dir'])
     if (!this.jsonEnabled()) {
       const {formatFindings} = await import('../cli/views/migrate.js')
@@ -431,6 +456,28 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     }
     const found = fleet.answers.some((a) => failsOn(a.value.findings, flags['fail-on']))
     setFleetExit(fleetExit(fleet.nodes, found))
+    return result
+  }
+
+  /** --verify: the rendered rules through kp verify's sandbox, held to explain's answer for the input. */
+  private async verifyRendered(
+    state: ProxyState,
+    to: ProxyMode,
+    rendered: RenderResult,
+  ): Promise<VerifyResult> {
+    const {planVerify} = await import('../analyze/verify/plan.js')
+    const {runVerify} = await import('../live/verify/run.js')
+    const text = rendered.files[0]?.text ?? rendered.text
+    const result = await runVerify({
+      plan: planVerify(state, {probes: 300}),
+      rules: {kind: to === 'nftables' ? 'nft' : 'iptables', text},
+      mode: to,
+    })
+    if (!this.jsonEnabled()) {
+      const {renderVerify} = await import('../cli/views/verify.js')
+      const {outputStyle} = await import('../cli/views/style.js')
+      process.stderr.write(`${renderVerify(result, outputStyle(false, process.stderr))}\n`)
+    }
     return result
   }
 

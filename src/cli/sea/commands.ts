@@ -9,7 +9,9 @@ import Diff from '../../commands/diff.js'
 import Explain from '../../commands/explain.js'
 import List from '../../commands/list.js'
 import Migrate from '../../commands/migrate.js'
+import Probe from '../../commands/probe.js'
 import Trace from '../../commands/trace.js'
+import Verify from '../../commands/verify.js'
 
 export const SEA_COMMANDS = {
   collect: Collect,
@@ -18,5 +20,7 @@ export const SEA_COMMANDS = {
   explain: Explain,
   list: List,
   migrate: Migrate,
+  probe: Probe,
   trace: Trace,
+  verify: Verify,
 }

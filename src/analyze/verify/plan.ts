@@ -1,0 +1,291 @@
+/**
+ * What `kp verify` sends and what it expects: the sandbox's addresses (chosen to overlap nothing
+ * the rules name), and per service port and kind of client a group of probes with `kp explain`'s
+ * answer turned into the verdict, endpoints, shares and masquerade the kernel should show.
+ */
+import {canonicalIp, cidrContains} from '../../core/address.js'
+import {displayName} from '../../core/state.js'
+import type {ProxyState, ServicePort} from '../../model/types.js'
+import {explainServicePort, type FrontendExplanation} from '../explain.js'
+import type {Expectation, ProbeClient, ProbeGroup} from './types.js'
+
+export interface SandboxAddresses {
+  nodeIps: string[]
+  externalIps: string[]
+  podIps: string[]
+  /** Endpoint addresses given to the pod client for hairpin probes: the node routes them to the sink. */
+  hairpinIps: string[]
+  podInterface: string
+}
+
+export interface VerifyPlan {
+  addresses: SandboxAddresses
+  groups: ProbeGroup[]
+  /** TCP ports the node listens on, so that what reaches it without DNAT is accepted. */
+  listenPorts: number[]
+  /** Service ports kp cannot probe here, with the reason. */
+  skipped: Array<{service: string; reason: string}>
+}
+
+const toInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0)
+const toIp = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.')
+const isV4 = (ip: string) => /^\d+\.\d+\.\d+\.\d+$/.test(ip)
+
+/** Every address and CIDR the rules name, so the sandbox's own addresses avoid them. */
+function usedAddresses(state: ProxyState): {ips: Set<string>; cidrs: string[]} {
+  const ips = new Set<string>()
+  const cidrs: string[] = [...state.node.podCIDRs]
+  for (const sp of state.services) {
+    for (const f of sp.frontends) {
+      if (f.ip !== null) ips.add(canonicalIp(f.ip) ?? f.ip)
+      cidrs.push(...f.sourceRanges)
+    }
+    for (const e of sp.endpoints) if (e.ip !== null) ips.add(e.ip)
+  }
+  return {ips, cidrs}
+}
+
+/** A free address: inside `within` when given (offset from its start), else in a test range. */
+function pick(
+  used: {ips: Set<string>; cidrs: string[]},
+  taken: Set<string>,
+  within: string | null,
+  avoidCidrs: boolean,
+): string | null {
+  const ranges: Array<[number, number]> = []
+  if (within !== null) {
+    const [base, bits] = within.split('/')
+    if (!base || !isV4(base)) return null
+    const size = 2 ** (32 - Number(bits ?? 32))
+    const start = toInt(base) - (toInt(base) % size)
+    // A single address (a nodePortAddresses entry) is taken as it is, even when the rules name it.
+    if (size === 1) return taken.has(base) ? null : (taken.add(base), base)
+    else
+      ranges.push([start + Math.min(size - 2, Math.floor(size / 2) + 7), Math.min(size - 2, 512)])
+  } else {
+    // RFC 2544 benchmarking, then RFC 5737 documentation ranges.
+    for (const r of ['198.18.0.0', '198.19.0.0', '192.0.2.0', '203.0.113.0'])
+      ranges.push([toInt(r) + 10, 200])
+  }
+  for (const [start, count] of ranges)
+    for (let i = 0; i < count; i++) {
+      const ip = toIp(start + i)
+      if (used.ips.has(ip) || taken.has(ip)) continue
+      if (avoidCidrs && used.cidrs.some((c) => isV4(c.split('/')[0]!) && cidrContains(c, ip)))
+        continue
+      taken.add(ip)
+      return ip
+    }
+  return null
+}
+
+function podInterfaceName(state: ProxyState): string {
+  const n = state.node
+  const name =
+    n.localDetector === 'interface' && n.localInterface
+      ? n.localInterface
+      : n.localDetector === 'interface-prefix' && n.localInterface
+        ? `${n.localInterface}0`
+        : 'pod0'
+  return /^[\w.-]{1,15}$/.test(name) ? name : 'pod0'
+}
+
+export interface PlanOptions {
+  /** Probes per group whose spread is tested (≥ 2 endpoints, no affinity). */
+  probes: number
+}
+
+/** How many connections a group needs: enough for the spread test where there is one. */
+function countFor(expect: Expectation, probes: number): number {
+  if (expect.sticky) return 10
+  if (expect.verdict !== 'forwarded' || expect.endpoints.length < 2) return 3
+  const least = Math.min(...expect.endpoints.map((e) => e.share ?? 1))
+  // The chi-square test wants about 5 expected connections in the smallest cell.
+  return Math.max(probes, Math.min(2000, Math.ceil(5 / Math.max(least, 1e-3))))
+}
+
+function expectationFor(
+  fe: FrontendExplanation,
+  client: ProbeClient,
+  protocol: 'TCP' | 'UDP',
+  sticky: boolean,
+  nodeIps: readonly string[],
+): Expectation | string {
+  if (fe.incomplete !== null) return `the input lacks what ${fe.address} depends on`
+  const outside = client === 'external' || client === 'second-node-address'
+  const filtered = fe.sourceRanges.length > 0 && fe.action !== 'reject'
+  const blocked = (v: 'rejected' | 'dropped') => (protocol === 'UDP' ? 'blocked' : v)
+  if (fe.action === 'reject')
+    return {verdict: blocked('rejected'), endpoints: [], masquerade: null, sticky: false}
+  if (fe.action === 'drop' || (filtered && outside))
+    return {verdict: blocked('dropped'), endpoints: [], masquerade: null, sticky: false}
+  if (fe.reaches.some((r) => r.ip === null || r.port === null))
+    return 'the input redacts its endpoints'
+  if (fe.reaches.length === 0) return 'explain names no endpoint for it'
+  let masquerade: Expectation['masquerade']
+  switch (fe.masquerade.when) {
+    case 'always':
+      masquerade = true
+      break
+    case 'never':
+      masquerade = false
+      break
+    case 'unknown':
+      masquerade = null
+      break
+    case 'conditional':
+      // ClusterIP: masqueraded unless from a pod; external frontends (ETP=Local): only from the node.
+      masquerade =
+        client === 'hairpin'
+          ? 'hairpin'
+          : fe.type === 'ClusterIP'
+            ? client !== 'pod'
+            : client === 'node'
+  }
+  if (client === 'hairpin' && masquerade === false) masquerade = 'hairpin'
+  // A connection DNATed to this node's own address is delivered here, never through POSTROUTING:
+  // nothing masquerades it.
+  if (fe.reaches.some((r) => r.ip !== null && nodeIps.includes(r.ip))) masquerade = null
+  return {
+    verdict: 'forwarded',
+    endpoints: fe.reaches.map((r) => ({address: `${r.ip}:${r.port}`, share: r.share})),
+    masquerade,
+    sticky,
+  }
+}
+
+export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
+  const used = usedAddresses(state)
+  const taken = new Set<string>()
+  const skipped: VerifyPlan['skipped'] = []
+  const npa = state.node.nodePortAddresses?.filter((c) => isV4(c.split('/')[0]!)) ?? []
+  const nodeIps: string[] = []
+  const nodeSpecific = new Set<string>()
+  for (const sp of state.services)
+    for (const f of sp.frontends)
+      if (f.type === 'NodePort' && f.ip !== null && isV4(f.ip)) nodeSpecific.add(f.ip)
+  for (const c of npa.length > 0 ? npa : [null]) {
+    const ip = pick(used, taken, c, c === null)
+    if (ip !== null) nodeIps.push(ip)
+  }
+  if (nodeIps.length === 0) nodeIps.push(pick(used, taken, null, true)!)
+  if (npa.length === 0) {
+    const second = pick(used, taken, null, true)
+    if (second !== null) nodeIps.push(second)
+  }
+  for (const ip of nodeSpecific) if (!nodeIps.includes(ip)) nodeIps.push(ip)
+  const externalIp = pick(used, taken, null, true)!
+  const externalIps = [externalIp]
+  const podCidr = state.node.podCIDRs.find((c) => isV4(c.split('/')[0]!)) ?? null
+  const podIp =
+    podCidr !== null
+      ? pick(used, taken, podCidr, false)
+      : state.node.localDetector === 'interface' || state.node.localDetector === 'interface-prefix'
+        ? pick(used, taken, null, true)
+        : null
+  const podIps = podIp !== null ? [podIp] : []
+  const hairpinIps: string[] = []
+  const groups: ProbeGroup[] = []
+  const inRange = new Map<string, string>()
+
+  for (const sp of state.services) {
+    const service = displayName(sp)
+    const why = unsupported(sp)
+    if (why !== null) {
+      skipped.push({service, reason: why})
+      continue
+    }
+    const protocol = sp.protocol as 'TCP' | 'UDP'
+    const explained = explainServicePort(sp, sp.frontends, null, state)
+    const sticky = sp.sessionAffinity !== null
+    const add = (
+      fe: FrontendExplanation,
+      client: ProbeClient,
+      namespace: ProbeGroup['namespace'],
+      source: string,
+      destination: string,
+    ) => {
+      const expect = expectationFor(fe, client, protocol, sticky, nodeIps)
+      if (typeof expect === 'string') {
+        skipped.push({service: `${service} ${fe.address}`, reason: expect})
+        return
+      }
+      groups.push({
+        service,
+        frontend: fe.address,
+        client,
+        namespace,
+        protocol,
+        source,
+        destination,
+        port: fe.port!,
+        expect,
+        count: countFor(expect, opts.probes),
+      })
+    }
+    for (const fe of explained.frontends) {
+      if (fe.port === null) continue
+      const dest = fe.type === 'NodePort' && fe.ip === null ? nodeIps[0] : fe.ip
+      if (dest == null || !isV4(dest)) continue
+      add(fe, 'external', 'ext', externalIp, dest)
+      if (fe.type === 'NodePort' && fe.ip === null && npa.length === 0 && nodeIps[1])
+        add(fe, 'second-node-address', 'ext', externalIp, nodeIps[1])
+      if (fe.sourceRanges.length > 0) {
+        const range = fe.sourceRanges.find((c) => isV4(c.split('/')[0]!))
+        if (range !== undefined) {
+          let ip = inRange.get(range)
+          if (ip === undefined) {
+            ip = pick(used, taken, range, false) ?? ''
+            inRange.set(range, ip)
+            if (ip !== '') externalIps.push(ip)
+          }
+          if (ip !== '') add(fe, 'inside-source-range', 'ext', ip, dest)
+        }
+      }
+      if (fe.type !== 'ClusterIP') continue
+      if (podIp !== null) add(fe, 'pod', 'pod', podIp, dest)
+      add(fe, 'node', 'node', nodeIps[0]!, dest)
+      // An endpoint reaching its own service: kube-proxy masquerades it when sent back to itself.
+      // Newer layouts masquerade hairpin traffic of this node's own endpoints only.
+      const own = sp.endpoints.filter((ep) => fe.reaches.some((r) => r.ip === ep.ip))
+      const self = (
+        own.find((ep) => ep.local === true) ??
+        (own.every((ep) => ep.local === false) ? undefined : own.find((ep) => ep.local === null))
+      )?.ip
+      if (
+        self &&
+        podCidr !== null &&
+        isV4(self) &&
+        cidrContains(podCidr, self) &&
+        fe.action === 'forward' &&
+        state.node.localDetector === 'cidr'
+      ) {
+        if (!hairpinIps.includes(self)) hairpinIps.push(self)
+        add(fe, 'hairpin', 'pod', self, dest)
+      }
+    }
+  }
+  return {
+    addresses: {nodeIps, externalIps, podIps, hairpinIps, podInterface: podInterfaceName(state)},
+    groups,
+    listenPorts: listenPorts(state),
+    skipped,
+  }
+}
+
+function unsupported(sp: ServicePort): string | null {
+  if (sp.family !== 'IPv4') return 'kp verify probes IPv4 service ports only (for now)'
+  if (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')
+    return `kp verify probes TCP and UDP; this port is ${sp.protocol}`
+  return null
+}
+
+function listenPorts(state: ProxyState): number[] {
+  const ports = new Set<number>()
+  for (const sp of state.services) {
+    if (sp.protocol !== 'TCP') continue
+    for (const f of sp.frontends) if (f.port !== null && f.type !== 'ClusterIP') ports.add(f.port)
+    for (const e of sp.endpoints) if (e.port !== null) ports.add(e.port)
+  }
+  return [...ports].sort((a, b) => a - b).slice(0, 5000)
+}

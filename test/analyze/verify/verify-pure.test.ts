@@ -1,0 +1,193 @@
+/**
+ * The pure parts of `kp verify`: the spread test, the rules kp adds or skips before loading an
+ * iptables dump, the nft command order, conntrack lines, and the probe plan of a fixture.
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {nftObjectsFirst, withHooks} from '../../../src/analyze/verify/hooks.js'
+import {planVerify} from '../../../src/analyze/verify/plan.js'
+import {chiSquareP} from '../../../src/analyze/verify/stats.js'
+import {compareGroup} from '../../../src/analyze/verify/compare.js'
+import {parseConntrack} from '../../../src/live/verify/sandbox.js'
+import {readFiles} from '../../../src/readers/read-state.js'
+import {ROOT} from '../../helpers/run-cli.js'
+import type {ProbeGroup} from '../../../src/analyze/verify/types.js'
+
+describe('chiSquareP', () => {
+  it('matches the chi-square tail at known points', () => {
+    // df 1: P(X > 3.841) = 0.05; df 2: P(X > 13.816) = 0.001.
+    expect(chiSquareP([60, 40], [0.5, 0.5])).toBeCloseTo(0.0455, 3)
+    expect(chiSquareP([50, 50], [0.5, 0.5])).toBe(1)
+    const p = chiSquareP([200, 100], [0.5, 0.5])
+    expect(p).toBeLessThan(1e-4)
+    expect(chiSquareP([1000, 500], [2, 1])).toBe(1)
+  })
+})
+
+describe('withHooks', () => {
+  it("adds kube-proxy's jumps the dump lacks, and keeps the ones it has", () => {
+    const dump = [
+      '*nat',
+      ':KUBE-SERVICES - [0:0]',
+      ':KUBE-POSTROUTING - [0:0]',
+      '-A PREROUTING -j KUBE-SERVICES',
+      'COMMIT',
+      '',
+    ].join('\n')
+    const {text, added} = withHooks(dump)
+    expect(added).toEqual([
+      'added: -t nat -A OUTPUT -j KUBE-SERVICES',
+      'added: -t nat -A POSTROUTING -j KUBE-POSTROUTING',
+    ])
+    expect(text.split('\n').filter((l) => l === '-A PREROUTING -j KUBE-SERVICES')).toHaveLength(1)
+  })
+
+  it("skips other programs' jumps and opens DROP policies, saying so", () => {
+    const dump = [
+      '*filter',
+      ':FORWARD DROP [0:0]',
+      ':cali-FORWARD - [0:0]',
+      '[0:0] -A FORWARD -j cali-FORWARD',
+      'COMMIT',
+      '',
+    ].join('\n')
+    const {text, added} = withHooks(dump)
+    expect(text).not.toMatch(/-j cali-FORWARD/)
+    expect(text).toMatch(/^:FORWARD ACCEPT/m)
+    expect(added).toEqual([
+      'policy: -t filter -P FORWARD ACCEPT (was DROP)',
+      'skipped: -t filter -A FORWARD -j cali-FORWARD',
+    ])
+  })
+
+  it("adds the kubelet's KUBE-MARK-DROP when the dump jumps to it without declaring it", () => {
+    const dump = [
+      '*nat',
+      ':KUBE-FW-X - [0:0]',
+      '-A KUBE-FW-X -j KUBE-MARK-DROP',
+      'COMMIT',
+      '',
+    ].join('\n')
+    const {text, added} = withHooks(dump)
+    expect(text).toMatch(/^:KUBE-MARK-DROP - \[0:0\]$/m)
+    expect(added).toContain('added: -t filter -A FORWARD -m mark --mark 0x8000/0x8000 -j DROP')
+  })
+})
+
+describe('nftObjectsFirst', () => {
+  it('puts tables, then chains, sets and maps before rules and elements', () => {
+    const text = [
+      'add table ip t',
+      'delete table ip t',
+      'add table ip t',
+      'add rule ip t a goto b',
+      'add chain ip t a',
+      'add chain ip t b',
+    ].join('\n')
+    expect(nftObjectsFirst(text).split('\n')).toEqual([
+      'add table ip t',
+      'delete table ip t',
+      'add table ip t',
+      'add chain ip t a',
+      'add chain ip t b',
+      'add rule ip t a goto b',
+    ])
+    expect(nftObjectsFirst('table ip t {\n}\n')).toBe('table ip t {\n}\n')
+  })
+})
+
+describe('parseConntrack', () => {
+  it('reads the original and reply tuples of /proc/net/nf_conntrack', () => {
+    const line =
+      'ipv4     2 tcp      6 119 SYN_SENT src=198.18.0.12 dst=172.30.0.41 sport=10000 dport=80 [UNREPLIED] src=10.180.0.1 dst=169.254.199.1 sport=80 dport=10000 mark=0 zone=0 use=2'
+    expect(parseConntrack(`${line}\n`)).toEqual([
+      {
+        protocol: 'tcp',
+        src: '198.18.0.12',
+        sport: 10000,
+        dst: '172.30.0.41',
+        dport: 80,
+        replySrc: '10.180.0.1',
+        replySport: 80,
+        replyDst: '169.254.199.1',
+      },
+    ])
+  })
+})
+
+describe('compareGroup', () => {
+  const group: ProbeGroup = {
+    service: 'ns/svc:p80/tcp',
+    frontend: '172.30.0.44:80',
+    client: 'external',
+    namespace: 'ext',
+    protocol: 'TCP',
+    source: '198.18.0.12',
+    destination: '172.30.0.44',
+    port: 80,
+    expect: {
+      verdict: 'forwarded',
+      endpoints: [
+        {address: '10.0.0.1:80', share: 0.5},
+        {address: '10.0.0.2:80', share: 0.5},
+      ],
+      masquerade: true,
+      sticky: false,
+    },
+    count: 300,
+  }
+  const obs = (a: number, b: number) => [
+    ...Array.from({length: a}, () => ({
+      verdict: 'forwarded' as const,
+      dnat: '10.0.0.1:80',
+      masquerade: true,
+    })),
+    ...Array.from({length: b}, () => ({
+      verdict: 'forwarded' as const,
+      dnat: '10.0.0.2:80',
+      masquerade: true,
+    })),
+  ]
+  it('agrees with an even spread and flags a 2:1 one as a spread difference to re-probe', () => {
+    expect(compareGroup(group, obs(150, 150)).result.agrees).toBe(true)
+    const skewed = compareGroup(group, obs(200, 100))
+    expect(skewed.result.agrees).toBe(false)
+    expect(skewed.spreadOnly).toBe(true)
+  })
+  it('flags lost masquerade and an endpoint explain does not name', () => {
+    const o = obs(150, 149)
+    o.push({verdict: 'forwarded', dnat: '10.0.0.9:80', masquerade: false})
+    const c = compareGroup(group, o)
+    expect(c.result.differences.join('\n')).toMatch(/reached 10\.0\.0\.9:80 \(1×\)/)
+    expect(c.result.differences.join('\n')).toMatch(
+      /1 of 300 forwarded connections were not as expected: masqueraded/,
+    )
+    expect(c.spreadOnly).toBe(false)
+  })
+})
+
+describe('planVerify', () => {
+  it('plans every kind of client for upstream-overall, on addresses the rules do not name', async () => {
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')],
+    })
+    const plan = planVerify(state, {probes: 100})
+    const named = readFileSync(join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), 'utf8')
+    for (const ip of [...plan.addresses.nodeIps, plan.addresses.externalIps[0]!])
+      expect(named.includes(`${ip}/`) || named.includes(`${ip} `)).toBe(false)
+    expect([...new Set(plan.groups.map((g) => g.client))].sort()).toEqual([
+      'external',
+      'hairpin',
+      'inside-source-range',
+      'node',
+      'pod',
+      'second-node-address',
+    ])
+    const svc4 = plan.groups.find(
+      (g) => g.service.startsWith('ns4/svc4') && g.client === 'external',
+    )!
+    expect(svc4.count).toBe(100)
+    expect(svc4.expect.endpoints.map((e) => e.address)).toEqual(['10.180.0.4:80', '10.180.0.5:80'])
+  })
+})

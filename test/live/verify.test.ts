@@ -1,0 +1,174 @@
+/**
+ * `kp verify` against the real kernel: the sandbox's namespaces are made and deleted by kp itself
+ * (kp-v-<pid>-…). The corpus and the generated node must agree with `kp explain`; a generated
+ * ruleset broken on purpose in seven ways must be caught, each fault in the service it breaks.
+ * Stand-ins: none but the sink namespace, which plays every endpoint (no pods exist here).
+ */
+import {spawn, spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {ROOT, kpCommand, runKpAsync} from '../helpers/run-cli.js'
+import {kernelUnavailable, skipEachWhen} from './netns.js'
+import type {VerifyResult} from '../../src/analyze/verify/types.js'
+
+const TOOLS = ['ip', 'iptables-restore', 'nft', 'conntrack', 'nfacct', 'sysctl']
+const skipReason = kernelUnavailable('test/live/verify.test.ts', TOOLS)
+skipEachWhen(skipReason)
+
+const tmp = mkdtempSync(join(tmpdir(), 'kp-verify-test-'))
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+/** Namespaces of this test's kp runs still present (they must all be gone). */
+function leftovers(): string[] {
+  const r = spawnSync('ip', ['netns', 'list'], {encoding: 'utf8'})
+  return (r.stdout ?? '').split('\n').filter((l) => l.startsWith('kp-v-'))
+}
+
+async function verify(
+  file: string,
+  ...more: string[]
+): Promise<{result: VerifyResult; exitCode: number; stderr: string}> {
+  const r = await runKpAsync(['verify', '-f', file, '--json', ...more], {timeout: 120_000})
+  return {
+    result: JSON.parse(r.stdout || 'null') as VerifyResult,
+    exitCode: r.exitCode,
+    stderr: r.stderr,
+  }
+}
+
+const differing = (r: VerifyResult) =>
+  Object.fromEntries(
+    r.services
+      .filter((s) => s.verdict === 'differs')
+      .map((s) => [
+        s.service,
+        s.checks.flatMap((c) => c.differences.map((d) => `${c.client}: ${d}`)),
+      ]),
+  )
+
+describe('kp verify on the kernel', () => {
+  it('finds the corpus and the generated node in agreement with kp explain', async () => {
+    const files = [
+      'fixtures/iptables/upstream-overall/input.rules',
+      'fixtures/iptables/realsave-multipleservices-older/input.rules',
+      'fixtures/nft/upstream-overall/input.nft',
+      'fixtures/nft/kube-proxy-1.37/input.nft',
+    ]
+    for (const file of files) {
+      const {result, exitCode, stderr} = await verify(join(ROOT, file))
+      expect({file, differing: differing(result), stderr: exitCode === 0 ? '' : stderr}).toEqual({
+        file,
+        differing: {},
+        stderr: '',
+      })
+      expect(result.summary.agrees).toBeGreaterThan(0)
+      expect(result.summary.notVerified).toBe(0)
+    }
+    expect(leftovers()).toEqual([])
+  }, 120_000)
+
+  it('catches each fault of a broken migrated ruleset in the service it breaks (exit 1)', async () => {
+    let text = readFileSync(join(ROOT, 'fixtures/verify/generated-node/ruleset.nft'), 'utf8')
+    const breaks: Array<[string, RegExp, string]> = [
+      // wrong DNAT target
+      ['gen/web', /1 : 10\.244\.2\.10 \. 8080/, '1 : 10.244.2.99 . 8080'],
+      // 2:1 weighting of two endpoints
+      [
+        'gen/dns',
+        /numgen random mod 2 map \{ 0 : 10\.244\.1\.11 \. 53 , 1 : 10\.244\.2\.11 \. 53 \}/,
+        'numgen random mod 3 map { 0 : 10.244.1.11 . 53 , 1 : 10.244.1.11 . 53 , 2 : 10.244.2.11 . 53 }',
+      ],
+      // missing source-range element
+      ['gen/shop', /ip saddr != \{ 100\.64\.10\.0\/24 \}/, 'ip saddr != { 100.64.11.0/24 }'],
+      // externalTrafficPolicy=Local sent to all endpoints
+      ['gen/shop', /(external-ZMSLOFH5-gen\/shop\/tcp\/p80) goto local-/, '$1 goto service-'],
+      // session affinity not recorded
+      ['gen/sticky', /^add rule .* update @affinity-.*$/gm, ''],
+      // lost masquerade of external traffic
+      ['gen/ext', /^add rule ip kube-proxy external-65GKXSLY.* comment "masquerade"$/m, ''],
+      // missing hairpin masquerade
+      ['gen/api', /^add element ip kube-proxy hairpin-connections \{ 10\.244\.0\.12 .*$/m, ''],
+    ]
+    for (const [, pattern, replacement] of breaks) {
+      const before = text
+      text = text.replace(pattern, replacement)
+      expect(text).not.toBe(before)
+    }
+    const broken = join(tmp, 'broken.nft')
+    writeFileSync(broken, text)
+    const generated = join(ROOT, 'fixtures/verify/generated-node/ruleset.nft')
+    const {result: both, exitCode} = await verify(generated, '--against', broken)
+    expect(exitCode).toBe(1)
+    // The rules as generated agree; the broken ones differ where broken, and only there.
+    expect(differing(both)).toEqual({})
+    const result = both.against!.result
+    const found = differing(result)
+    const all = (prefix: string) =>
+      Object.entries(found)
+        .filter(([k]) => k.startsWith(`${prefix}:`))
+        .flatMap(([, v]) => v)
+        .join('\n')
+    expect(
+      Object.keys(found)
+        .map((k) => k.split(':')[0])
+        .sort(),
+    ).toEqual(['gen/api', 'gen/dns', 'gen/ext', 'gen/shop', 'gen/sticky', 'gen/web'])
+    expect(all('gen/web')).toMatch(/reached 10\.244\.2\.99:8080 .*which explain does not name/)
+    expect(all('gen/dns')).toMatch(/does not fit the shares/)
+    expect(all('gen/shop')).toMatch(
+      /inside-source-range: \d+ of \d+ were dropped, expected forwarded/,
+    )
+    expect(all('gen/shop')).toMatch(/external: reached 10\.244\.3\.20:8080/)
+    expect(all('gen/sticky')).toMatch(/session affinity/)
+    expect(all('gen/ext')).toMatch(/external: .*not as expected: masqueraded/)
+    expect(all('gen/api')).toMatch(/hairpin: .*masquerade exactly when sent back to itself/)
+    expect(result.services.find((s) => s.service.startsWith('gen/empty'))?.verdict).toBe('agrees')
+    expect(leftovers()).toEqual([])
+  }, 120_000)
+
+  it('refuses to run inside a network namespace it did not create (exit 4), and leaves nothing', async () => {
+    const ns = `kp-test-verify-${process.pid}`
+    spawnSync('ip', ['netns', 'add', ns])
+    try {
+      const r = await runKpAsync(
+        ['verify', '-f', join(ROOT, 'fixtures/nft/upstream-overall/input.nft')],
+        {prefix: ['ip', 'netns', 'exec', ns]},
+      )
+      expect(r.exitCode).toBe(4)
+      expect(r.stderr).toMatch(
+        /inside the network namespace kp-test-verify-\d+, which it did not create/,
+      )
+    } finally {
+      spawnSync('ip', ['netns', 'del', ns])
+    }
+    expect(leftovers()).toEqual([])
+  })
+
+  it('removes its namespaces when interrupted (SIGINT)', async () => {
+    const [cmd, ...args] = kpCommand()
+    const child = spawn(
+      cmd!,
+      [
+        ...args,
+        'verify',
+        '--probes',
+        '20000',
+        '-f',
+        join(ROOT, 'fixtures/nft/upstream-overall/input.nft'),
+      ],
+      {cwd: ROOT, stdio: 'ignore'},
+    )
+    const mine = () => leftovers().filter((l) => l.startsWith(`kp-v-${child.pid}-`))
+    const deadline = Date.now() + 60_000
+    while (mine().length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(mine().length).toBe(4)
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    )
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
+    expect(mine()).toEqual([])
+  }, 90_000)
+})
