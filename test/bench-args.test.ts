@@ -3,6 +3,7 @@
  * exit 2, not node's stack trace from parseArgs. Both exit before anything is generated or run.
  */
 import {spawnSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {ROOT} from './helpers/run-cli.js'
 
@@ -25,5 +26,21 @@ describe('scripts/bench.mjs arguments', () => {
     expect(r.status).toBe(2)
     expect(r.stderr.split('\n')[0]).toBe("bench: Unknown option '--bogus'")
     expect(r.stderr).not.toMatch(/\bat .*\(|node:internal/)
+  })
+})
+
+const built =
+  existsSync(`${ROOT}dist/commands/list.js`) &&
+  existsSync(`${ROOT}dist-sea/kp-${process.platform}-${process.arch}`)
+describe.skipIf(!built)('scripts/bench.mjs --startup-only', () => {
+  it('prints the start-up table: npm and single executable against node -e 0', () => {
+    const r = bench('--startup-only', '--startup-runs', '1')
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(
+      /^\| `kp-\S+ --version` \(single executable\) \| \d+ ms \| [\d.]+ × \|$/m,
+    )
+    expect(r.stdout).toMatch(
+      /^- start-up: single executable `--version` [\d.]+ × `node -e 0` \(target ≤ 1\.5 ×; kp\/.* \(sea, commit \S+\)\)$/m,
+    )
   })
 })

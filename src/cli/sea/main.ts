@@ -22,5 +22,20 @@ if (isVersionOnly(argv) && !completionRequest(process.argv0, argv)) {
 } else {
   // A dynamic import, which the CommonJS bundle evaluates only here (no top-level await in a
   // single executable's CommonJS main script).
-  void import('./start.js').then(({start}) => start(argv, KP_SEA_BUILD.pjson, identity))
+  import('./start.js').then(({start}) => start(argv, KP_SEA_BUILD.pjson)).catch(cannotStart)
+}
+
+/**
+ * oclif could not start inside the single executable: nothing the user did or can fix, so one
+ * line naming the build (for a bug report) and exit 70, not a stack trace (DEBUG=1 shows it).
+ */
+function cannotStart(error: unknown): never {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]
+  process.stderr.write(
+    `kp: internal error (a bug): the single executable could not start: ${message} ` +
+      `[${versionLine(identity)}]\n`,
+  )
+  if (process.env.DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`)
+  // EXIT.internal (src/errors.ts), not imported: this file loads as little as it can.
+  process.exit(70)
 }

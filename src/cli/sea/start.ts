@@ -7,27 +7,23 @@ import {Config, Plugin} from '@oclif/core/config'
 import * as Errors from '@oclif/core/errors'
 import {execute} from '@oclif/core/execute'
 import type {PJSON} from '@oclif/core/interfaces'
-import {EXIT} from '../../errors.js'
 import commandNotFound from '../hooks/command-not-found.js'
 import {SEA_COMMANDS} from './commands.js'
 import {completeWords, completionCommands} from '../completion.js'
-import {commandName, completionRequest, setCommandName, versionLine} from './identity.js'
-import type {BuildIdentity} from './identity.js'
+import {commandName, completionRequest, setCommandName} from './identity.js'
 
-/** Runs kp's command line `argv` with oclif; `pjson` and `identity` come from the build. */
-export async function start(argv: string[], pjson: PJSON, identity: BuildIdentity): Promise<void> {
-  let config: Config
-  try {
-    config = await loadConfig(pjson)
-  } catch (error) {
-    return cannotStart(error, identity)
-  }
+/**
+ * Runs kp's command line `argv` with oclif; `pjson` comes from the build. It rejects only when
+ * oclif cannot start (src/cli/sea/main.ts then exits 70): a command's errors are reported by
+ * oclif and kp with their own exit codes.
+ */
+export async function start(argv: string[], pjson: PJSON): Promise<void> {
+  const config = await loadConfig(pjson)
   const words = completionRequest(process.argv0, argv)
   if (words) {
     process.stdout.write(completeWords(completionCommands(config.commands as never), words))
     return
   }
-  // Errors of a command from here on are oclif's and kp's to report, with their own exit codes.
   await execute({args: argv, loadOptions: config})
   // As bin/run.js: exit once the output is out instead of waiting for V8's background work.
   await Promise.all([process.stdout, process.stderr].map(written))
@@ -47,20 +43,6 @@ async function loadConfig(build: PJSON): Promise<Config> {
   await plugin.load()
   runOwnHooks(plugin)
   return Config.load({root, pjson, plugins: new Map([[pjson.name, plugin]])})
-}
-
-/**
- * oclif could not start inside the single executable: nothing the user did or can fix, so one
- * line naming the build (for a bug report) and exit 70, not a stack trace (DEBUG=1 shows it).
- */
-function cannotStart(error: unknown, identity: BuildIdentity): never {
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]
-  process.stderr.write(
-    `kp: internal error (a bug): the single executable could not start: ${message} ` +
-      `[${versionLine(identity)}]\n`,
-  )
-  if (process.env.DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`)
-  process.exit(EXIT.internal.code)
 }
 
 /**
