@@ -10,6 +10,7 @@ import {type NodeRead, type NodeSource, NodeUnavailable} from '../../readers/fle
 import type {FileReadRequest} from '../../readers/read-state.js'
 import {escapeControl} from '../escape.js'
 import {fleetProgress} from './progress.js'
+import {shortError} from './short-error.js'
 import {type FleetInput, clusterNodes} from './input.js'
 import type {RemoteOptions} from '../../live/remote/index.js'
 
@@ -142,7 +143,7 @@ export function fleetExit(nodes: FleetNode[], found: boolean): ExitName {
     )
     for (const n of failed)
       process.stderr.write(
-        `kp:   ${escapeControl(n.name)}: ${escapeControl(n.error ?? '')} [${n.code ?? ''}]\n`,
+        `kp:   ${escapeControl(n.name)}: ${escapeControl(shortError(n.error ?? ''))} [${n.code ?? ''}]\n`,
       )
     return 'environment'
   }
