@@ -7,6 +7,7 @@ import type {NodeCollector} from '../../live/fleet/collect.js'
 import type {FleetIndex} from '../../readers/fleet.js'
 import {escapeControl} from '../escape.js'
 import {interruptedError} from './read.js'
+import {shortError} from './short-error.js'
 import {fleetProgress} from './progress.js'
 
 export interface FleetCollectFlags {
@@ -60,7 +61,7 @@ export async function runFleetCollect(
     )
     for (const n of failed)
       process.stderr.write(
-        `kp:   ${escapeControl(n.name)}: ${escapeControl(n.error ?? '')} [${n.code ?? ''}]\n`,
+        `kp:   ${escapeControl(n.name)}: ${escapeControl(shortError(n.error ?? ''))} [${n.code ?? ''}]\n`,
       )
     process.exitCode = EXIT.environment.code
   }

@@ -4,6 +4,7 @@
  */
 import type {FleetEvent} from '../../live/fleet/runner.js'
 import {escapeControl} from '../escape.js'
+import {shortError} from './short-error.js'
 
 export interface FleetProgress {
   onEvent: (e: FleetEvent) => void
@@ -23,7 +24,8 @@ export function fleetProgress(
     return {
       onEvent: (e) => {
         if (e.kind === 'start') return
-        const what = e.kind === 'done' ? 'ok' : `failed: ${escapeControl(e.error ?? '')}`
+        const what =
+          e.kind === 'done' ? 'ok' : `failed: ${escapeControl(shortError(e.error ?? ''))}`
         stream.write(`kp: [${e.finished}/${e.total}] ${escapeControl(e.node)}: ${what}\n`)
       },
       end: () => {},
@@ -52,7 +54,9 @@ export function fleetProgress(
       else running.delete(e.node)
       if (e.kind === 'failed') {
         clear()
-        stream.write(`kp: ${escapeControl(e.node)}: failed: ${escapeControl(e.error ?? '')}\n`)
+        stream.write(
+          `kp: ${escapeControl(e.node)}: failed: ${escapeControl(shortError(e.error ?? ''))}\n`,
+        )
       }
       draw(e)
     },

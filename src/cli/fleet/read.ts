@@ -10,6 +10,7 @@ import {type NodeRead, type NodeSource, NodeUnavailable} from '../../readers/fle
 import type {FileReadRequest} from '../../readers/read-state.js'
 import {escapeControl} from '../escape.js'
 import {fleetProgress} from './progress.js'
+import {shortError} from './short-error.js'
 import {type FleetInput, clusterNodes} from './input.js'
 import type {RemoteOptions} from '../../live/remote/index.js'
 
@@ -29,12 +30,18 @@ export async function fleetSources(
   if (input.kind === 'cluster') {
     const names = await clusterNodes(remote, input.selector)
     const {readRemoteNode} = await import('../../live/remote/index.js')
+    // The Services and EndpointSlices are fetched once for the fleet, not once per node: every
+    // node is then read against the same snapshot, and each node costs two kubectl calls less.
+    const {clusterObjects} = await import('../../live/remote/cluster.js')
+    const {kubectlOf} = await import('../../live/remote/kubectl.js')
+    const objects = await clusterObjects(kubectlOf(remote), 'cluster')
     return names.map((name) => ({
       name,
       async read(signal: AbortSignal): Promise<NodeRead> {
         const r = await readRemoteNode({...remote, signal, mode: req.mode}, name, {
           servicesOnly: req.servicesOnly,
           refsPerPort: req.refsPerPort,
+          cluster: [objects],
         })
         return {state: r.state, facts: r.collection.facts}
       },
@@ -142,7 +149,7 @@ export function fleetExit(nodes: FleetNode[], found: boolean): ExitName {
     )
     for (const n of failed)
       process.stderr.write(
-        `kp:   ${escapeControl(n.name)}: ${escapeControl(n.error ?? '')} [${n.code ?? ''}]\n`,
+        `kp:   ${escapeControl(n.name)}: ${escapeControl(shortError(n.error ?? ''))} [${n.code ?? ''}]\n`,
       )
     return 'environment'
   }

@@ -12,6 +12,7 @@ import type {FieldDifference} from '../../analyze/diff.js'
 import {escapeControl} from '../escape.js'
 import type {Style} from './style.js'
 import {renderTable} from './table.js'
+import {shortError} from '../fleet/short-error.js'
 
 const NODES_SHOWN = 6
 
@@ -33,7 +34,7 @@ function failedLines(nodes: FleetNode[]): string[] {
   return [
     '',
     `Not read (${failed.length}):`,
-    ...failed.map((n) => `  ${escapeControl(n.name)}: ${escapeControl(n.error ?? '')}`),
+    ...failed.map((n) => `  ${escapeControl(n.name)}: ${escapeControl(shortError(n.error ?? ''))}`),
   ]
 }
 
