@@ -14,6 +14,7 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     '<%= config.bin %> <%= command.id %> before/iptables-save.txt after/nft-ruleset.txt',
     '<%= config.bin %> <%= command.id %> live cluster.yaml --node worker-1',
     '<%= config.bin %> <%= command.id %> node-a-bundle/ node-b-bundle/ --json',
+    '<%= config.bin %> <%= command.id %> node/worker-1 node/worker-2    # two nodes of the cluster, through kubectl',
   ]
 
   // -f names one node's inputs; diff takes two, as arguments. Kept (hidden) only to give a clear error.
@@ -32,9 +33,12 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     a: Args.string({
       required: true,
       description:
-        'The first state: FILE, -, a folder (a kp collect bundle, or several dumps of one node), or live.',
+        'The first state: FILE, -, a folder (a kp collect bundle, or several dumps of one node), live, or node/NAME (a node of the cluster, through kubectl).',
     }),
-    b: Args.string({required: true, description: 'The second state: FILE, -, a folder, or live.'}),
+    b: Args.string({
+      required: true,
+      description: 'The second state: FILE, -, a folder, live, or node/NAME.',
+    }),
   }
 
   async run(): Promise<DiffResult> {

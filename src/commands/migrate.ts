@@ -105,6 +105,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     '<%= config.bin %> <%= command.id %> --to nftables --check -f node-bundle/',
     '<%= config.bin %> <%= command.id %> --to nftables --check --fail-on warning --json',
     '<%= config.bin %> <%= command.id %> --to nftables --from ipvs -f cluster.yaml --node worker-1 --check',
+    '<%= config.bin %> <%= command.id %> --to nftables --check --node worker-1    # through kubectl',
   ]
 
   static override flags = {
