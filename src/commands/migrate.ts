@@ -10,7 +10,7 @@ import {
   planMigration,
   sourceMode,
 } from '../analyze/migrate.js'
-import {KpCommand, MODES} from '../cli/base-command.js'
+import {KpCommand, MODES, remoteNodeOf} from '../cli/base-command.js'
 import {
   EXIT,
   EnvironmentError,
@@ -288,6 +288,11 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     }
     let kernelCheck: KernelCheck | null = null
     if (flags['check-kernel']) {
+      const remote = remoteNodeOf(flags)
+      if (remote !== null)
+        this.warnLine(
+          `--check-kernel checks the kernel of this machine, not of node ${remote} (read through kubectl)`,
+        )
       const {checkKernel} = await import('../live/kernel-check.js')
       kernelCheck = await checkKernel((rendered ?? renderer.render(state, renderOptions)).files)
     }

@@ -153,6 +153,12 @@ describe('one node through kubectl (real kubectl, stand-in API server)', () => {
     expect(r.stdout).toContain('ns2/svc2:p80/tcp  (iptables mode, node node-a)')
   })
 
+  it('kp explain of a service the node lacks reads the node once, not again for the suggestions', async () => {
+    const r = await kp(['explain', 'ns9/none', '--node', 'node-a', '--verbose'])
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr.match(/kp: reached node\/node-a/g)).toHaveLength(1)
+  })
+
   it('kp migrate --check --node checks the node', async () => {
     const r = await kp(['migrate', '--to', 'nftables', '--check', '--node', 'node-a', '--json'])
     expect([0, 1]).toContain(r.exitCode)
