@@ -19,6 +19,7 @@ import {blockWhenPipe, bufferedStreamOut, writeCompactJson} from './json-out.js'
 import {OUTPUT_FORMATS, outputFormatOf, yamlWriter} from './output-format.js'
 import {printKpError} from './print-error.js'
 import {type RemoteFlagValues, remoteFlags, remoteOptionsFrom} from './remote-flags.js'
+import type {RemoteNodeState} from '../live/remote/index.js'
 import {usageErrorOf} from './usage-error.js'
 
 export const MODES = ['iptables', 'ipvs', 'nftables'] as const
@@ -178,11 +179,25 @@ export abstract class KpCommand extends Command {
     return this.acceptState(state, live.facts, flags)
   }
 
+  /** The nodes read through kubectl in this run, by name. */
+  private readonly remoteReads = new Map<string, RemoteNodeState>()
+
   /** Reads node NAME of a cluster through kubectl (README, "Reaching nodes through kubectl"). */
   private async loadRemote(node: string, flags: LoadFlags, wants: LoadWants): Promise<ProxyState> {
     const {loadInputs} = await import('../readers/load.js')
     const cluster = flags.cluster ? (await loadInputs(flags.cluster)).sources : undefined
     const mode = flags.mode as Mode | undefined
+    const cached = this.remoteReads.get(node)
+    if (cached) {
+      // A second read of the same node (kp explain's full read after a focused one): the
+      // outputs are in hand, so only the reading is done again, not the kubectl round trips.
+      const {readState} = await import('../readers/read-state.js')
+      const state = await readState(
+        {sources: cached.collection.sources, facts: cached.collection.facts},
+        {mode, node, cluster: cached.cluster, ...wants},
+      )
+      return this.acceptState(state, cached.collection.facts, flags)
+    }
     const {readRemoteNode} = await import('../live/remote/index.js')
     const options = {...remoteOptionsFrom(flags), mode, describe: Boolean(flags.verbose)}
     const r = await readRemoteNode(options, node, {
@@ -190,6 +205,7 @@ export abstract class KpCommand extends Command {
       cluster,
       ...wants,
     })
+    this.remoteReads.set(node, r)
     for (const w of r.collection.warnings) this.warnLine(w)
     if (flags.verbose) {
       const t = r.reachedThrough

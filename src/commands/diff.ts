@@ -23,6 +23,7 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
     '<%= config.bin %> <%= command.id %> --fleet /tmp/fleet    # which nodes are not like the others',
     '<%= config.bin %> <%= command.id %> --fleet /tmp/fleet kube-system/kube-dns --cluster cluster.yaml',
     '<%= config.bin %> <%= command.id %> --all-nodes --parallel 10 --json',
+    '<%= config.bin %> <%= command.id %> node/worker-1 node/worker-2    # two nodes of the cluster, through kubectl',
   ]
 
   // -f names one node's inputs; diff takes two, as arguments. Kept (hidden) only to give a clear error.
@@ -42,9 +43,9 @@ Exit status: ${EXIT.ok.code} when the states are equal, ${EXIT.found.code} when 
   static override args = {
     a: Args.string({
       description:
-        'The first state: FILE, -, a folder (a kp collect bundle, or several dumps of one node), or live. Over a fleet: the SERVICE to compare (optional).',
+        'The first state: FILE, -, a folder (a kp collect bundle, or several dumps of one node), live, or node/NAME (a node of the cluster, through kubectl). Over a fleet: the SERVICE to compare (optional).',
     }),
-    b: Args.string({description: 'The second state: FILE, -, a folder, or live.'}),
+    b: Args.string({description: 'The second state: FILE, -, a folder, live, or node/NAME.'}),
   }
 
   async run(): Promise<DiffResult | FleetDiffResult> {

@@ -13,6 +13,7 @@ export default class Explain extends KpCommand {
     '<%= config.bin %> <%= command.id %> svc5 -n ns5 --rules -f iptables-save.txt',
     '<%= config.bin %> <%= command.id %> 172.30.0.45:80/tcp -f nft-ruleset.txt',
     '<%= config.bin %> <%= command.id %> :3002 --json -f state.json | jq .matches[0].frontends',
+    '<%= config.bin %> <%= command.id %> kube-system/kube-dns --node worker-1    # through kubectl',
   ]
   static override args = {
     service: Args.string({

@@ -10,6 +10,7 @@ export default class List extends KpCommand {
     '<%= config.bin %> <%= command.id %> -f iptables-save.txt',
     '<%= config.bin %> <%= command.id %> -n kube-system -o wide',
     '<%= config.bin %> <%= command.id %> --json -f nft-ruleset.txt > state.json',
+    '<%= config.bin %> <%= command.id %> --node worker-1 --context prod    # a node of the cluster, through kubectl',
   ]
   static override flags = {
     namespace: Flags.string({

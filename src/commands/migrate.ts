@@ -10,7 +10,7 @@ import {
   planMigration,
   sourceMode,
 } from '../analyze/migrate.js'
-import {KpCommand, type KpFlags, MODES} from '../cli/base-command.js'
+import {KpCommand, type KpFlags, MODES, remoteNodeOf} from '../cli/base-command.js'
 import {
   EXIT,
   EnvironmentError,
@@ -115,6 +115,7 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     '<%= config.bin %> <%= command.id %> --to nftables --from ipvs -f cluster.yaml --node worker-1 --check',
     '<%= config.bin %> <%= command.id %> --to nftables --check --fleet /tmp/fleet    # nodes saved by kp collect --all-nodes',
     '<%= config.bin %> <%= command.id %> --to nftables --check --all-nodes --parallel 10 --fail-on warning -o yaml',
+    '<%= config.bin %> <%= command.id %> --to nftables --check --node worker-1    # through kubectl',
   ]
 
   static override flags = {
@@ -320,6 +321,11 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     }
     let kernelCheck: KernelCheck | null = null
     if (flags['check-kernel']) {
+      const remote = remoteNodeOf(flags)
+      if (remote !== null)
+        this.warnLine(
+          `--check-kernel checks the kernel of this machine, not of node ${remote} (read through kubectl)`,
+        )
       const {checkKernel} = await import('../live/kernel-check.js')
       kernelCheck = await checkKernel((rendered ?? renderer.render(state, renderOptions)).files)
     }

@@ -126,6 +126,8 @@ export class StandInApiServer {
   recorded: Recorded[] = []
   /** "verb resource" pairs refused as RBAC would: "create pods/exec", "list services". */
   forbid = new Set<string>()
+  /** Holds every exec this long before running it (a slow node, to interrupt kp mid-read). */
+  execDelayMs = 0
   private server = createServer((req, res) => this.handle(req, res))
   private wss = new WebSocketServer({
     noServer: true,
@@ -146,7 +148,9 @@ export class StandInApiServer {
         )
         return
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.exec(ws, m[1]!, m[2]!, url))
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        setTimeout(() => this.exec(ws, m[1]!, m[2]!, url), this.execDelayMs),
+      )
     })
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
     this.port = (this.server.address() as AddressInfo).port

@@ -5,7 +5,7 @@
  * pod's node, with only the kube-proxy image's tools on PATH). The nodes are network namespaces
  * loaded with real kube-proxy rules; kp runs as a CLI process.
  */
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -15,7 +15,7 @@ import type {BundleManifest} from '../../../src/readers/bundle.js'
 import {readRemoteNode} from '../../../src/live/remote/index.js'
 import {execBatch, execIn, kubectlOf} from '../../../src/live/remote/kubectl.js'
 import {StandInApiServer, kubeProxyTools} from '../../helpers/fake-apiserver/index.js'
-import {ROOT} from '../../helpers/run-cli.js'
+import {ROOT, kpCommand} from '../../helpers/run-cli.js'
 import {
   KERNEL_TOOLS,
   Netns,
@@ -153,6 +153,12 @@ describe('one node through kubectl (real kubectl, stand-in API server)', () => {
     expect(r.stdout).toContain('ns2/svc2:p80/tcp  (iptables mode, node node-a)')
   })
 
+  it('kp explain of a service the node lacks reads the node once, not again for the suggestions', async () => {
+    const r = await kp(['explain', 'ns9/none', '--node', 'node-a', '--verbose'])
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr.match(/kp: reached node\/node-a/g)).toHaveLength(1)
+  })
+
   it('kp migrate --check --node checks the node', async () => {
     const r = await kp(['migrate', '--to', 'nftables', '--check', '--node', 'node-a', '--json'])
     expect([0, 1]).toContain(r.exitCode)
@@ -243,6 +249,43 @@ describe('one node through kubectl (real kubectl, stand-in API server)', () => {
     ])
     expect(api.pods.some((p) => p.metadata.name === name)).toBe(false)
   })
+
+  it('Ctrl-C while reading through a collector pod deletes the pod before kp exits', async () => {
+    api.recorded.length = 0
+    api.execDelayMs = 3000
+    try {
+      const [cmd, ...args] = [
+        ...kpCommand(),
+        'list',
+        '--node',
+        'node-d',
+        '--collector-pod',
+        '--kubeconfig',
+        kubeconfig,
+      ]
+      const child = spawn(cmd!, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']})
+      let stderr = ''
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+      const exited = new Promise<number | null>((resolve) =>
+        child.on('close', (code) => resolve(code)),
+      )
+      const t0 = Date.now()
+      while (!api.recorded.some((x) => x.method === 'EXEC') && Date.now() - t0 < 30_000)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      child.kill('SIGINT')
+      expect(await exited).toBe(130)
+      expect(stderr).toContain('SIGINT: deleting 1 collector pod(s)')
+      const created = api.recorded.filter((x) => x.method === 'POST')
+      expect(created).toHaveLength(1)
+      const name = (created[0]!.body as {metadata: {name: string}}).metadata.name
+      expect(api.recorded.some((x) => x.method === 'DELETE' && x.path.endsWith(`/${name}`))).toBe(
+        true,
+      )
+      expect(api.pods.some((p) => p.metadata.name === name)).toBe(false)
+    } finally {
+      api.execDelayMs = 0
+    }
+  }, 60_000)
 
   it('kp collect --cleanup deletes collector pods left behind, and only those', async () => {
     api.pods.push({
