@@ -249,7 +249,7 @@ export const RULE_DUMP_DIAGNOSTICS = {
   NFT_JSON_TRUNCATED: {
     severity: 'error',
     meaning:
-      'The `nft -j` document ends before its "nftables" array is closed: it is cut off. The whole entries before the cut are read and shown, exit 3.',
+      'The `nft -j` document ends before its "nftables" array is closed: it is cut off. The whole entries before the cut are read and shown, exit 3; the chains whose rules may come after the cut (`nft -j` lists every chain before the rules) are left out, so what uses them is unknown.',
     action: 'Re-collect the ruleset whole (`nft -j list ruleset`).',
   },
   NFT_JSON_SHAPE: {

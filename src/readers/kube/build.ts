@@ -250,16 +250,32 @@ export function buildClusterState(parsed: ParsedSource[], opts: ClusterBuildOpti
   state.node.name = node
   state.node.view = node === null ? 'cluster-wide' : 'node'
   const zone = node === null ? null : nodeZone(slicesByName.values(), node, diagnostics)
-  for (const work of services.values())
+  // A List cut off (KUBE_TRUNCATED): kubectl lists the Services before the slices, so a Service
+  // without a slice read may have its slices after the cut: its endpoints are unknown, not none.
+  const cut = parsed.some((p) => p.diagnostics.some((d) => d.code === 'KUBE_TRUNCATED'))
+  for (const work of services.values()) {
+    const before = state.services.length
     buildService(
       work,
       {target, node, zone, weight: target === 'ipvs' ? 1 : null},
       state.services,
       diagnostics,
     )
+    if (cut && work.slices.length === 0)
+      for (const sp of state.services.slice(before)) markSlicesUnknown(sp, work.svc)
+  }
 
   state.diagnostics = diagnostics
   return sortState(state)
+}
+
+function markSlicesUnknown(sp: ServicePort, svc: KubeService): void {
+  const incomplete = {
+    missing: [`an EndpointSlice of Service ${nsName(svc.namespace, svc.name)}`],
+    collect: 'kubectl get svc,endpointslices -A -o yaml',
+  }
+  sp.incomplete = incomplete
+  for (const fe of sp.frontends) fe.incomplete = incomplete
 }
 
 export interface BuildContext {

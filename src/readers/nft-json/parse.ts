@@ -394,6 +394,23 @@ class EntryReader implements CompactRules {
 
   constructor(private readonly path: string) {}
 
+  /**
+   * After a cut (NFT_JSON_TRUNCATED): `nft -j` lists every chain before any rule, then the rules
+   * chain by chain, so a chain without rules, and the one the cut fell in, may have lost rules.
+   * They are dropped: what references them is then unknown (a missing chain), not "no endpoints".
+   */
+  dropChainsAfterCut(): number {
+    let dropped = 0
+    for (const table of this.doc.tables.values()) {
+      for (const [name, chain] of table.chains) {
+        if (chain.ruleCount > 0 && chain !== this.lastChain) continue
+        table.chains.delete(name)
+        dropped++
+      }
+    }
+    return dropped
+  }
+
   /** The words of a rule kept joined (see the 'rule' entry). */
   ruleAt(joined: number | string, line: number): NftRule {
     if (typeof joined !== 'string') throw new Error('the JSON reader keeps rules as joined words')
@@ -736,12 +753,13 @@ function readByEntry(
     reader.read(item, multiline ? line : k + 1)
   }
   if (ranges.cut) {
+    const dropped = reader.dropChainsAfterCut()
     // An error's line is a line of the text (the last): one-line `nft -j` names the entry instead.
     const at = countOf(text.trimEnd(), '\n') + 1
     reader.report(
       'error',
       'NFT_JSON_TRUNCATED',
-      `the document ends before its "nftables" array is closed: it is cut off in entry ${starts.length + 1}, after ${starts.length} whole entr${starts.length === 1 ? 'y' : 'ies'}, which are read; the rest of the ruleset is missing`,
+      `the document ends before its "nftables" array is closed: it is cut off in entry ${starts.length + 1}, after ${starts.length} whole entr${starts.length === 1 ? 'y' : 'ies'}, which are read; the rest of the ruleset is missing${dropped > 0 ? `, and the ${dropped} chain(s) whose rules may come after the cut are left out (unknown)` : ''}`,
       at,
     )
   }

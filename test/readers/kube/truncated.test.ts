@@ -6,6 +6,7 @@
 import {describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
 import {parseKube} from '../../../src/readers/kube/parse.js'
+import {readState} from '../../../src/readers/read-state.js'
 import {fixtureText} from './helpers.js'
 
 const YAML_LIST = fixtureText('iptables-overall', 'cluster.yaml')
@@ -53,6 +54,23 @@ describe('a kubectl List cut off', () => {
   it('the whole List, and the List without its last newline, are not cut', () => {
     expect(errorCodes(parseKube({path: 'a.yaml', text: YAML_LIST.trimEnd()}))).toEqual([])
     expect(errorCodes(parseKube({path: 'a.json', text: JSON_LIST.trimEnd()}))).toEqual([])
+  })
+
+  it('cut among the slices: a Service whose slices were not read has unknown endpoints, not none', async () => {
+    const cut = YAML_LIST.slice(0, YAML_LIST.indexOf('name: svc2-1'))
+    const state = await readState({sources: [{path: 'cut.yaml', text: cut}]}, {node: 'node-a'})
+    const byName = (n: string) => state.services.find((sp) => sp.name === n)!
+    expect(byName('svc1').incomplete).toBeUndefined()
+    expect(byName('svc1').endpoints).toHaveLength(1)
+    for (const n of ['svc2', 'svc3', 'svc6']) {
+      expect(byName(n).incomplete?.missing, n).toEqual([
+        `an EndpointSlice of Service ns${n.slice(3)}/${n}`,
+      ])
+      expect(byName(n).frontends.every((f) => f.incomplete !== undefined)).toBe(true)
+    }
+    // The whole List: no such mark (svc6 has no endpoints there, and says so).
+    const whole = await readState({sources: [{path: 'a.yaml', text: YAML_LIST}]}, {node: 'node-a'})
+    expect(whole.services.every((sp) => sp.incomplete === undefined)).toBe(true)
   })
 
   it('a List written by hand with its kind first is not taken for a cut one', () => {

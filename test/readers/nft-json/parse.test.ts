@@ -36,7 +36,14 @@ describe('nft -j reader', () => {
     expect(errors[0]!.message).toContain(`cut off in entry ${read + 1}`)
     expect(errors[0]!.source).toEqual({path: 'cut.json', line: 1})
     const state = await readState({sources: [{path: 'cut.json', text: text.slice(0, at)}]})
-    expect(state.services.some((sp) => sp.name === 'svc1')).toBe(true)
+    // svc1's chains were whole before the cut; svc4's endpoint chain was cut and svc5's rules are
+    // all after it: unknown (incomplete), not "no endpoints".
+    const byName = (n: string) => state.services.find((sp) => sp.name === n)!
+    expect(byName('svc1').incomplete).toBeUndefined()
+    expect(byName('svc1').endpoints).toHaveLength(1)
+    expect(byName('svc4').incomplete).toBeDefined()
+    expect(byName('svc5').incomplete).toBeDefined()
+    expect(errors[0]!.message).toContain('chain(s) whose rules may come after the cut are left out')
     // Pretty-printed (jq .), the cut is at the last line; cut after the array, too.
     const pretty = JSON.stringify(whole, null, 2)
     const cutPretty = pretty.slice(0, Math.floor(pretty.length * 0.7))
