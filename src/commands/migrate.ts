@@ -370,7 +370,7 @@ With --check only the findings are printed, and the exit status is ${EXIT.found.
     const {runVerify} = await import('../live/verify/run.js')
     const text = rendered.files[0]?.text ?? rendered.text
     const result = await runVerify({
-      plan: planVerify(state, {probes: 300}),
+      plan: planVerify(state, {probes: 100}),
       rules: {kind: to === 'nftables' ? 'nft' : 'iptables', text},
       mode: to,
     })
