@@ -14,7 +14,7 @@ export const EXIT = {
   found: {
     code: 1,
     meaning:
-      'the answer is "found": `diff` found differences, `migrate --check` found findings at or above `--fail-on`',
+      'the answer is "found": `diff` found differences, `migrate --check` found findings at or above `--fail-on`, `verify` found the kernel doing otherwise',
   },
   usage: {
     code: 2,

@@ -475,7 +475,7 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     const {runVerify} = await import('../live/verify/run.js')
     const text = rendered.files[0]?.text ?? rendered.text
     const result = await runVerify({
-      plan: planVerify(state, {probes: 300}),
+      plan: planVerify(state, {probes: 100}),
       rules: {kind: to === 'nftables' ? 'nft' : 'iptables', text},
       mode: to,
     })

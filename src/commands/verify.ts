@@ -19,7 +19,7 @@ export default class Verify extends KpCommand {
     probes: Flags.integer({
       description:
         'New connections per frontend and kind of client where the spread over several endpoints is tested (more: slower, stronger test).',
-      default: 300,
+      default: 100,
       min: 100,
       max: 100_000,
     }),

@@ -42,7 +42,7 @@ describe('kp completion bash', () => {
   it('completes commands, flags, formats, modes and -o values', () => {
     expect(complete(['kp', 'ex'])).toEqual(['explain'])
     expect(complete(['kp', ''])).toEqual(
-      ['collect', 'completion', 'diff', 'explain', 'list', 'migrate', 'trace'].sort(),
+      ['collect', 'completion', 'diff', 'explain', 'list', 'migrate', 'trace', 'verify'].sort(),
     )
     expect(complete(['kp', 'list', '--fo'])).toEqual(['--format'])
     expect(complete(['kp', 'list', '--format', ''])).toEqual([...FORMAT_IDS].sort())

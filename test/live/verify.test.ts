@@ -20,10 +20,24 @@ skipEachWhen(skipReason)
 const tmp = mkdtempSync(join(tmpdir(), 'kp-verify-test-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
-/** Namespaces of this test's kp runs still present (they must all be gone). */
+/**
+ * Sandbox namespaces whose kp is gone: leaked. A kp still running (another test file, another
+ * run) removes its own, so those are not counted.
+ */
 function leftovers(): string[] {
   const r = spawnSync('ip', ['netns', 'list'], {encoding: 'utf8'})
-  return (r.stdout ?? '').split('\n').filter((l) => l.startsWith('kp-v-'))
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  return (r.stdout ?? '')
+    .split('\n')
+    .map((l) => l.split(' ')[0]!)
+    .filter((l) => /^kp-v-\d+-/.test(l) && !alive(Number(l.split('-')[2])))
 }
 
 async function verify(
@@ -160,7 +174,10 @@ describe('kp verify on the kernel', () => {
       ],
       {cwd: ROOT, stdio: 'ignore'},
     )
-    const mine = () => leftovers().filter((l) => l.startsWith(`kp-v-${child.pid}-`))
+    const mine = () =>
+      spawnSync('ip', ['netns', 'list'], {encoding: 'utf8'})
+        .stdout.split('\n')
+        .filter((l) => l.startsWith(`kp-v-${child.pid}-`))
     const deadline = Date.now() + 60_000
     while (mine().length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
     expect(mine().length).toBe(4)

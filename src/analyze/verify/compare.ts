@@ -122,3 +122,40 @@ export function compareGroup(g: ProbeGroup, observed: Observation[]): GroupCompa
     spreadOnly: spread && differences.length === 1,
   }
 }
+
+/** Groups of one service port that expect the same spread over the same endpoints (no affinity). */
+export function spreadPools(groups: ProbeGroup[]): ProbeGroup[][] {
+  const pools = new Map<string, ProbeGroup[]>()
+  for (const g of groups) {
+    const e = g.expect
+    if (e.verdict !== 'forwarded' || e.sticky || e.endpoints.length < 2) continue
+    if (e.endpoints.some((x) => x.share === null)) continue
+    const key = `${g.service}|${JSON.stringify(e.endpoints)}`
+    pools.set(key, [...(pools.get(key) ?? []), g])
+  }
+  return [...pools.values()].filter((p) => p.length > 1)
+}
+
+/** The pooled spread test: a difference in words, or null when the counts fit the shares. */
+export function pooledSpread(
+  pool: ProbeGroup[],
+  observed: Map<ProbeGroup, Observation[]>,
+): string | null {
+  const endpoints = pool[0]!.expect.endpoints
+  const counts = new Map<string, number>()
+  let n = 0
+  for (const g of pool)
+    for (const o of observed.get(g) ?? [])
+      if (o.verdict === 'forwarded' && o.dnat !== null) {
+        counts.set(o.dnat, (counts.get(o.dnat) ?? 0) + 1)
+        n++
+      }
+  if (n < 100) return null
+  const p = chiSquareP(
+    endpoints.map((x) => counts.get(x.address) ?? 0),
+    endpoints.map((x) => x.share!),
+  )
+  if (p >= SPREAD_P) return null
+  const seen = endpoints.map((x) => `${x.address} ${counts.get(x.address) ?? 0}`).join(', ')
+  return `spread ${seen} of ${n} does not fit the shares (chi-square p = ${p.toExponential(1)})`
+}

@@ -3,7 +3,12 @@
  * what the kernel did from conntrack, compare with kp's expectation, re-probe groups that fail
  * only the spread test, and always remove the sandbox.
  */
-import {compareGroup, type GroupComparison} from '../../analyze/verify/compare.js'
+import {
+  compareGroup,
+  type GroupComparison,
+  pooledSpread,
+  spreadPools,
+} from '../../analyze/verify/compare.js'
 import type {VerifyPlan} from '../../analyze/verify/plan.js'
 import type {
   Observation,
@@ -85,6 +90,24 @@ export async function runVerify(run: VerifyRun): Promise<VerifyResult> {
         const c = compareGroup(g, second.get(g) ?? [])
         c.result.differences = c.result.differences.map((d) => `${d} (and again on re-probing)`)
         compared.set(g, c)
+      }
+    }
+    // The spread over a service port's endpoints is the same for every client of a frontend kind:
+    // pooled, the probes of all clients test it with more power than one group's alone.
+    const pools = spreadPools(plan.groups.filter((g) => compared.get(g)!.result.agrees))
+    const failing = pools.filter((pool) => pooledSpread(pool, first) !== null)
+    if (failing.length > 0) {
+      const groups = failing.flat()
+      total += groups.reduce((n, g) => n + g.count * REPROBE_FACTOR, 0)
+      const second = await probeGroups(groups.map((g) => ({g, count: g.count * REPROBE_FACTOR})))
+      for (const pool of failing) {
+        const why = pooledSpread(pool, second)
+        if (why === null) continue
+        const head = compared.get(pool[0]!)!.result
+        head.agrees = false
+        head.differences.push(
+          `${why}, pooled over ${pool.map((g) => g.client).join(', ')} (and again on re-probing)`,
+        )
       }
     }
     const out = result(

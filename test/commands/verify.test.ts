@@ -1,0 +1,34 @@
+/**
+ * `kp verify` and `kp migrate --verify` on inputs they cannot load: refused before any namespace
+ * is made (no root needed), with the exit code and code of the catalogue.
+ */
+import {describe, expect, it} from 'vitest'
+import {runKp} from '../helpers/run-cli.js'
+
+describe('kp verify input checks', () => {
+  it('says IPVS cannot be verified here (exit 3, INPUT_VERIFY_UNSUPPORTED)', () => {
+    const r = runKp(['verify', '-f', 'fixtures/migrate/ipvs-node-a/ipvsadm-Sn.txt', '--json'])
+    expect(r.exitCode).toBe(3)
+    expect(JSON.parse(r.stdout).error.code).toBe('INPUT_VERIFY_UNSUPPORTED')
+    expect(r.stderr).toMatch(/cannot verify IPVS rules here/)
+  })
+
+  it('refuses an `iptables -S` listing, which iptables-restore cannot load (exit 3)', () => {
+    const r = runKp(['verify', '-f', 'fixtures/iptables/list-rules-overall/input.rules'])
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr).toMatch(/not a whole iptables-save dump/)
+  })
+
+  it('kp migrate --verify needs a target with rules to load (exit 2)', () => {
+    const r = runKp([
+      'migrate',
+      '--to',
+      'ipvs',
+      '--verify',
+      '-f',
+      'fixtures/iptables/upstream-overall/input.rules',
+    ])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--verify loads iptables or nftables rules/)
+  })
+})
