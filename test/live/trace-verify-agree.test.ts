@@ -105,7 +105,7 @@ interface Disagreement {
 async function agreeOn(
   file: string,
   loaded = join(ROOT, file),
-): Promise<{disagreements: Disagreement[]; groups: number; full: number}> {
+): Promise<{disagreements: Disagreement[]; planned: number; groups: number; full: number}> {
   const r = await read(file)
   const plan: VerifyPlan = planVerify(r.state, {probes: PROBES})
   const run = await runKpAsync(['verify', '-f', loaded, '--probes', String(PROBES), '--json'], {
@@ -170,7 +170,7 @@ async function agreeOn(
     if (missed.length > 0)
       report(`trace names what ${check.probes} probes never saw: ${missed.join('; ')}`)
   }
-  return {disagreements, groups, full}
+  return {disagreements, planned: plan.groups.length, groups, full}
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'kp-trace-agree-'))
@@ -184,9 +184,11 @@ describe('kp trace agrees with the kernel (verify sandbox)', () => {
   ]
   for (const file of fixtures)
     it(`${file}: every connection the kernel handled is one trace says can happen`, async () => {
-      const {disagreements, groups, full} = await agreeOn(file)
+      const {disagreements, planned, groups, full} = await agreeOn(file)
       process.stderr.write(`${file}: ${groups} probe groups, ${full} compared in full\n`)
       expect(disagreements).toEqual([])
+      // The plan rebuilt here is the one kp verify ran: each of its groups has a check.
+      expect(groups).toBe(planned)
       expect(groups).toBeGreaterThan(0)
       expect(full).toBeGreaterThan(0)
     }, 60_000)
