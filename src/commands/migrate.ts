@@ -359,9 +359,10 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
         state,
         to,
         rendered ?? renderer.render(state, renderOptions),
+        all,
       )
       result.verify = verified
-      if (verified.summary.differs > 0) this.setExitStatus('found')
+      if ((verified.attributed?.unexpected.length ?? 0) > 0) this.setExitStatus('found')
     }
     if (writes && rendered !== null) await this.writeRules(rendered, flags.out, flags['out-dir'])
     if (!this.jsonEnabled()) {
@@ -470,6 +471,7 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     state: ProxyState,
     to: ProxyMode,
     rendered: RenderResult,
+    findings: Finding[],
   ): Promise<VerifyResult> {
     const {planVerify} = await import('../analyze/verify/plan.js')
     const {runVerify} = await import('../live/verify/run.js')
@@ -479,6 +481,8 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
       rules: {kind: to === 'nftables' ? 'nft' : 'iptables', text},
       mode: to,
     })
+    const {attributeDifferences} = await import('../analyze/verify/attribute.js')
+    result.attributed = attributeDifferences(result, findings)
     if (!this.jsonEnabled()) {
       const {renderVerify} = await import('../cli/views/verify.js')
       const {outputStyle} = await import('../cli/views/style.js')

@@ -81,7 +81,17 @@ export default class Verify extends KpCommand {
         }),
       }
     if (tty) process.stderr.write('\r\x1b[K')
-    if (result.summary.differs > 0 || (result.against?.result.summary.differs ?? 0) > 0)
+    if (result.against) {
+      // The other rules' differences, sorted under the findings of migrating CURRENT to their mode.
+      const {planMigration} = await import('../analyze/migrate.js')
+      const {attributeDifferences} = await import('../analyze/verify/attribute.js')
+      const findings = planMigration(state, other!.mode as 'iptables' | 'nftables', {
+        sysctls: this.loadedFacts?.sysctls ?? null,
+      })
+      result.attributed = attributeDifferences(result.against.result, findings)
+    }
+    // Differences of -f's own rules are kp explain against the kernel: no finding announces them.
+    if (result.summary.differs > 0 || (result.attributed?.unexpected.length ?? 0) > 0)
       this.setExitStatus('found')
     if (!this.jsonEnabled()) {
       const {renderVerify} = await import('../cli/views/verify.js')

@@ -3,6 +3,7 @@
  * `kp explain`'s answer), what the kernel did (conntrack), and the verdict. Plain data: the
  * `--json` output (docs/verify.md).
  */
+import type {FindingId} from '../../catalog/findings.js'
 
 /** Who opens the connection, and from where. */
 export type ProbeClient =
@@ -94,4 +95,27 @@ export interface VerifyResult {
    * (kp explain's answer for -f's rules); absent without --against.
    */
   against?: {files: string[]; result: VerifyResult}
+  /**
+   * The differences of the compared rules (`against.result` with --against; this result under
+   * `kp migrate --verify`) filed under the migration findings that announce them.
+   */
+  attributed?: Attribution
+}
+
+/** One check that differs, named by service port, client and frontend. */
+export interface AttributedDifference {
+  service: string
+  client: ProbeClient
+  frontend: string
+  source: string
+  differences: string[]
+}
+
+export interface Attribution {
+  /** The mode of the compared rules: the findings are those of migrating to it. */
+  mode: string
+  /** Differences a migration finding announces, under its id and title. */
+  announced: Array<{id: FindingId; title: string; differences: AttributedDifference[]}>
+  /** Differences no finding announces (kp verify exits 1 on one). */
+  unexpected: AttributedDifference[]
 }
