@@ -221,7 +221,7 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     }),
     verify: Flags.boolean({
       description:
-        "As root: load the rendered rules into a sandbox of network namespaces kp makes, send real connections to every frontend, and compare what the kernel does with kp explain's answer for the input (as `kp verify --against`). Exit 1 on a difference.",
+        "As root: load the rendered rules into a sandbox of network namespaces kp makes, send real connections to every frontend, and compare what the kernel does with kp explain's answer for the input (as `kp verify --against`); each difference is listed under the finding that announces it. Exit 1 on a difference no finding announces.",
     }),
     'check-kernel': Flags.boolean({
       description:
