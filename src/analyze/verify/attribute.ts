@@ -17,13 +17,38 @@ const CLIENTS_OF: Partial<Record<FindingId, readonly ProbeClient[]>> = {
   MIGRATE_NODEPORT_ADDRESSES: ['second-node-address'],
   MIGRATE_NODEPORT_ADDRESSES_WIDEN: ['second-node-address'],
   MIGRATE_NODE_TO_EXTERNAL_IPS: ['node'],
-  MIGRATE_LOCALHOST_NODEPORTS: ['node'],
-  MIGRATE_LOCALHOST_NODEPORTS_ENABLED: ['node'],
 }
+
+/**
+ * Findings about what kp verify does not probe (health check ports, localhost NodePorts, unused
+ * ClusterIP ports, affinity timeouts), names, scale or clean-up: no probe difference is theirs.
+ */
+const NOT_PROBED: ReadonlySet<FindingId> = new Set<FindingId>([
+  'RENDER_HEALTH_CHECK_NODEPORT_NO_RULE',
+  'RENDER_DEFAULT_AFFINITY_TIMEOUT',
+  'RENDER_LARGE_CLUSTER_MODE',
+  'RENDER_JUMP_RULES_NOT_INCLUDED',
+  'RENDER_SYNTHETIC_NAME',
+  'RENDER_UNSAFE_NAME',
+  'RENDER_UNKNOWN_PORT_NAME',
+  'MIGRATE_LOCALHOST_NODEPORTS',
+  'MIGRATE_LOCALHOST_NODEPORTS_ENABLED',
+  'MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED',
+  'MIGRATE_NFT_LONG_NAME',
+  'MIGRATE_NFT_SCALE',
+  'MIGRATE_NO_AUTOMATIC_CLEANUP',
+  'MIGRATE_LEFTOVERS',
+  'MIGRATE_IPVS_DEPRECATED',
+  'MIGRATE_DEFAULT_MODE_CHANGE',
+])
 
 /** "Cannot verify" findings and incomplete input name no behaviour change: they announce nothing. */
 function announcesBehaviour(f: Finding): boolean {
-  return !/_(UNVERIFIED|UNKNOWN)$/.test(f.id) && f.id !== 'MIGRATE_INPUT_INCOMPLETE'
+  return (
+    !/_(UNVERIFIED|UNKNOWN)$/.test(f.id) &&
+    f.id !== 'MIGRATE_INPUT_INCOMPLETE' &&
+    !NOT_PROBED.has(f.id)
+  )
 }
 
 /** `10.0.0.1:80` -> `10.0.0.1`; `[fd00::1]:80` -> `fd00::1`; a bare address as it is. */

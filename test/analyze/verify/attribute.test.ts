@@ -126,6 +126,10 @@ describe('attributeDifferences', () => {
     }
     expect(announces(finding({id: 'MIGRATE_NO_AUTOMATIC_CLEANUP'}), d)).toBe(false)
     expect(announces(finding({id: 'MIGRATE_INPUT_INCOMPLETE', services: [web]}), d)).toBe(false)
+    // The health check port is not probed: a difference on the service is not that finding's.
+    expect(
+      announces(finding({id: 'RENDER_HEALTH_CHECK_NODEPORT_NO_RULE', services: [web]}), d),
+    ).toBe(false)
     expect(
       announces(finding({id: 'MIGRATE_NODEPORT_ADDRESSES_UNVERIFIED', services: [web]}), {
         ...d,
