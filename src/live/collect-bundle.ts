@@ -11,6 +11,7 @@ import {makeDirectory} from '../core/directory.js'
 import {EnvironmentError, UsageError} from '../errors.js'
 import type {Mode} from '../model/types.js'
 import {
+  BUNDLE_CLUSTER,
   BUNDLE_MANIFEST,
   type BundleFile,
   type BundleManifest,
@@ -35,6 +36,11 @@ export interface CollectOptions {
   runner?: ProbeRunner
   /** Recorded in the manifest when the node was reached through a cluster. */
   reachedThrough?: BundleReach
+  /**
+   * The cluster's Services and EndpointSlices (`kp collect --node NAME`): saved as cluster.json,
+   * so the bundle answers from the node's point of view as `--node NAME` did.
+   */
+  cluster?: {text: string; command: string[]}
 }
 
 /** Refuses an unusable or non-empty --out before any command runs. */
@@ -114,6 +120,20 @@ export async function collectBundle(opts: CollectOptions): Promise<BundleManifes
     if (f.path !== null)
       await writeOutput(join(opts.outDir, f.path), (path) => writeFile(path, c.result!.stdout))
     files.push(f)
+  }
+  if (opts.cluster) {
+    const path = BUNDLE_CLUSTER
+    await writeOutput(join(opts.outDir, path), (out) => writeFile(out, opts.cluster!.text))
+    files.push({
+      path,
+      format: 'kube',
+      command: opts.cluster.command,
+      tool: 'kubectl',
+      exitCode: 0,
+      stderr: '',
+      error: null,
+      read: true,
+    })
   }
   const warnings = [...snap.detection.warnings]
   if (snap.detection.mode === null)

@@ -7,6 +7,8 @@ import type {Mode} from '../model/types.js'
 import type {FormatId} from './types.js'
 
 export const BUNDLE_MANIFEST = 'manifest.json'
+/** The cluster's Services and EndpointSlices in a bundle collected through kubectl: the node's point of view. */
+export const BUNDLE_CLUSTER = 'cluster.json'
 
 export interface BundleFile {
   /** Relative to the bundle folder; null when nothing was saved (the program is missing, or was not run). */

@@ -29,6 +29,8 @@ export interface LoadedInputs {
   facts: BundleFacts | null
   /** What `kp collect` warned about when it made a bundle, as warnings at the manifest's lines. */
   diagnostics: Diagnostic[]
+  /** A bundle's cluster objects (`kp collect --node NAME` saves them): read as `--cluster` is. */
+  cluster: SourceText[]
 }
 
 /**
@@ -119,7 +121,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       }
       if (sources.length === 0)
         throw new InputError(`${dir}:1: folder holds no files to read`, 'INPUT_EMPTY_FOLDER')
-      return {sources, facts: null, diagnostics: []}
+      return {sources, facts: null, diagnostics: [], cluster: []}
     }
     throw new InputError(
       `${manifestPath}:1: not a kp bundle manifest: ${describeReadError(error)}`,
@@ -133,6 +135,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
     )
   }
   const sources: SourceText[] = []
+  const cluster: SourceText[] = []
   for (const f of manifest.files) {
     if (typeof f !== 'object' || f === null) {
       throw new InputError(
@@ -158,7 +161,7 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       const src = fileSource(p, f.format, f.tool)
       // An output that was empty on the node (no ipsets, say) says nothing, as in live reading.
       if (isBlankSource(src.bytes)) continue
-      sources.push(src)
+      ;(f.format === 'kube' ? cluster : sources).push(src)
     } catch (error) {
       const why = error instanceof UnreadableFile ? error.reason : describeReadError(error)
       throw new InputError(`${p}:1: cannot read bundle file: ${why}`, 'INPUT_UNREADABLE')
@@ -172,7 +175,12 @@ async function loadBundle(dir: string): Promise<LoadedInputs> {
       'INPUT_EMPTY_BUNDLE',
     )
   }
-  return {sources, facts, diagnostics: collectWarnings(manifest, manifestText, manifestPath)}
+  return {
+    sources,
+    facts,
+    diagnostics: collectWarnings(manifest, manifestText, manifestPath),
+    cluster,
+  }
 }
 
 /**
@@ -201,7 +209,7 @@ function collectWarnings(manifest: BundleManifest, text: string, path: string): 
 
 /** Reads every `-f` argument. A folder is a bundle; `-` is stdin (at most once). */
 export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
-  const out: LoadedInputs = {sources: [], facts: null, diagnostics: []}
+  const out: LoadedInputs = {sources: [], facts: null, diagnostics: [], cluster: []}
   let stdinUsed = false
   for (const p of paths) {
     if (p === '-') {
@@ -222,6 +230,7 @@ export async function loadInputs(paths: string[]): Promise<LoadedInputs> {
       const b = await loadBundle(p)
       pushAll(out.sources, b.sources)
       pushAll(out.diagnostics, b.diagnostics)
+      pushAll(out.cluster, b.cluster)
       out.facts ??= b.facts
       continue
     }

@@ -240,13 +240,19 @@ export interface FileRead {
  * InputErrors (thrown by ./load.ts); everything else the input gets wrong is a diagnostic.
  */
 export async function readFiles(req: FileReadRequest): Promise<FileRead> {
-  const cluster = req.cluster ? (await loadInputs(req.cluster)).sources : undefined
   const inputs = await loadInputs(req.files)
+  // --cluster wins over the objects a bundle saved; those are seen from the bundle's node.
+  const saved = req.cluster === undefined && inputs.cluster.length > 0
+  const cluster = req.cluster
+    ? (await loadInputs(req.cluster)).sources
+    : saved
+      ? inputs.cluster
+      : undefined
   const state = await readState(
     {sources: inputs.sources, facts: inputs.facts, format: req.format},
     {
       mode: req.mode,
-      node: req.node,
+      node: req.node ?? (saved ? (inputs.facts?.node ?? undefined) : undefined),
       cluster,
       focus: req.focus,
       servicesOnly: req.servicesOnly,

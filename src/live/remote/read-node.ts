@@ -180,11 +180,25 @@ export async function collectRemoteBundleImpl(
   outDir: string,
   b: RemoteBundleOptions,
 ): Promise<BundleManifest> {
-  const described = describeKubectl(kubectlOf(o), {...o, describe: true})
+  const k = kubectlOf(o)
+  const described = describeKubectl(k, {...o, describe: true})
+  // The node's point of view needs the cluster objects, as `--node NAME` without a bundle reads them.
+  const cluster = clusterObjects(k, `node/${node}`)
+  cluster.catch(() => undefined)
   const r = await reach(o, node)
   try {
     const {collectBundle} = await import('../collect-bundle.js')
     return await collectBundle({
+      cluster: {
+        text: (await cluster).text,
+        command: [
+          'kubectl',
+          'get',
+          '--raw',
+          '/api/v1/services',
+          '/apis/discovery.k8s.io/v1/endpointslices',
+        ],
+      },
       outDir,
       force: b.force,
       mode: o.mode,

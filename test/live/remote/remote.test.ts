@@ -184,6 +184,16 @@ describe('one node through kubectl (real kubectl, stand-in API server)', () => {
     const fromBundle = await runKpAsync(['list', '-f', out, '--json'])
     const fromNode = await kp(['list', '--node', 'node-a', '--json'])
     expect(serviceNames(fromBundle.stdout)).toEqual(serviceNames(fromNode.stdout))
+    // The bundle keeps the cluster's Services and EndpointSlices (cluster.json), so it answers
+    // from node-a's point of view as --node did: endpoint names, which are local, and policies.
+    expect(manifest.files).toContainEqual(
+      expect.objectContaining({path: 'cluster.json', format: 'kube', read: true}),
+    )
+    for (const args of [['list'], ['explain', 'ns2/svc2']]) {
+      const bundle = await runKpAsync([...args, '-f', out])
+      expect(bundle.exitCode).toBe(0)
+      expect(bundle.stdout).toBe((await kp([...args, '--node', 'node-a'])).stdout)
+    }
   })
 
   it('kp diff node/a node/b finds what one node lacks (exit 1)', async () => {
