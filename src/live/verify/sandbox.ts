@@ -8,6 +8,7 @@
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {readdirSync, readlinkSync, statSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -89,10 +90,21 @@ function foreignNamespace(): string | null {
 }
 
 /** The argv that starts kp's probe program, in this build (npm or single executable). */
-async function probeLauncher(): Promise<string[]> {
-  const {isSea} = (await import('node:sea')) as {isSea: () => boolean}
-  if (isSea()) return [process.execPath, 'probe']
+function probeLauncher(): string[] {
+  if (inSingleExecutable()) return [process.execPath, 'probe']
   return [process.execPath, ...process.execArgv, process.argv[1]!, 'probe']
+}
+
+/**
+ * Required, not imported: a single executable has no dynamic import() (its bundle left one for
+ * `node:sea` and every probe failed). node:sea came with Node 20.12; before it there is no kp SEA.
+ */
+function inSingleExecutable(): boolean {
+  try {
+    return (createRequire(process.execPath)('node:sea') as {isSea: () => boolean}).isSea()
+  } catch {
+    return false
+  }
 }
 
 const live = new Set<Sandbox>()
@@ -167,7 +179,7 @@ export class Sandbox {
     const {node, ext, pod, sink} = this.names
     const a = this.addresses
     this.dir = await mkdtemp(join(tmpdir(), 'kp-verify-'))
-    this.launcher = await probeLauncher()
+    this.launcher = probeLauncher()
     for (const ns of [node, ext, pod, sink]) {
       await this.run(['ip', 'netns', 'add', ns], `create network namespace ${ns}`)
       await this.exec(ns, ['ip', 'link', 'set', 'lo', 'up'], 'bring up lo')
