@@ -63,6 +63,8 @@ const TRACE_CLIENT: Record<ProbeGroup['client'], ClientKind> = {
   pod: 'pod',
   hairpin: 'pod',
   node: 'node',
+  localhost: 'node',
+  'unused-port': 'pod',
 }
 
 /** What the kernel did with one connection, in verify's words (`forwarded IP:PORT masqueraded`). */

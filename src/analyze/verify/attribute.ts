@@ -17,11 +17,13 @@ const CLIENTS_OF: Partial<Record<FindingId, readonly ProbeClient[]>> = {
   MIGRATE_NODEPORT_ADDRESSES: ['second-node-address'],
   MIGRATE_NODEPORT_ADDRESSES_WIDEN: ['second-node-address'],
   MIGRATE_NODE_TO_EXTERNAL_IPS: ['node'],
+  MIGRATE_LOCALHOST_NODEPORTS: ['localhost'],
+  MIGRATE_LOCALHOST_NODEPORTS_ENABLED: ['localhost'],
+  MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED: ['unused-port'],
 }
 
 /**
- * Findings about what kp verify does not probe (health check ports, localhost NodePorts, unused
- * ClusterIP ports, affinity timeouts), names, scale or clean-up: no probe difference is theirs.
+ * Findings about what kp verify does not probe (health check ports, affinity timeouts), names, scale or clean-up: no probe difference is theirs.
  */
 const NOT_PROBED: ReadonlySet<FindingId> = new Set<FindingId>([
   'RENDER_HEALTH_CHECK_NODEPORT_NO_RULE',
@@ -31,9 +33,6 @@ const NOT_PROBED: ReadonlySet<FindingId> = new Set<FindingId>([
   'RENDER_SYNTHETIC_NAME',
   'RENDER_UNSAFE_NAME',
   'RENDER_UNKNOWN_PORT_NAME',
-  'MIGRATE_LOCALHOST_NODEPORTS',
-  'MIGRATE_LOCALHOST_NODEPORTS_ENABLED',
-  'MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED',
   'MIGRATE_NFT_LONG_NAME',
   'MIGRATE_NFT_SCALE',
   'MIGRATE_NO_AUTOMATIC_CLEANUP',

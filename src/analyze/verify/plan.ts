@@ -265,6 +265,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
       }
     }
   }
+  groups.push(...modeDifferenceGroups(state, podIp, opts.probes, skipped))
   return {
     addresses: {nodeIps, externalIps, podIps, hairpinIps, podInterface: podInterfaceName(state)},
     groups,
@@ -288,4 +289,99 @@ function listenPorts(state: ProxyState): number[] {
     for (const e of sp.endpoints) if (e.port !== null) ports.add(e.port)
   }
   return [...ports].sort((a, b) => a - b).slice(0, 5000)
+}
+
+/**
+ * Probes where the modes differ by design: the node to 127.0.0.1:NodePort (iptables mode with
+ * localhostNodePorts DNATs it, needing route_localnet=1, which the sandbox sets as kube-proxy
+ * does; otherwise it reaches the node's own listener un-NATed), and a pod to a ClusterIP on a
+ * port no service uses (iptables mode passes it un-NATed; nftables mode rejects it in
+ * cluster-ips-check). TCP only: an un-NATed UDP datagram leaves no answer to tell by.
+ */
+function modeDifferenceGroups(
+  state: ProxyState,
+  podIp: string | null,
+  probes: number,
+  skipped: VerifyPlan['skipped'],
+): ProbeGroup[] {
+  const groups: ProbeGroup[] = []
+  const group = (
+    sp: ServicePort,
+    client: ProbeClient,
+    namespace: ProbeGroup['namespace'],
+    source: string,
+    destination: string,
+    port: number,
+    expect: Expectation,
+  ) =>
+    groups.push({
+      service: displayName(sp),
+      frontend: `${destination}:${port}`,
+      client,
+      namespace,
+      protocol: 'TCP',
+      source,
+      destination,
+      port,
+      expect,
+      count: countFor(expect, probes),
+    })
+  const notNated = (verdict: 'passed' | 'rejected'): Expectation => ({
+    verdict,
+    endpoints: [],
+    masquerade: null,
+    sticky: false,
+  })
+  if (state.mode === 'iptables' && state.node.localhostNodePorts !== null)
+    for (const sp of state.services) {
+      if (sp.family !== 'IPv4' || sp.protocol !== 'TCP') continue
+      const explained = explainServicePort(sp, sp.frontends, null, state).frontends
+      for (const fe of explained) {
+        if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null) continue
+        if (!state.node.localhostNodePorts) {
+          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated('passed'))
+          continue
+        }
+        // kube-proxy sends the node's own traffic to every endpoint even with
+        // externalTrafficPolicy=Local (KUBE-EXT-*: "masquerade LOCAL traffic", then KUBE-SVC-*):
+        // there, the ClusterIP's answer for internalTrafficPolicy=Cluster, masqueraded.
+        const local = sp.externalTrafficPolicy !== 'Cluster'
+        const from = local ? explained.find((f) => f.type === 'ClusterIP') : fe
+        if (from === undefined || (local && sp.internalTrafficPolicy !== 'Cluster')) {
+          skipped.push({
+            service: `${displayName(sp)} 127.0.0.1:${fe.port}`,
+            reason: 'explain does not say where the node itself reaches this localhost NodePort',
+          })
+          continue
+        }
+        const expect = expectationFor(from, 'node', 'TCP', sp.sessionAffinity !== null, [])
+        if (typeof expect !== 'string') {
+          if (local) expect.masquerade = true
+          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
+        }
+      }
+    }
+  if (podIp === null || (state.mode !== 'iptables' && state.mode !== 'nftables')) return groups
+  const portsOf = new Map<string, Set<number>>()
+  const owner = new Map<string, ServicePort>()
+  for (const sp of state.services)
+    for (const f of sp.frontends) {
+      if (f.ip === null || f.port === null) continue
+      portsOf.set(f.ip, (portsOf.get(f.ip) ?? new Set()).add(f.port))
+      if (f.type === 'ClusterIP' && sp.family === 'IPv4' && !owner.has(f.ip)) owner.set(f.ip, sp)
+    }
+  for (const [ip, sp] of owner) {
+    let port = 40_000
+    while (portsOf.get(ip)!.has(port)) port++
+    group(
+      sp,
+      'unused-port',
+      'pod',
+      podIp,
+      ip,
+      port,
+      notNated(state.mode === 'iptables' ? 'passed' : 'rejected'),
+    )
+  }
+  return groups
 }

@@ -7,7 +7,16 @@ import type {FindingId} from '../../catalog/findings.js'
 
 /** Who opens the connection, and from where. */
 export type ProbeClient =
-  'external' | 'pod' | 'node' | 'inside-source-range' | 'second-node-address' | 'hairpin'
+  | 'external'
+  | 'pod'
+  | 'node'
+  | 'inside-source-range'
+  | 'second-node-address'
+  | 'hairpin'
+  /** The node itself to 127.0.0.1:NodePort. */
+  | 'localhost'
+  /** A pod to a ClusterIP on a port no service uses. */
+  | 'unused-port'
 
 /** The namespace of the sandbox a client lives in. */
 export type ClientNamespace = 'ext' | 'pod' | 'node'

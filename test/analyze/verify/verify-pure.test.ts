@@ -180,14 +180,43 @@ describe('planVerify', () => {
       'external',
       'hairpin',
       'inside-source-range',
+      'localhost',
       'node',
       'pod',
       'second-node-address',
+      'unused-port',
     ])
     const svc4 = plan.groups.find(
       (g) => g.service.startsWith('ns4/svc4') && g.client === 'external',
     )!
     expect(svc4.count).toBe(100)
     expect(svc4.expect.endpoints.map((e) => e.address)).toEqual(['10.180.0.4:80', '10.180.0.5:80'])
+  })
+
+  it('plans 127.0.0.1:NodePort from the node and an unused ClusterIP port from a pod, per mode', async () => {
+    const plan = async (file: string) => {
+      const {state} = await readFiles({files: [join(ROOT, file)]})
+      return planVerify(state, {probes: 100}).groups
+    }
+    const ipt = await plan('fixtures/iptables/upstream-overall/input.rules')
+    const localhost = ipt.filter((g) => g.client === 'localhost')
+    expect(localhost.map((g) => `${g.namespace} ${g.source} ${g.frontend}`).sort()).toEqual([
+      'node 127.0.0.1 127.0.0.1:3001',
+      'node 127.0.0.1 127.0.0.1:3002',
+      'node 127.0.0.1 127.0.0.1:3003',
+    ])
+    // svc2 is externalTrafficPolicy=Local: the node's own traffic still goes to every endpoint.
+    const svc2 = localhost.find((g) => g.service.startsWith('ns2/svc2'))!.expect
+    expect([svc2.verdict, svc2.masquerade]).toEqual(['forwarded', true])
+    const unused = ipt.filter((g) => g.client === 'unused-port')
+    expect(unused).toHaveLength(6)
+    expect(unused.every((g) => g.namespace === 'pod' && g.expect.verdict === 'passed')).toBe(true)
+    expect(unused.find((g) => g.destination === '172.30.0.41')?.frontend).toBe('172.30.0.41:40000')
+    // nftables never DNATs 127.0.0.1 (not probed: 1.37 may reject it) and rejects unused ports.
+    const nft = await plan('fixtures/nft/upstream-overall/input.nft')
+    expect(nft.filter((g) => g.client === 'localhost')).toEqual([])
+    const rejected = nft.filter((g) => g.client === 'unused-port')
+    expect(rejected.length).toBeGreaterThan(0)
+    expect(rejected.every((g) => g.expect.verdict === 'rejected')).toBe(true)
   })
 })
