@@ -69,6 +69,8 @@ export interface FrontendExplanation {
   sourceRanges: string[]
   /** Source ranges the input hid (`Frontend.redactedSourceRanges`), as written; absent when none. */
   redactedSourceRanges?: string[]
+  /** `Frontend.outsideRangesMarkedForDrop`: a source outside the ranges is only marked; forwarded, it leaves un-NATed. */
+  outsideRangesMarkedForDrop?: true
   /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
   reaches: ReachedEndpoint[]
   /**
@@ -501,7 +503,10 @@ function explainFrontend(
     )
   } else if (fe.sourceRanges.length > 0 && fe.action !== 'reject') {
     notes.push(
-      `Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`,
+      fe.outsideRangesMarkedForDrop === true
+        ? // docs/kube-proxy-layouts.md §2.7: ≤1.24 only marks (nat KUBE-MARK-DROP); the kubelet's KUBE-FIREWALL sits in INPUT/OUTPUT, not FORWARD.
+          `Only clients from ${fe.sourceRanges.join(', ')} are load-balanced (loadBalancerSourceRanges). A connection from any other source is not load-balanced: marked for drop, but the kubelet drops marked packets only for the node itself; forwarded, it leaves toward ${fe.ip ?? 'the LB IP'} unchanged. It is dropped only if ${fe.ip ?? 'the LB IP'} is one of this node's addresses.`
+        : `Only clients from ${fe.sourceRanges.join(', ')} are let in (loadBalancerSourceRanges); a connection from any other source is dropped.`,
     )
   }
   if (
@@ -524,6 +529,7 @@ function explainFrontend(
     masquerade: masqueradeFor(fe, external, policy, node, hasShortCircuit(mode)),
     sourceRanges: [...fe.sourceRanges],
     ...(hidden.length > 0 ? {redactedSourceRanges: [...hidden]} : {}),
+    ...(fe.outsideRangesMarkedForDrop === true ? {outsideRangesMarkedForDrop: true as const} : {}),
     reaches,
     ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,

@@ -103,6 +103,12 @@ export interface Frontend {
    */
   nodeSourceExcluded?: boolean
   /**
+   * true when a connection from outside `sourceRanges` is only marked for drop (≤1.24 nat KUBE-FW
+   * ending in KUBE-MARK-DROP): the kubelet drops marked packets only in filter INPUT and OUTPUT, so
+   * a forwarded one leaves un-NATed. Absent when the source shows no such mark.
+   */
+  outsideRangesMarkedForDrop?: boolean
+  /**
    * Cluster-wide view only: under a Local policy, the nodes that run a usable endpoint, where this
    * frontend forwards (to that node's endpoints); every other node drops, or in IPVS mode uses
    * every endpoint. Absent otherwise.

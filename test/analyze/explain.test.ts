@@ -377,6 +377,34 @@ describe('explainService: what a new connection gets', () => {
     expect(plain.matches[0]!.frontends[0]!.notes).toEqual([])
   })
 
+  it('an old-layout LB source range only marks an outside source for drop: forwarded, it leaves un-NATed', async () => {
+    // ≤1.24 KUBE-FW ends in nat KUBE-MARK-DROP; the kubelet's KUBE-FIREWALL is jumped to from filter
+    // INPUT and OUTPUT only (as in the fixture), so kp trace --from 192.0.2.9 says "forwarded unchanged".
+    const {readFiles} = await import('../../src/readers/read-state.js')
+    const {state: old} = await readFiles({
+      files: [`${ROOT}fixtures/iptables/handmade-legacy-xlb/input.rules`],
+    })
+    const r = explainService(old, q('198.51.100.5:443')) as ExplainResult
+    const lb = r.matches[0]!.frontends.find((f) => f.type === 'LoadBalancer')!
+    const ranges = lb.notes.filter((n) => n.includes('loadBalancerSourceRanges'))
+    expect(ranges).toEqual([
+      "Only clients from 203.0.113.0/24 are load-balanced (loadBalancerSourceRanges). A connection from any other source is not load-balanced: marked for drop, but the kubelet drops marked packets only for the node itself; forwarded, it leaves toward 198.51.100.5 unchanged. It is dropped only if 198.51.100.5 is one of this node's addresses.",
+    ])
+    expect(lb.notes.join(' ')).not.toMatch(/any other source is dropped/)
+    // Current layouts drop it in filter KUBE-PROXY-FIREWALL (INPUT, FORWARD, OUTPUT): plainly dropped.
+    const now = state([
+      svc('ns', 'web', {
+        frontends: [fe('LoadBalancer', '198.51.100.5', 443, {sourceRanges: ['203.0.113.0/24']})],
+        endpoints: [ep('10.1.0.1', 1)],
+        externalTrafficPolicy: 'Cluster',
+      }),
+    ])
+    const plain = explainService(now, q('198.51.100.5:443')) as ExplainResult
+    expect(plain.matches[0]!.frontends[0]!.notes).toEqual([
+      'Only clients from 203.0.113.0/24 are let in (loadBalancerSourceRanges); a connection from any other source is dropped.',
+    ])
+  })
+
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {
     const one = [
       svc('ns', 's', {

@@ -83,6 +83,23 @@ describe('kp verify on the kernel', () => {
     expect(leftovers()).toEqual([])
   }, 120_000)
 
+  it('an old-layout LB source range: an outside source only marked for drop passes un-NATed, as explain now says', async () => {
+    // handmade-legacy-xlb: nat KUBE-FW ends in KUBE-MARK-DROP and KUBE-FIREWALL sits in INPUT/OUTPUT only.
+    const {result, exitCode, stderr} = await verify(
+      join(ROOT, 'fixtures/iptables/handmade-legacy-xlb/input.rules'),
+    )
+    expect({differing: differing(result), stderr: exitCode === 0 ? '' : stderr}).toEqual({
+      differing: {},
+      stderr: '',
+    })
+    const lb = result.services.find((s) => s.service === 'default/lb:https/tcp')!
+    const outside = lb.checks.find(
+      (c) => c.client === 'external' && c.frontend === '198.51.100.5:443',
+    )
+    expect(outside).toMatchObject({expected: 'passed', agrees: true, observed: {passed: 3}})
+    expect(leftovers()).toEqual([])
+  }, 60_000)
+
   it('catches each fault of a broken migrated ruleset in the service it breaks (exit 1)', async () => {
     let text = readFileSync(join(ROOT, 'fixtures/verify/generated-node/ruleset.nft'), 'utf8')
     const breaks: Array<[string, RegExp, string]> = [

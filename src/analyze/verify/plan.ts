@@ -117,6 +117,15 @@ function expectationFor(
   const blocked = (v: 'rejected' | 'dropped') => (protocol === 'UDP' ? 'blocked' : v)
   if (fe.action === 'reject')
     return {verdict: blocked('rejected'), endpoints: [], masquerade: null, sticky: false}
+  // ≤1.24 only marks an outside source; the kubelet drops it in INPUT, so a forwarded one passes un-NATed.
+  if (
+    filtered &&
+    outside &&
+    fe.action !== 'drop' &&
+    fe.outsideRangesMarkedForDrop === true &&
+    (fe.ip === null || !nodeIps.includes(fe.ip))
+  )
+    return {verdict: 'passed', endpoints: [], masquerade: null, sticky: false}
   if (fe.action === 'drop' || (filtered && outside))
     return {verdict: blocked('dropped'), endpoints: [], masquerade: null, sticky: false}
   if (fe.reaches.some((r) => r.ip === null || r.port === null))

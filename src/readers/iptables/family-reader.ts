@@ -415,6 +415,7 @@ export class IptablesFamilyReader extends FamilyState {
         // `-s 198.51.100.7/32` is read as the address (rule.source drops /32): a range is a CIDR.
         if (into && into.kind !== 'fw' && rule.source && !rule.source.negated)
           g.ranges.push(toCidr(rule.source.value))
+        if (rule.target === KUBE_MARK_DROP && !rule.source) g.fwMarkDrop = true
         if (into?.kind === 'xlb') g.etp = 'Local'
         else if (into?.kind === 'svc') g.etp ??= 'Cluster'
       }

@@ -149,6 +149,8 @@ export interface Group {
   /** The endpoints by SEP chain name, once there are more than SCANNED_ENDPOINTS; null while a scan finds one sooner. */
   endpointBySep: Map<string, EndpointDraft> | null
   ranges: string[]
+  /** ≤1.24 KUBE-FW: a source outside the ranges -> KUBE-MARK-DROP (nat mark only). */
+  fwMarkDrop: boolean
   /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
   localDrop: boolean
   /** Jumps from one of the group's chains to another of its kinds (EXT -> SVL, FW -> XLB, ...), to find what a frontend's path needs. */
@@ -204,6 +206,7 @@ export function emptyGroup(hash: string | null): Group {
     endpoints: [],
     endpointBySep: null,
     ranges: [],
+    fwMarkDrop: false,
     localDrop: false,
     jumps: [],
     clusterIpRule: null,

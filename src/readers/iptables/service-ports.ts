@@ -186,6 +186,7 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
       sourceRanges: f.via === 'fw' ? [...rangesFromFw] : [],
       action: f.action,
       ...(f.nodeSourceExcluded ? {nodeSourceExcluded: true} : {}),
+      ...(f.via === 'fw' && g.fwMarkDrop ? {outsideRangesMarkedForDrop: true} : {}),
     }
     const missing = f.via === null ? [] : gaps.needs(f.via)
     if (missing.length > 0) fe.incomplete = {missing, collect}

@@ -299,6 +299,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
             action: oneOf('forward', 'reject', 'drop'),
             redacted: optional(isTrue),
             nodeSourceExcluded: optional(bool),
+            outsideRangesMarkedForDrop: optional(bool),
             forwardedOnNodes: optional(list(str)),
             endpoints: optional(list(endpoint)),
             incomplete,

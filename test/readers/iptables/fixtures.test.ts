@@ -172,6 +172,8 @@ describe('handmade-legacy-xlb: the ≈1.7-1.10 layout', async () => {
       port: 443,
       sourceRanges: ['203.0.113.0/24'],
       action: 'forward',
+      // KUBE-FW ends in nat KUBE-MARK-DROP: an outside source is only marked.
+      outsideRangesMarkedForDrop: true,
     })
     expect(endpointMap(sp.endpoints)).toEqual({
       '10.244.1.7:8443': {local: true, share: 0.5},
