@@ -78,7 +78,14 @@ describe('kp verify on the kernel', () => {
         stderr: '',
       })
       expect(result.summary.agrees).toBeGreaterThan(0)
-      expect(result.summary.notVerified).toBe(0)
+      // Only localhost NodePorts of externalTrafficPolicy=Local services are left unprobed (their
+      // answer depends on the layout, which the model does not record), each with its reason.
+      expect(
+        result.services
+          .filter((s) => s.verdict === 'not verified')
+          .map((s) => `${s.service}: ${s.reason}`)
+          .filter((line) => !/ 127\.0\.0\.1:\d+: externalTrafficPolicy=Local/.test(line)),
+      ).toEqual([])
     }
     expect(leftovers()).toEqual([])
   }, 120_000)
@@ -195,11 +202,7 @@ describe('kp verify on the kernel', () => {
     expect(clients('MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED')).toEqual(['unused-port'])
     const against = result.against!.result.services.flatMap((s) => s.checks)
     const localhost = against.filter((c) => c.client === 'localhost')
-    expect(localhost.map((c) => c.frontend).sort()).toEqual([
-      '127.0.0.1:3001',
-      '127.0.0.1:3002',
-      '127.0.0.1:3003',
-    ])
+    expect(localhost.map((c) => c.frontend).sort()).toEqual(['127.0.0.1:3002', '127.0.0.1:3003'])
     expect(localhost.every((c) => Object.keys(c.observed).join() === 'passed')).toBe(true)
     const unused = against.filter((c) => c.client === 'unused-port')
     expect(unused).toHaveLength(6)
@@ -207,7 +210,7 @@ describe('kp verify on the kernel', () => {
     // Through the iptables rules themselves both agree with explain's answer.
     const own = result.services.flatMap((s) => s.checks)
     expect(own.filter((c) => c.client === 'localhost' || c.client === 'unused-port')).toHaveLength(
-      9,
+      8,
     )
     expect({exitCode, stderr: exitCode === 0 ? '' : stderr}).toEqual({exitCode: 0, stderr: ''})
     expect(leftovers()).toEqual([])

@@ -351,23 +351,20 @@ function modeDifferenceGroups(
           group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated('passed'))
           continue
         }
-        // kube-proxy sends the node's own traffic to every endpoint even with
-        // externalTrafficPolicy=Local (KUBE-EXT-*: "masquerade LOCAL traffic", then KUBE-SVC-*):
-        // there, the ClusterIP's answer for internalTrafficPolicy=Cluster, masqueraded.
-        const local = sp.externalTrafficPolicy !== 'Cluster'
-        const from = local ? explained.find((f) => f.type === 'ClusterIP') : fe
-        if (from === undefined || (local && sp.internalTrafficPolicy !== 'Cluster')) {
+        // With externalTrafficPolicy=Local the node's own connection goes to every endpoint since
+        // kube-proxy 1.24's KUBE-EXT-* chains, but only to local ones (or is dropped) with the older
+        // KUBE-XLB-* chains, and the model does not record which layout wrote the rules.
+        if (sp.externalTrafficPolicy !== 'Cluster') {
           skipped.push({
             service: `${displayName(sp)} 127.0.0.1:${fe.port}`,
-            reason: 'explain does not say where the node itself reaches this localhost NodePort',
+            reason:
+              'externalTrafficPolicy=Local: where the node itself reaches a localhost NodePort depends on the kube-proxy layout (every endpoint since 1.24, local ones before)',
           })
           continue
         }
-        const expect = expectationFor(from, 'node', 'TCP', sp.sessionAffinity !== null, [])
-        if (typeof expect !== 'string') {
-          if (local) expect.masquerade = true
+        const expect = expectationFor(fe, 'node', 'TCP', sp.sessionAffinity !== null, [])
+        if (typeof expect !== 'string')
           group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
-        }
       }
     }
   if (podIp === null || (state.mode !== 'iptables' && state.mode !== 'nftables')) return groups
