@@ -71,6 +71,8 @@ export interface FrontendExplanation {
   redactedSourceRanges?: string[]
   /** `Frontend.outsideRangesMarkedForDrop`: a source outside the ranges is only marked; forwarded, it leaves un-NATed. */
   outsideRangesMarkedForDrop?: true
+  /** `Frontend.noLocalMarkedForDrop`: the no-local-endpoint drop is only a mark; forwarded, it leaves un-NATed. */
+  noLocalMarkedForDrop?: true
   /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
   reaches: ReachedEndpoint[]
   /**
@@ -448,12 +450,16 @@ function explainFrontend(
     verdict =
       'Rejected: the service has no endpoints, so a new connection is refused at once (REJECT, ICMP port unreachable).'
   } else if (fe.action === 'drop') {
+    const ip = fe.ip ?? (fe.type === 'LoadBalancer' ? 'the LB IP' : 'the external IP')
     verdict =
-      policy === 'Local' && clusterWide
-        ? `Dropped on every node: ${policyName}=Local and no usable endpoint of this service runs on a node these objects name, so the client gets no answer and times out.`
-        : policy === 'Local'
-          ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
-          : 'Dropped: the client gets no answer and times out.'
+      fe.noLocalMarkedForDrop === true && (fe.type === 'LoadBalancer' || fe.type === 'ExternalIP')
+        ? // ≤1.24 XLB/SVL -> nat KUBE-MARK-DROP; the kubelet's KUBE-FIREWALL sits in INPUT/OUTPUT, not FORWARD.
+          `No local endpoint (${policyName}=Local): marked for drop, but the kubelet drops marked packets only for the node itself; forwarded, it leaves toward ${ip} unchanged; dropped only if ${ip} is one of this node's addresses.`
+        : policy === 'Local' && clusterWide
+          ? `Dropped on every node: ${policyName}=Local and no usable endpoint of this service runs on a node these objects name, so the client gets no answer and times out.`
+          : policy === 'Local'
+            ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
+            : 'Dropped: the client gets no answer and times out.'
     if (external && policy === 'Local' && sp.endpoints.length > 0 && hasShortCircuit(mode)) {
       notes.push(
         `Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`,
@@ -530,6 +536,7 @@ function explainFrontend(
     sourceRanges: [...fe.sourceRanges],
     ...(hidden.length > 0 ? {redactedSourceRanges: [...hidden]} : {}),
     ...(fe.outsideRangesMarkedForDrop === true ? {outsideRangesMarkedForDrop: true as const} : {}),
+    ...(fe.noLocalMarkedForDrop === true ? {noLocalMarkedForDrop: true as const} : {}),
     reaches,
     ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,

@@ -109,6 +109,11 @@ export interface Frontend {
    */
   outsideRangesMarkedForDrop?: boolean
   /**
+   * true when `action: 'drop'` comes from a ≤1.24 `has no local endpoints` rule (nat KUBE-XLB / KUBE-SVL
+   * -> KUBE-MARK-DROP): only marked, so a forwarded LB IP / externalIP connection leaves un-NATed.
+   */
+  noLocalMarkedForDrop?: boolean
+  /**
    * Cluster-wide view only: under a Local policy, the nodes that run a usable endpoint, where this
    * frontend forwards (to that node's endpoints); every other node drops, or in IPVS mode uses
    * every endpoint. Absent otherwise.

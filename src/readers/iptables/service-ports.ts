@@ -166,11 +166,15 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
           : null,
     })
   }
+  // The frontends whose drop is only a nat mark (see Frontend.noLocalMarkedForDrop).
+  const markedOnly = new Set<(typeof g.frontends)[number]>()
   if (g.localDrop) {
     // 1.24 SVL / ≤1.23 XLB "has no local endpoints" -> KUBE-MARK-DROP: external traffic is dropped.
     for (const fe of g.frontends)
-      if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw'))
+      if (fe.type !== 'ClusterIP' && (fe.via === 'xlb' || fe.via === 'ext' || fe.via === 'fw')) {
         fe.action = 'drop'
+        markedOnly.add(fe)
+      }
   }
   // kube-proxy also lets the LB IPs themselves through (`-s LBIP`): they are not ranges.
   const lbCidrs = new Set<string>()
@@ -187,6 +191,7 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
       action: f.action,
       ...(f.nodeSourceExcluded ? {nodeSourceExcluded: true} : {}),
       ...(f.via === 'fw' && g.fwMarkDrop ? {outsideRangesMarkedForDrop: true} : {}),
+      ...(markedOnly.has(f) ? {noLocalMarkedForDrop: true} : {}),
     }
     const missing = f.via === null ? [] : gaps.needs(f.via)
     if (missing.length > 0) fe.incomplete = {missing, collect}

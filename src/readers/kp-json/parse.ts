@@ -300,6 +300,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
             redacted: optional(isTrue),
             nodeSourceExcluded: optional(bool),
             outsideRangesMarkedForDrop: optional(bool),
+            noLocalMarkedForDrop: optional(bool),
             forwardedOnNodes: optional(list(str)),
             endpoints: optional(list(endpoint)),
             incomplete,

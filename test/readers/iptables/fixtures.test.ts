@@ -186,6 +186,8 @@ describe('handmade-legacy-xlb: the ≈1.7-1.10 layout', async () => {
       ['ClusterIP', 80, 'forward'],
       ['NodePort', 30090, 'drop'],
     ])
+    // Only a nat mark (KUBE-MARK-DROP): the kubelet's KUBE-FIREWALL drops it in INPUT, not FORWARD.
+    expect(sp.frontends.map((f) => f.noLocalMarkedForDrop ?? null)).toEqual([null, true])
     expect(endpointMap(sp.endpoints)).toEqual({'10.244.2.9:80': {local: false, share: 1}})
   })
   it('no endpoints: every frontend rejected in filter KUBE-SERVICES', () => {
