@@ -126,6 +126,15 @@ function expectationFor(
     (fe.ip === null || !nodeIps.includes(fe.ip))
   )
     return {verdict: 'passed', endpoints: [], masquerade: null, sticky: false}
+  // Likewise ≤1.24 "has no local endpoints" only marks: a forwarded LB IP / externalIP passes un-NATed.
+  if (
+    outside &&
+    fe.action === 'drop' &&
+    fe.noLocalMarkedForDrop === true &&
+    (fe.type === 'LoadBalancer' || fe.type === 'ExternalIP') &&
+    (fe.ip === null || !nodeIps.includes(fe.ip))
+  )
+    return {verdict: 'passed', endpoints: [], masquerade: null, sticky: false}
   if (fe.action === 'drop' || (filtered && outside))
     return {verdict: blocked('dropped'), endpoints: [], masquerade: null, sticky: false}
   if (fe.reaches.some((r) => r.ip === null || r.port === null))
