@@ -3,6 +3,7 @@ import type {VerifyResult} from '../analyze/verify/types.js'
 import {KpCommand} from '../cli/base-command.js'
 import {InputError} from '../errors.js'
 import type {RulesToLoad} from '../live/verify/sandbox.js'
+import type {ReadOptions, SourceText} from '../readers/types.js'
 
 export default class Verify extends KpCommand {
   static override summary =
@@ -37,21 +38,9 @@ export default class Verify extends KpCommand {
 
   async run(): Promise<VerifyResult> {
     const {flags} = await this.parse(Verify)
-    const parsed: Array<{format: string; path: string; family: string | null}> = []
-    const state = await this.loadState(flags, {
-      onParsed: (p) => {
-        if (p.format === 'iptables-save' || p.format === 'nft' || p.format === 'nft-json')
-          parsed.push({
-            format: p.format,
-            path: p.source.path,
-            family: (p.data as {family?: string | null} | undefined)?.family ?? null,
-          })
-      },
-    })
-    const sources = parsed.flatMap((p) => {
-      const src = this.loadedSources.find((s) => s.path === p.path)
-      return src ? [{...p, text: src.text}] : []
-    })
+    const parsed = ruleSources()
+    const state = await this.loadState(flags, {onParsed: parsed.onParsed})
+    const sources = parsed.texts(this.loadedSources)
     const rules = rulesOf(state.mode, sources, flags['iptables-backend'])
     const other = flags.against
       ? await this.otherRules(flags.against, flags['iptables-backend'])
@@ -106,24 +95,31 @@ export default class Verify extends KpCommand {
     files: string[],
     backend: 'legacy' | 'nft' | undefined,
   ): Promise<{files: string[]; rules: RulesToLoad; mode: string}> {
-    const parsed: Array<{format: string; path: string; family: string | null}> = []
+    const parsed = ruleSources()
     const {readFiles} = await import('../readers/read-state.js')
-    const read = await readFiles({
-      files,
-      onParsed: (p) => {
-        if (p.format === 'iptables-save' || p.format === 'nft' || p.format === 'nft-json')
-          parsed.push({
-            format: p.format,
-            path: p.source.path,
-            family: (p.data as {family?: string | null} | undefined)?.family ?? null,
-          })
-      },
-    })
-    const sources = parsed.flatMap((p) => {
-      const src = read.sources.find((s) => s.path === p.path)
-      return src ? [{...p, text: src.text}] : []
-    })
+    const read = await readFiles({files, onParsed: parsed.onParsed})
+    const sources = parsed.texts(read.sources)
     return {files, rules: rulesOf(read.state.mode, sources, backend), mode: read.state.mode}
+  }
+}
+
+/** Notes which sources were read as loadable rules (iptables-save, nft, nft -j), to load their text. */
+function ruleSources() {
+  const parsed: Array<{format: string; path: string; family: string | null}> = []
+  return {
+    onParsed: (p: Parameters<NonNullable<ReadOptions['onParsed']>>[0]) => {
+      if (p.format === 'iptables-save' || p.format === 'nft' || p.format === 'nft-json')
+        parsed.push({
+          format: p.format,
+          path: p.source.path,
+          family: (p.data as {family?: string | null} | undefined)?.family ?? null,
+        })
+    },
+    texts: (read: readonly SourceText[]) =>
+      parsed.flatMap((p) => {
+        const src = read.find((s) => s.path === p.path)
+        return src ? [{...p, text: src.text}] : []
+      }),
   }
 }
 
