@@ -46,7 +46,8 @@ export default class Verify extends KpCommand {
       ? await this.otherRules(flags.against, flags['iptables-backend'])
       : null
     const {planVerify} = await import('../analyze/verify/plan.js')
-    const plan = planVerify(state, {probes: flags.probes})
+    const {kernelHasSctp} = await import('../live/verify/sandbox.js')
+    const plan = planVerify(state, {probes: flags.probes, kernelSctp: kernelHasSctp()})
     const {runVerify} = await import('../live/verify/run.js')
     const tty = process.stderr.isTTY === true && !this.jsonEnabled()
     const progress = tty
@@ -123,7 +124,7 @@ function ruleSources() {
   }
 }
 
-/** The rules to load: the IPv4 iptables-save text, or the nftables ruleset as given. */
+/** The rules to load: the iptables-save texts (IPv4, IPv6), or the nftables ruleset as given. */
 function rulesOf(
   mode: string,
   sources: Array<{format: string; text: string; family: string | null}>,
@@ -138,20 +139,20 @@ function rulesOf(
   const nft = sources.find((s) => s.format === 'nft' || s.format === 'nft-json')
   if (mode === 'nftables' && nft)
     return {kind: nft.format === 'nft' ? 'nft' : 'nft-json', text: nft.text}
-  const ipt = sources.find((s) => s.format === 'iptables-save' && s.family !== 'IPv6')
+  // An IPv4 and an IPv6 dump (iptables-save and ip6tables-save of one node) are loaded together.
+  const ipt = sources.filter((s) => s.format === 'iptables-save')
+  const v4 = ipt.find((s) => s.family !== 'IPv6')
+  const v6 = ipt.find((s) => s.family === 'IPv6')
   // `iptables -S` output and grep fragments have no table headers: iptables-restore cannot load them.
-  if (mode === 'iptables' && ipt && /^\*(nat|filter)\s*$/m.test(ipt.text))
-    return {kind: 'iptables', text: ipt.text, backend}
-  if (mode === 'iptables' && ipt)
+  const whole = (s: {text: string} | undefined) =>
+    s === undefined || /^\*(nat|filter)\s*$/m.test(s.text)
+  if (mode === 'iptables' && ipt.length > 0 && whole(v4) && whole(v6))
+    return {kind: 'iptables', text: v4?.text ?? '', text6: v6?.text, backend}
+  if (mode === 'iptables' && ipt.length > 0)
     throw new InputError(
       'cannot verify this input: it is not a whole iptables-save dump (no *nat / *filter tables), so iptables-restore cannot load it',
       'INPUT_VERIFY_UNSUPPORTED',
-      ["give the node's full iptables-save output"],
-    )
-  if (mode === 'iptables' && sources.some((s) => s.family === 'IPv6'))
-    throw new InputError(
-      'cannot verify this input: kp verify probes IPv4 service ports only (for now), and these rules are IPv6',
-      'INPUT_VERIFY_UNSUPPORTED',
+      ["give the node's full iptables-save (and ip6tables-save) output"],
     )
   throw new InputError(
     `cannot verify this input: kp verify loads iptables-save or nftables rules into the kernel, and this input (${mode} mode) has none`,

@@ -2,6 +2,7 @@
  * Compares what the kernel did with a group of probes against what kp expects: verdict,
  * endpoints reached, their spread, masquerade and stickiness (docs/verify.md).
  */
+import {splitHostPort} from '../../core/address.js'
 import {SPREAD_P, chiSquareP} from './stats.js'
 import type {CheckResult, Observation, ProbeGroup} from './types.js'
 
@@ -92,7 +93,10 @@ export function compareGroup(g: ProbeGroup, observed: Observation[]): GroupCompa
     }
     if (e.masquerade !== null) {
       const wrong = forwarded.filter((o) => {
-        const want = e.masquerade === 'hairpin' ? o.dnat?.split(':')[0] === g.source : e.masquerade
+        const want =
+          e.masquerade === 'hairpin'
+            ? (o.dnat === null ? null : splitHostPort(o.dnat)?.ip) === g.source
+            : e.masquerade
         return o.masquerade !== want
       })
       if (wrong.length > 0) {

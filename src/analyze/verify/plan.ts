@@ -3,7 +3,13 @@
  * the rules name), and per service port and kind of client a group of probes with `kp explain`'s
  * answer turned into the verdict, endpoints, shares and masquerade the kernel should show.
  */
-import {canonicalIp, cidrContains} from '../../core/address.js'
+import {
+  addressOrCidrFamily,
+  canonicalIp,
+  cidrContains,
+  joinHostPort,
+  parseAddress,
+} from '../../core/address.js'
 import {displayName} from '../../core/state.js'
 import type {ProxyState, ServicePort} from '../../model/types.js'
 import {explainServicePort, type FrontendExplanation} from '../explain.js'
@@ -27,9 +33,29 @@ export interface VerifyPlan {
   skipped: Array<{service: string; reason: string}>
 }
 
-const toInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0)
-const toIp = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.')
-const isV4 = (ip: string) => /^\d+\.\d+\.\d+\.\d+$/.test(ip)
+type Family = ServicePort['family']
+
+const BITS: Record<Family, number> = {IPv4: 32, IPv6: 128}
+
+/**
+ * Ranges no cluster routes, for addresses the rules do not place: RFC 2544 benchmarking, then
+ * RFC 5737 documentation (IPv4); RFC 5180 benchmarking 2001:2::/48, then RFC 3849 documentation
+ * 2001:db8::/32 (IPv6).
+ */
+const TEST_RANGES: Record<Family, string[]> = {
+  IPv4: ['198.18.0.0', '198.19.0.0', '192.0.2.0', '203.0.113.0'],
+  IPv6: ['2001:2::', '2001:db8::'],
+}
+
+const familyOf = (ipOrCidr: string): Family | null => addressOrCidrFamily(ipOrCidr)
+const canonical = (ip: string) => canonicalIp(ip) ?? ip
+
+function toText(family: Family, v: bigint): string {
+  if (family === 'IPv4') return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 255n)).join('.')
+  const groups: string[] = []
+  for (let i = 7; i >= 0; i--) groups.push(((v >> BigInt(i * 16)) & 0xffffn).toString(16))
+  return canonical(groups.join(':'))
+}
 
 /** Every address and CIDR the rules name, so the sandbox's own addresses avoid them. */
 function usedAddresses(state: ProxyState): {ips: Set<string>; cidrs: string[]} {
@@ -37,42 +63,44 @@ function usedAddresses(state: ProxyState): {ips: Set<string>; cidrs: string[]} {
   const cidrs: string[] = [...state.node.podCIDRs]
   for (const sp of state.services) {
     for (const f of sp.frontends) {
-      if (f.ip !== null) ips.add(canonicalIp(f.ip) ?? f.ip)
+      if (f.ip !== null) ips.add(canonical(f.ip))
       cidrs.push(...f.sourceRanges)
     }
-    for (const e of sp.endpoints) if (e.ip !== null) ips.add(e.ip)
+    for (const e of sp.endpoints) if (e.ip !== null) ips.add(canonical(e.ip))
   }
   return {ips, cidrs}
 }
 
-/** A free address: inside `within` when given (offset from its start), else in a test range. */
+/** A free address of `family`: inside `within` when given (offset from its start), else in a test range. */
 function pick(
   used: {ips: Set<string>; cidrs: string[]},
   taken: Set<string>,
   within: string | null,
   avoidCidrs: boolean,
+  family: Family = 'IPv4',
 ): string | null {
-  const ranges: Array<[number, number]> = []
+  const ranges: Array<[bigint, number]> = []
   if (within !== null) {
     const [base, bits] = within.split('/')
-    if (!base || !isV4(base)) return null
-    const size = 2 ** (32 - Number(bits ?? 32))
-    const start = toInt(base) - (toInt(base) % size)
+    const net = base ? parseAddress(base) : null
+    if (!base || net === null || net.family !== family) return null
+    const size = 1n << BigInt(BITS[family] - Number(bits ?? BITS[family]))
+    const start = net.value - (net.value % size)
     // A single address (a nodePortAddresses entry) is taken as it is, even when the rules name it.
-    if (size === 1) return taken.has(base) ? null : (taken.add(base), base)
-    else
-      ranges.push([start + Math.min(size - 2, Math.floor(size / 2) + 7), Math.min(size - 2, 512)])
+    if (size === 1n) {
+      const ip = canonical(base)
+      return taken.has(ip) ? null : (taken.add(ip), ip)
+    }
+    const offset = size - 2n < size / 2n + 7n ? size - 2n : size / 2n + 7n
+    ranges.push([start + offset, Number(size - 2n < 512n ? size - 2n : 512n)])
   } else {
-    // RFC 2544 benchmarking, then RFC 5737 documentation ranges.
-    for (const r of ['198.18.0.0', '198.19.0.0', '192.0.2.0', '203.0.113.0'])
-      ranges.push([toInt(r) + 10, 200])
+    for (const r of TEST_RANGES[family]) ranges.push([parseAddress(r)!.value + 10n, 200])
   }
   for (const [start, count] of ranges)
     for (let i = 0; i < count; i++) {
-      const ip = toIp(start + i)
+      const ip = toText(family, start + BigInt(i))
       if (used.ips.has(ip) || taken.has(ip)) continue
-      if (avoidCidrs && used.cidrs.some((c) => isV4(c.split('/')[0]!) && cidrContains(c, ip)))
-        continue
+      if (avoidCidrs && used.cidrs.some((c) => cidrContains(c, ip))) continue
       taken.add(ip)
       return ip
     }
@@ -93,6 +121,8 @@ function podInterfaceName(state: ProxyState): string {
 export interface PlanOptions {
   /** Probes per group whose spread is tested (≥ 2 endpoints, no affinity). */
   probes: number
+  /** Whether this kernel has SCTP (null: not looked at), for the reason SCTP ports are skipped. */
+  kernelSctp?: boolean | null
 }
 
 /** How many connections a group needs: enough for the spread test where there is one. */
@@ -123,7 +153,7 @@ function expectationFor(
     outside &&
     fe.action !== 'drop' &&
     fe.outsideRangesMarkedForDrop === true &&
-    (fe.ip === null || !nodeIps.includes(fe.ip))
+    (fe.ip === null || !nodeIps.includes(canonical(fe.ip)))
   )
     return {verdict: 'passed', endpoints: [], masquerade: null, sticky: false}
   // Likewise ≤1.24 "has no local endpoints" only marks: a forwarded LB IP / externalIP passes un-NATed.
@@ -132,7 +162,7 @@ function expectationFor(
     fe.action === 'drop' &&
     fe.noLocalMarkedForDrop === true &&
     (fe.type === 'LoadBalancer' || fe.type === 'ExternalIP') &&
-    (fe.ip === null || !nodeIps.includes(fe.ip))
+    (fe.ip === null || !nodeIps.includes(canonical(fe.ip)))
   )
     return {verdict: 'passed', endpoints: [], masquerade: null, sticky: false}
   if (fe.action === 'drop' || (filtered && outside))
@@ -163,10 +193,13 @@ function expectationFor(
   if (client === 'hairpin' && masquerade === false) masquerade = 'hairpin'
   // A connection DNATed to this node's own address is delivered here, never through POSTROUTING:
   // nothing masquerades it.
-  if (fe.reaches.some((r) => r.ip !== null && nodeIps.includes(r.ip))) masquerade = null
+  if (fe.reaches.some((r) => r.ip !== null && nodeIps.includes(canonical(r.ip)))) masquerade = null
   return {
     verdict: 'forwarded',
-    endpoints: fe.reaches.map((r) => ({address: `${r.ip}:${r.port}`, share: r.share})),
+    endpoints: fe.reaches.map((r) => ({
+      address: joinHostPort(canonical(r.ip!), r.port),
+      share: r.share,
+    })),
     masquerade,
     sticky,
   }
@@ -176,43 +209,81 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
   const used = usedAddresses(state)
   const taken = new Set<string>()
   const skipped: VerifyPlan['skipped'] = []
-  const npa = state.node.nodePortAddresses?.filter((c) => isV4(c.split('/')[0]!)) ?? []
+  const groups: ProbeGroup[] = []
+  const addresses: SandboxAddresses = {
+    nodeIps: [],
+    externalIps: [],
+    podIps: [],
+    hairpinIps: [],
+    podInterface: podInterfaceName(state),
+  }
+  const supported: ServicePort[] = []
+  for (const sp of state.services) {
+    const why = unsupported(sp, opts.kernelSctp ?? null)
+    if (why !== null) skipped.push({service: displayName(sp), reason: why})
+    else supported.push(sp)
+  }
+  let podIp: string | null = null
+  // IPv4 addresses always (the mode-difference probes use them); IPv6 ones for IPv6 ports.
+  for (const family of ['IPv4', 'IPv6'] as const) {
+    const ports = supported.filter((sp) => sp.family === family)
+    if (family === 'IPv6' && ports.length === 0) continue
+    const f = planFamily(state, family, ports, used, taken, opts, skipped)
+    addresses.nodeIps.push(...f.addresses.nodeIps)
+    addresses.externalIps.push(...f.addresses.externalIps)
+    addresses.podIps.push(...f.addresses.podIps)
+    addresses.hairpinIps.push(...f.addresses.hairpinIps)
+    groups.push(...f.groups)
+    if (family === 'IPv4') podIp = f.addresses.podIps[0] ?? null
+  }
+  groups.push(...modeDifferenceGroups(state, podIp, opts.probes, skipped))
+  return {addresses, groups, listenPorts: listenPorts(state), skipped}
+}
+
+/** The sandbox's addresses of one family and the probes of that family's service ports. */
+function planFamily(
+  state: ProxyState,
+  family: Family,
+  ports: readonly ServicePort[],
+  used: {ips: Set<string>; cidrs: string[]},
+  taken: Set<string>,
+  opts: PlanOptions,
+  skipped: VerifyPlan['skipped'],
+): {addresses: Omit<SandboxAddresses, 'podInterface'>; groups: ProbeGroup[]} {
+  const ofFamily = (ipOrCidr: string) => familyOf(ipOrCidr) === family
+  const npa = state.node.nodePortAddresses?.filter(ofFamily) ?? []
   const nodeIps: string[] = []
   const nodeSpecific = new Set<string>()
   for (const sp of state.services)
     for (const f of sp.frontends)
-      if (f.type === 'NodePort' && f.ip !== null && isV4(f.ip)) nodeSpecific.add(f.ip)
+      if (f.type === 'NodePort' && f.ip !== null && ofFamily(f.ip))
+        nodeSpecific.add(canonical(f.ip))
   for (const c of npa.length > 0 ? npa : [null]) {
-    const ip = pick(used, taken, c, c === null)
+    const ip = pick(used, taken, c, c === null, family)
     if (ip !== null) nodeIps.push(ip)
   }
-  if (nodeIps.length === 0) nodeIps.push(pick(used, taken, null, true)!)
+  if (nodeIps.length === 0) nodeIps.push(pick(used, taken, null, true, family)!)
   if (npa.length === 0) {
-    const second = pick(used, taken, null, true)
+    const second = pick(used, taken, null, true, family)
     if (second !== null) nodeIps.push(second)
   }
   for (const ip of nodeSpecific) if (!nodeIps.includes(ip)) nodeIps.push(ip)
-  const externalIp = pick(used, taken, null, true)!
+  const externalIp = pick(used, taken, null, true, family)!
   const externalIps = [externalIp]
-  const podCidr = state.node.podCIDRs.find((c) => isV4(c.split('/')[0]!)) ?? null
+  const podCidr = state.node.podCIDRs.find(ofFamily) ?? null
   const podIp =
     podCidr !== null
-      ? pick(used, taken, podCidr, false)
+      ? pick(used, taken, podCidr, false, family)
       : state.node.localDetector === 'interface' || state.node.localDetector === 'interface-prefix'
-        ? pick(used, taken, null, true)
+        ? pick(used, taken, null, true, family)
         : null
   const podIps = podIp !== null ? [podIp] : []
   const hairpinIps: string[] = []
   const groups: ProbeGroup[] = []
   const inRange = new Map<string, string>()
 
-  for (const sp of state.services) {
+  for (const sp of ports) {
     const service = displayName(sp)
-    const why = unsupported(sp)
-    if (why !== null) {
-      skipped.push({service, reason: why})
-      continue
-    }
     const protocol = sp.protocol as 'TCP' | 'UDP'
     const explained = explainServicePort(sp, sp.frontends, null, state)
     const sticky = sp.sessionAffinity !== null
@@ -243,17 +314,18 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
     }
     for (const fe of explained.frontends) {
       if (fe.port === null) continue
-      const dest = fe.type === 'NodePort' && fe.ip === null ? nodeIps[0] : fe.ip
-      if (dest == null || !isV4(dest)) continue
+      const raw = fe.type === 'NodePort' && fe.ip === null ? nodeIps[0] : fe.ip
+      if (raw == null || !ofFamily(raw)) continue
+      const dest = canonical(raw)
       add(fe, 'external', 'ext', externalIp, dest)
       if (fe.type === 'NodePort' && fe.ip === null && npa.length === 0 && nodeIps[1])
         add(fe, 'second-node-address', 'ext', externalIp, nodeIps[1])
       if (fe.sourceRanges.length > 0) {
-        const range = fe.sourceRanges.find((c) => isV4(c.split('/')[0]!))
+        const range = fe.sourceRanges.find(ofFamily)
         if (range !== undefined) {
           let ip = inRange.get(range)
           if (ip === undefined) {
-            ip = pick(used, taken, range, false) ?? ''
+            ip = pick(used, taken, range, false, family) ?? ''
             inRange.set(range, ip)
             if (ip !== '') externalIps.push(ip)
           }
@@ -266,14 +338,15 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
       // An endpoint reaching its own service: kube-proxy masquerades it when sent back to itself.
       // Newer layouts masquerade hairpin traffic of this node's own endpoints only.
       const own = sp.endpoints.filter((ep) => fe.reaches.some((r) => r.ip === ep.ip))
-      const self = (
+      const selfIp = (
         own.find((ep) => ep.local === true) ??
         (own.every((ep) => ep.local === false) ? undefined : own.find((ep) => ep.local === null))
       )?.ip
+      const self = selfIp ? canonical(selfIp) : undefined
       if (
         self &&
         podCidr !== null &&
-        isV4(self) &&
+        ofFamily(self) &&
         cidrContains(podCidr, self) &&
         fe.action === 'forward' &&
         state.node.localDetector === 'cidr'
@@ -283,17 +356,23 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
       }
     }
   }
-  groups.push(...modeDifferenceGroups(state, podIp, opts.probes, skipped))
-  return {
-    addresses: {nodeIps, externalIps, podIps, hairpinIps, podInterface: podInterfaceName(state)},
-    groups,
-    listenPorts: listenPorts(state),
-    skipped,
-  }
+  return {addresses: {nodeIps, externalIps, podIps, hairpinIps}, groups}
 }
 
-function unsupported(sp: ServicePort): string | null {
-  if (sp.family !== 'IPv4') return 'kp verify probes IPv4 service ports only (for now)'
+/**
+ * Why kp cannot probe SCTP here, naming each fact that applies: Node.js (kp's probe program) has
+ * no SCTP sockets, and the kernel may have no SCTP either (`kernelSctp` false: no
+ * /proc/sys/net/sctp; null: not looked at).
+ */
+export function sctpReason(kernelSctp: boolean | null): string {
+  const node = "Node.js, which runs kp's probes, has no SCTP sockets"
+  return kernelSctp === false
+    ? `kp verify probes TCP and UDP: ${node}, and this kernel has no SCTP loaded (no /proc/sys/net/sctp)`
+    : `kp verify probes TCP and UDP: ${node}`
+}
+
+function unsupported(sp: ServicePort, kernelSctp: boolean | null): string | null {
+  if (sp.protocol === 'SCTP') return sctpReason(kernelSctp)
   if (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')
     return `kp verify probes TCP and UDP; this port is ${sp.protocol}`
   return null

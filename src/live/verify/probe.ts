@@ -49,7 +49,7 @@ async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]>
       s.on('error', (e: NodeJS.ErrnoException) => answers.set(p.id, e.code ?? 'error'))
       closers.push(() => s.destroy())
     } else {
-      const s = createSocket('udp4')
+      const s = createSocket(p.source.includes(':') ? 'udp6' : 'udp4')
       s.on('error', (e: NodeJS.ErrnoException) => answers.set(p.id, e.code ?? 'error'))
       s.bind({address: p.source, port: p.sourcePort}, () => {
         s.connect(p.port, p.destination, () => {
@@ -82,17 +82,20 @@ async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]>
  */
 export async function listen(ports: number[]): Promise<void> {
   const held: Socket[] = []
+  // Each family apart: a kernel without IPv6 refuses '::', and IPv4 must be served all the same.
   await Promise.all(
-    ports.map(
-      (port) =>
-        new Promise<void>((resolve) => {
-          const server = createServer((s) => {
-            held.push(s)
-            s.on('error', () => undefined)
-          })
-          server.on('error', () => resolve())
-          server.listen({port, host: '0.0.0.0', backlog: 4096}, () => resolve())
-        }),
-    ),
+    ports
+      .flatMap((port) => ['0.0.0.0', '::'].map((host) => ({port, host})))
+      .map(
+        ({port, host}) =>
+          new Promise<void>((resolve) => {
+            const server = createServer((s) => {
+              held.push(s)
+              s.on('error', () => undefined)
+            })
+            server.on('error', () => resolve())
+            server.listen({port, host, backlog: 4096, ipv6Only: host === '::'}, () => resolve())
+          }),
+      ),
   )
 }

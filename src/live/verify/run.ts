@@ -10,6 +10,7 @@ import {
   spreadPools,
 } from '../../analyze/verify/compare.js'
 import type {VerifyPlan} from '../../analyze/verify/plan.js'
+import {joinHostPort} from '../../core/address.js'
 import type {
   Observation,
   ProbeGroup,
@@ -41,7 +42,7 @@ export function observe(p: ProbeSpec, saw: string, entry: ConntrackEntry | undef
     const dnat = entry.replySrc !== entry.dst || entry.replySport !== entry.dport
     return {
       verdict: dnat ? 'forwarded' : 'passed',
-      dnat: dnat ? `${entry.replySrc}:${entry.replySport}` : null,
+      dnat: dnat ? joinHostPort(entry.replySrc, entry.replySport) : null,
       masquerade: entry.replyDst !== entry.src,
     }
   }
@@ -164,6 +165,17 @@ async function probeRound(
   return out
 }
 
+function loadedWith(rules: VerifyRun['rules']): string {
+  if (rules.kind !== 'iptables') return `nft ${rules.kind === 'nft-json' ? '-j ' : ''}-f`
+  const backend = rules.backend === undefined ? '' : `${rules.backend}-`
+  return [
+    rules.text.trim() !== '' ? `iptables-${backend}restore` : null,
+    (rules.text6 ?? '').trim() !== '' ? `ip6tables-${backend}restore` : null,
+  ]
+    .filter((x) => x !== null)
+    .join(' + ')
+}
+
 function result(
   run: VerifyRun,
   checks: VerifyResult['services'][number]['checks'],
@@ -201,10 +213,7 @@ function result(
     schemaVersion: 1,
     kind: 'VerifyResult',
     mode: run.mode,
-    loadedWith:
-      run.rules.kind !== 'iptables'
-        ? `nft ${run.rules.kind === 'nft-json' ? '-j ' : ''}-f`
-        : `iptables-${run.rules.backend === undefined ? '' : `${run.rules.backend}-`}restore`,
+    loadedWith: loadedWith(run.rules),
     probes,
     assumedHooks: [],
     services,

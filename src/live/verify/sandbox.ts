@@ -7,12 +7,13 @@
  */
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readdirSync, readlinkSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, readlinkSync, statSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {nftObjectsFirst, withHooks} from '../../analyze/verify/hooks.js'
+import {canonicalIp} from '../../core/address.js'
 import {EnvironmentError} from '../../errors.js'
 import {runCommand} from '../exec.js'
 import type {SandboxAddresses} from '../../analyze/verify/plan.js'
@@ -24,7 +25,10 @@ export type {SandboxAddresses} from '../../analyze/verify/plan.js'
 
 export interface RulesToLoad {
   kind: 'iptables' | 'nft' | 'nft-json'
+  /** The ruleset; for iptables the IPv4 dump ('' when the input has only an IPv6 one). */
   text: string
+  /** iptables only: the IPv6 dump (ip6tables-save), loaded with ip6tables-restore. */
+  text6?: string
   /** iptables only: which iptables-restore loads them. */
   backend?: 'legacy' | 'nft'
 }
@@ -42,6 +46,22 @@ export interface ConntrackEntry {
 }
 
 const SINK_LINK = ['169.254.199.1', '169.254.199.2'] as const
+/**
+ * IPv6 next hops: link-local addresses on each link (the node's side, the peer's side). A
+ * client's default route goes via the node's link-local address on its own link: Linux answers
+ * neighbour solicitations only for addresses of the interface asked on, unlike ARP.
+ */
+const LINK6 = ['fe80::1', 'fe80::2'] as const
+
+const isV6 = (ip: string) => ip.includes(':')
+const hostPrefix = (ip: string) => `${ip}/${isV6(ip) ? 128 : 32}`
+/** An IPv6 address is usable at once only without duplicate address detection (else ~2 s tentative). */
+const nodad = (ip: string) => (isV6(ip) ? ['nodad'] : [])
+
+/** Whether this kernel has SCTP loaded: its sysctls or its /proc/net entry exist. */
+export function kernelHasSctp(): boolean {
+  return existsSync('/proc/sys/net/sctp') || existsSync('/proc/net/sctp')
+}
 
 function fail(message: string, command: string | null = null, stderr: string | null = null): never {
   throw new EnvironmentError(message, 'LIVE_SANDBOX_FAILED', command, stderr)
@@ -178,11 +198,25 @@ export class Sandbox {
   private async build(): Promise<void> {
     const {node, ext, pod, sink} = this.names
     const a = this.addresses
+    const has6 = [...a.nodeIps, ...a.externalIps, ...a.podIps, ...a.hairpinIps].some(isV6)
     this.dir = await mkdtemp(join(tmpdir(), 'kp-verify-'))
     this.launcher = probeLauncher()
     for (const ns of [node, ext, pod, sink]) {
       await this.run(['ip', 'netns', 'add', ns], `create network namespace ${ns}`)
       await this.exec(ns, ['ip', 'link', 'set', 'lo', 'up'], 'bring up lo')
+      // Before the links exist, so that their link-local addresses are not tentative either.
+      if (has6)
+        await this.exec(
+          ns,
+          [
+            'sysctl',
+            '-q',
+            '-w',
+            'net.ipv6.conf.all.accept_dad=0',
+            'net.ipv6.conf.default.accept_dad=0',
+          ],
+          'turn off IPv6 duplicate address detection',
+        )
     }
     const link = async (peer: string, nodeSide: string, peerSide: string) => {
       await this.run(
@@ -205,6 +239,17 @@ export class Sandbox {
       )
       await this.exec(node, ['ip', 'link', 'set', nodeSide, 'up'], 'bring up a link')
       await this.exec(peer, ['ip', 'link', 'set', peerSide, 'up'], 'bring up a link')
+      if (!has6) return
+      await this.exec(
+        node,
+        ['ip', '-6', 'addr', 'add', `${LINK6[0]}/64`, 'dev', nodeSide, 'nodad'],
+        'address a link (IPv6)',
+      )
+      await this.exec(
+        peer,
+        ['ip', '-6', 'addr', 'add', `${LINK6[1]}/64`, 'dev', peerSide, 'nodad'],
+        'address a link (IPv6)',
+      )
     }
     await link(ext, 'ext0', 'eth0')
     await link(pod, a.podInterface, 'eth0')
@@ -221,6 +266,8 @@ export class Sandbox {
       'net.ipv4.icmp_ratelimit=0',
       'net.ipv4.icmp_msgs_per_sec=1000000',
       'net.ipv4.icmp_msgs_burst=1000000',
+      // IPv6 has no rp_filter sysctl and no route_localnet (kube-proxy has no IPv6 localhost NodePorts).
+      ...(has6 ? ['net.ipv6.conf.all.forwarding=1', 'net.ipv6.icmp.ratelimit=0'] : []),
     ]
     await this.exec(node, ['sysctl', '-q', '-w', ...sysctls], 'set the node namespace sysctls')
     for (const ns of [ext, pod])
@@ -229,25 +276,41 @@ export class Sandbox {
         ['sysctl', '-q', '-w', 'net.ipv4.conf.all.rp_filter=0', 'net.ipv4.conf.eth0.rp_filter=0'],
         'set client sysctls',
       )
-    const nodeIp = a.nodeIps[0]!
+    const nodeIp = a.nodeIps.find((ip) => !isV6(ip))!
     for (const ip of a.nodeIps)
-      await this.exec(node, ['ip', 'addr', 'add', `${ip}/32`, 'dev', 'ext0'], 'address the node')
-    for (const ip of a.externalIps) {
-      await this.exec(ext, ['ip', 'addr', 'add', `${ip}/32`, 'dev', 'eth0'], 'address a client')
-      await this.exec(node, ['ip', 'route', 'add', `${ip}/32`, 'dev', 'ext0'], 'route to a client')
-    }
-    for (const ip of a.podIps) {
-      await this.exec(pod, ['ip', 'addr', 'add', `${ip}/32`, 'dev', 'eth0'], 'address a pod client')
       await this.exec(
         node,
-        ['ip', 'route', 'add', `${ip}/32`, 'dev', a.podInterface],
+        ['ip', 'addr', 'add', hostPrefix(ip), 'dev', 'ext0', ...nodad(ip)],
+        'address the node',
+      )
+    for (const ip of a.externalIps) {
+      await this.exec(
+        ext,
+        ['ip', 'addr', 'add', hostPrefix(ip), 'dev', 'eth0', ...nodad(ip)],
+        'address a client',
+      )
+      await this.exec(
+        node,
+        ['ip', 'route', 'add', hostPrefix(ip), 'dev', 'ext0'],
+        'route to a client',
+      )
+    }
+    for (const ip of a.podIps) {
+      await this.exec(
+        pod,
+        ['ip', 'addr', 'add', hostPrefix(ip), 'dev', 'eth0', ...nodad(ip)],
+        'address a pod client',
+      )
+      await this.exec(
+        node,
+        ['ip', 'route', 'add', hostPrefix(ip), 'dev', a.podInterface],
         'route to a pod client',
       )
     }
     for (const ip of a.hairpinIps)
       await this.exec(
         pod,
-        ['ip', 'addr', 'add', `${ip}/32`, 'dev', 'eth0'],
+        ['ip', 'addr', 'add', hostPrefix(ip), 'dev', 'eth0', ...nodad(ip)],
         'address a hairpin client',
       )
     for (const ns of [ext, pod]) {
@@ -261,6 +324,12 @@ export class Sandbox {
         ['ip', 'route', 'add', 'default', 'via', nodeIp, 'dev', 'eth0'],
         'route a client to the node',
       )
+      if (has6)
+        await this.exec(
+          ns,
+          ['ip', '-6', 'route', 'add', 'default', 'via', LINK6[0], 'dev', 'eth0'],
+          'route a client to the node (IPv6)',
+        )
     }
     // Everything else leaves the node towards the sink, which has no forwarding and no sockets.
     await this.exec(
@@ -278,28 +347,43 @@ export class Sandbox {
       ['ip', 'route', 'add', 'default', 'via', SINK_LINK[1], 'dev', 'sink0'],
       'route to the sink',
     )
+    if (has6)
+      await this.exec(
+        node,
+        ['ip', '-6', 'route', 'add', 'default', 'via', LINK6[1], 'dev', 'sink0'],
+        'route to the sink (IPv6)',
+      )
   }
 
   /** Loads the rules into the node namespace; the tool's own error is the message when refused. */
   async load(rules: RulesToLoad): Promise<void> {
-    const path = join(this.dir, rules.kind === 'iptables' ? 'rules.txt' : 'rules.nft')
-    await writeFile(path, rules.kind === 'nft' ? nftObjectsFirst(rules.text) : rules.text)
     if (rules.kind !== 'iptables') {
+      const path = join(this.dir, 'rules.nft')
+      await writeFile(path, rules.kind === 'nft' ? nftObjectsFirst(rules.text) : rules.text)
       const json = rules.kind === 'nft-json' ? ['-j'] : []
       await this.exec(this.names.node, ['nft', ...json, '-f', path], 'load the nftables rules')
       return
     }
     // kube-proxy counts with nfacct objects (`-m nfacct`); the restore needs them to exist.
-    for (const name of new Set(
-      [...rules.text.matchAll(/--nfacct-name\s+(\S+)/g)].map((m) => m[1]!),
-    ))
+    const both = `${rules.text}\n${rules.text6 ?? ''}`
+    for (const name of new Set([...both.matchAll(/--nfacct-name\s+(\S+)/g)].map((m) => m[1]!)))
       await this.exec(this.names.node, ['nfacct', 'add', name], 'create an nfacct counter')
-    const {text, added} = withHooks(rules.text)
-    this.assumedHooks = added
-    await writeFile(path, text)
-    const restore =
-      rules.backend === undefined ? 'iptables-restore' : `iptables-${rules.backend}-restore`
-    await this.exec(this.names.node, [restore, path], `load the iptables rules (${restore})`)
+    this.assumedHooks = []
+    for (const [text, family] of [
+      [rules.text, 'iptables'],
+      [rules.text6 ?? '', 'ip6tables'],
+    ] as const) {
+      if (text.trim() === '') continue
+      const hooked = withHooks(text)
+      this.assumedHooks.push(
+        ...hooked.added.map((h) => (family === 'iptables' ? h : `${family} ${h}`)),
+      )
+      const file = join(this.dir, `${family}-rules.txt`)
+      await writeFile(file, hooked.text)
+      const restore =
+        rules.backend === undefined ? `${family}-restore` : `${family}-${rules.backend}-restore`
+      await this.exec(this.names.node, [restore, file], `load the ${family} rules (${restore})`)
+    }
   }
 
   /** Starts listeners in the node namespace on these TCP ports; they run until remove(). */
@@ -400,15 +484,17 @@ export function parseConntrack(text: string): ConntrackEntry[] {
     const [sport, replySport] = values('sport')
     const [dport] = values('dport')
     if (!src || !dst || !replySrc || !replyDst || !sport || !dport || !replySport) continue
+    // IPv6 addresses come uncompressed (2001:0002:0000:…): compared in their canonical spelling.
+    const c = (ip: string) => canonicalIp(ip) ?? ip
     out.push({
       protocol: words[2]!,
-      src,
+      src: c(src),
       sport: Number(sport),
-      dst,
+      dst: c(dst),
       dport: Number(dport),
-      replySrc,
+      replySrc: c(replySrc),
       replySport: Number(replySport),
-      replyDst,
+      replyDst: c(replyDst),
     })
   }
   return out
