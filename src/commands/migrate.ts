@@ -476,9 +476,16 @@ Over a fleet (--fleet DIR, --all-nodes, -l SELECTOR; with --check only) every no
     const {planVerify} = await import('../analyze/verify/plan.js')
     const {runVerify} = await import('../live/verify/run.js')
     const text = rendered.files[0]?.text ?? rendered.text
+    // iptables: one file per family (ip6tables-restore is a separate program), both loaded.
+    const ofFamily = (family: 'IPv4' | 'IPv6') =>
+      rendered.files.find((f) => f.family === family)?.text
+    const {kernelHasSctp} = await import('../live/verify/sandbox.js')
     const result = await runVerify({
-      plan: planVerify(state, {probes: 100}),
-      rules: {kind: to === 'nftables' ? 'nft' : 'iptables', text},
+      plan: planVerify(state, {probes: 100, kernelSctp: kernelHasSctp()}),
+      rules:
+        to === 'nftables'
+          ? {kind: 'nft', text}
+          : {kind: 'iptables', text: ofFamily('IPv4') ?? '', text6: ofFamily('IPv6')},
       mode: to,
     })
     const {attributeDifferences} = await import('../analyze/verify/attribute.js')
