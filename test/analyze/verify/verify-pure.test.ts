@@ -6,10 +6,11 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {nftObjectsFirst, withHooks} from '../../../src/analyze/verify/hooks.js'
-import {planVerify} from '../../../src/analyze/verify/plan.js'
+import {planVerify, sctpReason} from '../../../src/analyze/verify/plan.js'
 import {chiSquareP} from '../../../src/analyze/verify/stats.js'
 import {compareGroup} from '../../../src/analyze/verify/compare.js'
 import {parseConntrack} from '../../../src/live/verify/sandbox.js'
+import {cidrContains} from '../../../src/core/address.js'
 import {readFiles} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
 import type {ProbeGroup} from '../../../src/analyze/verify/types.js'
@@ -116,6 +117,26 @@ describe('parseConntrack', () => {
   })
 })
 
+describe('parseConntrack (IPv6)', () => {
+  it('reads IPv6 tuples, which the kernel prints uncompressed, in their canonical spelling', () => {
+    // As this kernel printed it for an ip6tables DNAT in a namespace.
+    const line =
+      'ipv6     10 tcp      6 119 SYN_SENT src=2001:0002:0000:0000:0000:0000:0000:000a dst=2001:0002:0000:0000:0000:0000:0000:000b sport=50778 dport=80 [UNREPLIED] src=2001:0db8:0000:0000:0000:0000:0000:0005 dst=2001:0002:0000:0000:0000:0000:0000:000a sport=8080 dport=50778 mark=0 zone=0 use=3'
+    expect(parseConntrack(`${line}\n`)).toEqual([
+      {
+        protocol: 'tcp',
+        src: '2001:2::a',
+        sport: 50778,
+        dst: '2001:2::b',
+        dport: 80,
+        replySrc: '2001:db8::5',
+        replySport: 8080,
+        replyDst: '2001:2::a',
+      },
+    ])
+  })
+})
+
 describe('compareGroup', () => {
   const group: ProbeGroup = {
     service: 'ns/svc:p80/tcp',
@@ -164,6 +185,42 @@ describe('compareGroup', () => {
       /1 of 300 forwarded connections were not as expected: masqueraded/,
     )
     expect(c.spreadOnly).toBe(false)
+  })
+})
+
+describe('compareGroup (IPv6 hairpin)', () => {
+  it('reads the DNAT target of [v6]:port when telling a hairpin connection sent back to itself', () => {
+    const g: ProbeGroup = {
+      service: 'ns9/svc9/tcp',
+      frontend: '[fd00:10:96::9]:443',
+      client: 'hairpin',
+      namespace: 'pod',
+      protocol: 'TCP',
+      source: 'fd00:10:244::21',
+      destination: 'fd00:10:96::9',
+      port: 443,
+      expect: {
+        verdict: 'forwarded',
+        endpoints: [
+          {address: '[fd00:10:244::21]:8443', share: 0.5},
+          {address: '[fd00:10:244::22]:8443', share: 0.5},
+        ],
+        masquerade: 'hairpin',
+        sticky: false,
+      },
+      count: 4,
+    }
+    const seen = (dnat: string, masquerade: boolean) => ({
+      verdict: 'forwarded' as const,
+      dnat,
+      masquerade,
+    })
+    const right = [seen('[fd00:10:244::21]:8443', true), seen('[fd00:10:244::22]:8443', false)]
+    expect(compareGroup(g, [...right, ...right]).result.differences).toEqual([])
+    const wrong = [seen('[fd00:10:244::21]:8443', false), seen('[fd00:10:244::22]:8443', false)]
+    expect(compareGroup(g, [...wrong, ...wrong]).result.differences.join('\n')).toMatch(
+      /masquerade exactly when sent back to itself/,
+    )
   })
 })
 
@@ -260,5 +317,86 @@ describe('planVerify', () => {
     } finally {
       rmSync(dir, {recursive: true, force: true})
     }
+  })
+
+  it('plans IPv6 service ports on IPv6 addresses the rules do not name: test ranges, the pod CIDR, a source range', async () => {
+    const file = join(ROOT, 'fixtures/iptables/handmade-ipv6/input.rules')
+    const {state} = await readFiles({files: [file]})
+    const plan = planVerify(state, {probes: 100})
+    expect(plan.skipped).toEqual([])
+    const v6 = plan.groups.filter((g) => g.destination.includes(':'))
+    expect([...new Set(v6.map((g) => g.service))].sort()).toEqual([
+      'ns10/svc10:p80/tcp',
+      'ns7/svc7:p80/tcp',
+      'ns8/svc8:dns/udp',
+      'ns9/svc9/tcp',
+    ])
+    expect([...new Set(v6.map((g) => g.client))].sort()).toEqual([
+      'external',
+      'hairpin',
+      'inside-source-range',
+      'node',
+      'pod',
+      'second-node-address',
+    ])
+    const a = plan.addresses
+    const v6of = (ips: string[]) => ips.filter((ip) => ip.includes(':'))
+    // Benchmarking range first; the LB IP 2001:db8::7 and its source range are the rules'.
+    expect(v6of(a.nodeIps)).toEqual(['2001:2::a', '2001:2::b'])
+    expect(v6of(a.externalIps)[0]).toBe('2001:2::c')
+    expect(v6of(a.podIps).every((ip) => cidrContains('fd00:10:244::/48', ip))).toBe(true)
+    const inRange = v6.find((g) => g.client === 'inside-source-range')!
+    expect(cidrContains('2001:db8:1::/48', inRange.source)).toBe(true)
+    const named = new Set(
+      state.services.flatMap((sp) => [
+        ...sp.frontends.map((f) => f.ip),
+        ...sp.endpoints.map((e) => e.ip),
+      ]),
+    )
+    for (const ip of [...v6of(a.nodeIps), ...v6of(a.externalIps), ...v6of(a.podIps)])
+      expect(named.has(ip)).toBe(false)
+    // Endpoints as [v6]:port, the way the kernel's DNAT target is compared.
+    const svc9 = v6.find((g) => g.service === 'ns9/svc9/tcp' && g.client === 'pod')!
+    expect(svc9.expect.endpoints.map((e) => e.address)).toEqual([
+      '[fd00:10:244::21]:8443',
+      '[fd00:10:244::22]:8443',
+    ])
+    // IPv4 addresses stay as they were (the mode-difference probes use them); no IPv4 groups here.
+    expect(a.nodeIps.filter((ip) => !ip.includes(':'))).toEqual(['198.18.0.10', '198.18.0.11'])
+    expect(plan.groups.length).toBe(v6.length)
+  })
+
+  it('plans a dual-stack pair per family, the IPv4 plan unchanged by the IPv6 dump', async () => {
+    const v4 = join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')
+    const v6 = join(ROOT, 'fixtures/iptables/handmade-ipv6/input.rules')
+    const alone = planVerify((await readFiles({files: [v4]})).state, {probes: 100})
+    const both = planVerify((await readFiles({files: [v4, v6]})).state, {probes: 100})
+    const ipv4 = (groups: ProbeGroup[]) => groups.filter((g) => !g.destination.includes(':'))
+    expect(ipv4(both.groups)).toEqual(alone.groups)
+    expect(both.groups.some((g) => g.destination.includes(':'))).toBe(true)
+    // Every group's source and destination are of one family.
+    for (const g of both.groups) expect(g.source.includes(':')).toBe(g.destination.includes(':'))
+  })
+
+  it('skips SCTP ports naming each fact that applies: Node.js has no SCTP sockets, and the kernel none loaded', async () => {
+    expect(sctpReason(false)).toBe(
+      "kp verify probes TCP and UDP: Node.js, which runs kp's probes, has no SCTP sockets, and this kernel has no SCTP loaded (no /proc/sys/net/sctp)",
+    )
+    expect(sctpReason(true)).toBe(
+      "kp verify probes TCP and UDP: Node.js, which runs kp's probes, has no SCTP sockets",
+    )
+    expect(sctpReason(null)).toBe(sctpReason(true))
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/iptables/handmade-ipv6/input.rules')],
+    })
+    const sctp = {
+      ...state,
+      services: state.services.map((sp) =>
+        sp.name === 'svc9' ? {...sp, protocol: 'SCTP' as const} : sp,
+      ),
+    }
+    const plan = planVerify(sctp, {probes: 100, kernelSctp: false})
+    expect(plan.skipped).toEqual([{service: 'ns9/svc9/sctp', reason: sctpReason(false)}])
+    expect(plan.groups.some((g) => g.service.startsWith('ns9/svc9'))).toBe(false)
   })
 })
