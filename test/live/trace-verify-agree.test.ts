@@ -183,6 +183,7 @@ describe('kp trace agrees with the kernel (verify sandbox)', () => {
     'fixtures/verify/generated-node/ruleset.nft',
     'fixtures/iptables/upstream-overall/input.rules',
     'fixtures/nft/upstream-overall/input.nft',
+    'fixtures/iptables/handmade-ipv6/input.rules',
   ]
   for (const file of fixtures)
     it(`${file}: every connection the kernel handled is one trace says can happen`, async () => {
@@ -207,6 +208,24 @@ describe('kp trace agrees with the kernel (verify sandbox)', () => {
     for (const d of disagreements) {
       expect(d.group).toMatch(/ gen\/web:/)
       expect(d.why).toMatch(/10\.244\.2\.99:8080/)
+    }
+  }, 60_000)
+
+  it('tells loaded IPv6 rules apart from the rules traced', async () => {
+    const file = 'fixtures/iptables/handmade-ipv6/input.rules'
+    const text = readFileSync(join(ROOT, file), 'utf8')
+    const broken = text.replace(
+      '--to-destination [fd00:10:244::22]:8443',
+      '--to-destination [fd00:10:244::99]:8443',
+    )
+    expect(broken).not.toBe(text)
+    const loaded = join(tmp, 'broken-ipv6.rules')
+    writeFileSync(loaded, broken)
+    const {disagreements} = await agreeOn(file, loaded)
+    expect(disagreements.length).toBeGreaterThan(0)
+    for (const d of disagreements) {
+      expect(d.group).toMatch(/ ns9\/svc9\/tcp /)
+      expect(d.why).toMatch(/\[fd00:10:244::99\]:8443/)
     }
   }, 60_000)
 })
