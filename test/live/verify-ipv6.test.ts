@@ -159,4 +159,19 @@ describe('kp verify of IPv6 service ports on the kernel', () => {
       reason: sctpReason(kernelSctp),
     })
   }, 60_000)
+
+  it('kp migrate --to iptables --verify loads the rendered IPv6 file with ip6tables-restore', async () => {
+    const nft = join(tmp, 'for-migrate.nft')
+    const rendered = await runKpAsync(['migrate', '--to', 'nftables', '-f', V6], {
+      timeout: 60_000,
+    })
+    writeFileSync(nft, rendered.stdout)
+    const r = await runKpAsync(['migrate', '--to', 'iptables', '--verify', '-f', nft], {
+      timeout: 120_000,
+    })
+    expect(r.stderr).toMatch(
+      /rules loaded with ip6tables-restore\): 4 service port\(s\) agree, 0 differ, 0 not verified/,
+    )
+    expect(r.exitCode).toBe(0)
+  }, 120_000)
 })
