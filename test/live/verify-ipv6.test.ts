@@ -63,6 +63,14 @@ describe('kp verify of IPv6 service ports on the kernel', () => {
     const nft = join(tmp, 'ipv6.nft')
     writeFileSync(nft, rendered.stdout)
     expect(rendered.stdout).toMatch(/^add table ip6 kube-proxy$/m)
+    const v4 = join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')
+    const dual = await runKpAsync(['migrate', '--to', 'nftables', '-f', v4, '-f', V6], {
+      timeout: 60_000,
+    })
+    expect(dual.exitCode).toBe(0)
+    const dualNft = join(tmp, 'dual.nft')
+    writeFileSync(dualNft, dual.stdout)
+    expect(dual.stdout).toMatch(/^add table ip kube-proxy$[^]*^add table ip6 kube-proxy$/m)
     const inputs: Array<{files: string[]; loadedWith: string}> = [
       {files: [V6], loadedWith: 'ip6tables-restore'},
       {
@@ -70,10 +78,11 @@ describe('kp verify of IPv6 service ports on the kernel', () => {
         loadedWith: 'ip6tables-restore',
       },
       {
-        files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules'), V6],
+        files: [v4, V6],
         loadedWith: 'iptables-restore + ip6tables-restore',
       },
       {files: [nft], loadedWith: 'nft -f'},
+      {files: [dualNft], loadedWith: 'nft -f'},
     ]
     for (const {files, loadedWith} of inputs) {
       const {result, exitCode, stderr} = await verify(...files.flatMap((f) => ['-f', f]))
