@@ -19,6 +19,15 @@ describe('kp verify input checks', () => {
     expect(r.stderr).toMatch(/not a whole iptables-save dump/)
   })
 
+  it('refuses an IPv6 `iptables -L` listing for being a listing, not for being IPv6 (exit 3)', () => {
+    const r = runKp(['verify', '-f', 'fixtures/iptables-list/ipv6/nat-filter-n-v.txt', '--json'])
+    expect(r.exitCode).toBe(3)
+    const error = JSON.parse(r.stdout).error as {code: string; message: string}
+    expect(error.code).toBe('INPUT_VERIFY_UNSUPPORTED')
+    expect(error.message).toMatch(/not a whole iptables-save dump/)
+    expect(error.message).not.toMatch(/IPv4/)
+  })
+
   it('kp migrate --verify needs a target with rules to load (exit 2)', () => {
     const r = runKp([
       'migrate',
