@@ -183,4 +183,40 @@ describe('kp verify of IPv6 service ports on the kernel', () => {
     )
     expect(r.exitCode).toBe(0)
   }, 120_000)
+
+  it('verifies a dual-stack service port in both families (one nft file from a cluster YAML)', async () => {
+    // kube-dns has a ClusterIP in each family (the same service port name); default/sctp is SCTP.
+    const yaml = join(
+      ROOT,
+      'fixtures/kube/ipvs-generated/cluster.kubectl-get-svc-endpointslices-A-o-yaml.yaml',
+    )
+    const rendered = await runKpAsync(['migrate', '--to', 'nftables', '-f', yaml], {
+      timeout: 60_000,
+    })
+    expect(rendered.exitCode).toBe(0)
+    const nft = join(tmp, 'cluster-dual.nft')
+    writeFileSync(nft, rendered.stdout)
+    const {result, exitCode, stderr} = await verify('-f', nft)
+    expect({differing: differing(result), stderr: exitCode === 0 ? '' : stderr}).toEqual({
+      differing: {},
+      stderr: '',
+    })
+    const dns = result.services.find((s) => s.service === 'kube-system/kube-dns:dns/udp')!
+    expect(dns.verdict).toBe('agrees')
+    expect([...new Set(dns.checks.map((c) => c.frontend))].sort()).toEqual([
+      '10.96.0.10:53',
+      '[fd00:10:96::a]:53',
+    ])
+    const v6 = dns.checks.filter((c) => c.frontend === '[fd00:10:96::a]:53')
+    expect(v6.every((c) => c.source.includes(':') && c.agrees)).toBe(true)
+    // Both IPv6 endpoints reached by every client (masquerade as explain says, checked above).
+    for (const c of v6)
+      expect(Object.keys(c.observed).map((o) => o.split(' ')[1])).toEqual(
+        expect.arrayContaining(['[fd00:10:244:1::3]:53', '[fd00:10:244:2::4]:53']),
+      )
+    const kernelSctp = existsSync('/proc/sys/net/sctp') || existsSync('/proc/net/sctp')
+    expect(result.services.find((s) => s.service === 'default/sctp:s/sctp')?.reason).toBe(
+      sctpReason(kernelSctp),
+    )
+  }, 60_000)
 })

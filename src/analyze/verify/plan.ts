@@ -77,7 +77,7 @@ function pick(
   taken: Set<string>,
   within: string | null,
   avoidCidrs: boolean,
-  family: Family = 'IPv4',
+  family: Family,
 ): string | null {
   const ranges: Array<[bigint, number]> = []
   if (within !== null) {
