@@ -179,6 +179,15 @@ export interface ServicePort {
   externalTrafficPolicy: TrafficPolicy | null
   sessionAffinity: SessionAffinity | null
   scheduler: string | null
+  /**
+   * externalTrafficPolicy=Local: where the rules send this node's own connections (a local source
+   * address, 127.0.0.1 included) to an external frontend. 'cluster': to every endpoint,
+   * masqueraded (the "route LOCAL traffic" rule of KUBE-EXT, 1.24+, and of KUBE-XLB, ≈1.15–1.23);
+   * 'policy': as for any client, to this node's endpoints or the "has no local endpoints" drop
+   * (KUBE-XLB without that rule, ≤≈1.14). Absent when the source does not show it (added after
+   * schemaVersion 1 shipped; only the iptables reader sets it).
+   */
+  externalFromNode?: 'cluster' | 'policy'
   endpoints: Endpoint[]
   rules: SourceRef[]
   /**

@@ -78,13 +78,12 @@ describe('kp verify on the kernel', () => {
         stderr: '',
       })
       expect(result.summary.agrees).toBeGreaterThan(0)
-      // Only localhost NodePorts of externalTrafficPolicy=Local services are left unprobed (their
-      // answer depends on the layout, which the model does not record), each with its reason.
+      // Nothing is left unprobed (localhost NodePorts of externalTrafficPolicy=Local services
+      // included: the rules show where the node's own connection goes).
       expect(
         result.services
           .filter((s) => s.verdict === 'not verified')
-          .map((s) => `${s.service}: ${s.reason}`)
-          .filter((line) => !/ 127\.0\.0\.1:\d+: externalTrafficPolicy=Local/.test(line)),
+          .map((s) => `${s.service}: ${s.reason}`),
       ).toEqual([])
     }
     expect(leftovers()).toEqual([])
@@ -104,6 +103,23 @@ describe('kp verify on the kernel', () => {
       (c) => c.client === 'external' && c.frontend === '198.51.100.5:443',
     )
     expect(outside).toMatchObject({expected: 'passed', agrees: true, observed: {passed: 3}})
+    // KUBE-XLB without "route LOCAL traffic": 127.0.0.1:NodePort from the node goes to the local
+    // endpoint only, or is dropped (KUBE-MARK-DROP, then the kubelet's KUBE-FIREWALL in OUTPUT).
+    const localhost = (service: string) =>
+      result.services
+        .find((s) => s.service === service)!
+        .checks.find((c) => c.client === 'localhost')
+    expect(localhost('default/lb:https/tcp')).toMatchObject({
+      frontend: '127.0.0.1:30443',
+      agrees: true,
+      observed: {'forwarded 10.244.1.7:8443': 3},
+    })
+    expect(localhost('default/nolocal:p/tcp')).toMatchObject({
+      frontend: '127.0.0.1:30090',
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    expect(result.summary.notVerified).toBe(0)
     expect(leftovers()).toEqual([])
   }, 60_000)
 
@@ -204,7 +220,11 @@ describe('kp verify on the kernel', () => {
     expect(clients('MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED')).toEqual(['unused-port'])
     const against = result.against!.result.services.flatMap((s) => s.checks)
     const localhost = against.filter((c) => c.client === 'localhost')
-    expect(localhost.map((c) => c.frontend).sort()).toEqual(['127.0.0.1:3002', '127.0.0.1:3003'])
+    expect(localhost.map((c) => c.frontend).sort()).toEqual([
+      '127.0.0.1:3001',
+      '127.0.0.1:3002',
+      '127.0.0.1:3003',
+    ])
     expect(localhost.every((c) => Object.keys(c.observed).join() === 'passed')).toBe(true)
     const unused = against.filter((c) => c.client === 'unused-port')
     expect(unused).toHaveLength(6)
@@ -212,7 +232,7 @@ describe('kp verify on the kernel', () => {
     // Through the iptables rules themselves both agree with explain's answer.
     const own = result.services.flatMap((s) => s.checks)
     expect(own.filter((c) => c.client === 'localhost' || c.client === 'unused-port')).toHaveLength(
-      8,
+      9,
     )
     expect({exitCode, stderr: exitCode === 0 ? '' : stderr}).toEqual({exitCode: 0, stderr: ''})
     expect(leftovers()).toEqual([])

@@ -6,8 +6,15 @@
 import {canonicalIp, cidrContains} from '../../core/address.js'
 import {displayName} from '../../core/state.js'
 import type {ProxyState, ServicePort} from '../../model/types.js'
-import {explainServicePort, type FrontendExplanation} from '../explain.js'
+import {explainServicePort, fromThisNode, type FrontendExplanation} from '../explain.js'
 import type {Expectation, ProbeClient, ProbeGroup} from './types.js'
+
+/** A known masquerade (or none) as explain words it, so expectationFor reads it as for any client. */
+const FIXED: Record<string, FrontendExplanation['masquerade']> = {
+  true: {when: 'always', reason: ''},
+  false: {when: 'never', reason: ''},
+  null: {when: 'unknown', reason: ''},
+}
 
 export interface SandboxAddresses {
   nodeIps: string[]
@@ -360,15 +367,32 @@ function modeDifferenceGroups(
           group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated('passed'))
           continue
         }
-        // With externalTrafficPolicy=Local the node's own connection goes to every endpoint since
-        // kube-proxy 1.24's KUBE-EXT-* chains, but only to local ones (or is dropped) with the older
-        // KUBE-XLB-* chains, and the model does not record which layout wrote the rules.
+        // With externalTrafficPolicy=Local the node's own connection is short-circuited to every
+        // endpoint (KUBE-EXT, and KUBE-XLB since ≈1.15) or follows the policy (older KUBE-XLB).
         if (sp.externalTrafficPolicy !== 'Cluster') {
-          skipped.push({
-            service: `${displayName(sp)} 127.0.0.1:${fe.port}`,
-            reason:
-              'externalTrafficPolicy=Local: where the node itself reaches a localhost NodePort depends on the kube-proxy layout (every endpoint since 1.24, local ones before)',
-          })
+          const own = fromThisNode(sp, fe)
+          if (own === null) {
+            skipped.push({
+              service: `${displayName(sp)} 127.0.0.1:${fe.port}`,
+              reason:
+                'externalTrafficPolicy=Local: the input does not show where the node itself reaches a localhost NodePort (every endpoint with the "route LOCAL traffic" rule, local ones without)',
+            })
+            continue
+          }
+          const expect = expectationFor(
+            {
+              ...fe,
+              action: own.action,
+              reaches: own.reaches,
+              masquerade: FIXED[String(own.masquerade)]!,
+            },
+            'node',
+            'TCP',
+            sp.sessionAffinity !== null,
+            [],
+          )
+          if (typeof expect !== 'string')
+            group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
           continue
         }
         const expect = expectationFor(fe, 'node', 'TCP', sp.sessionAffinity !== null, [])

@@ -317,6 +317,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
         }),
       ),
       scheduler: nullable(str),
+      externalFromNode: optional(oneOf('cluster', 'policy')),
       endpoints: list(endpoint),
       rules: list(sourceRef),
       incomplete,

@@ -201,19 +201,14 @@ describe('planVerify', () => {
     const ipt = await plan('fixtures/iptables/upstream-overall/input.rules')
     const localhost = ipt.filter((g) => g.client === 'localhost')
     expect(localhost.map((g) => `${g.namespace} ${g.source} ${g.frontend}`).sort()).toEqual([
+      'node 127.0.0.1 127.0.0.1:3001',
       'node 127.0.0.1 127.0.0.1:3002',
       'node 127.0.0.1 127.0.0.1:3003',
     ])
-    // svc2 is externalTrafficPolicy=Local: where the node's own connection goes depends on the
-    // layout (every endpoint with KUBE-EXT, local ones with the old KUBE-XLB), so it is not probed.
-    const {skipped} = planVerify(
-      (await readFiles({files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')]}))
-        .state,
-      {probes: 100},
-    )
-    expect(skipped.find((s) => s.service.endsWith('127.0.0.1:3001'))?.reason).toContain(
-      'externalTrafficPolicy=Local',
-    )
+    // svc2 is externalTrafficPolicy=Local, but KUBE-EXT's "route LOCAL traffic" rule sends the
+    // node's own connection to every endpoint, masqueraded (ServicePort.externalFromNode 'cluster').
+    const svc2 = localhost.find((g) => g.frontend === '127.0.0.1:3001')!
+    expect(svc2.expect).toMatchObject({verdict: 'forwarded', masquerade: true})
     const unused = ipt.filter((g) => g.client === 'unused-port')
     expect(unused).toHaveLength(6)
     expect(unused.every((g) => g.namespace === 'pod' && g.expect.verdict === 'passed')).toBe(true)
@@ -224,6 +219,25 @@ describe('planVerify', () => {
     const rejected = nft.filter((g) => g.client === 'unused-port')
     expect(rejected.length).toBeGreaterThan(0)
     expect(rejected.every((g) => g.expect.verdict === 'rejected')).toBe(true)
+  })
+
+  it('expects 127.0.0.1:NodePort of an old KUBE-XLB layout to reach local endpoints only, or be dropped', async () => {
+    // handmade-legacy-xlb: KUBE-XLB without the "route LOCAL traffic" rule (≤≈1.14): the node's own
+    // connection is any client's: lb's local endpoint, unmasqueraded; nolocal's KUBE-MARK-DROP.
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/iptables/handmade-legacy-xlb/input.rules')],
+    })
+    expect(state.services.find((sp) => sp.name === 'lb')?.externalFromNode).toBe('policy')
+    const plan = planVerify(state, {probes: 100})
+    const localhost = new Map(
+      plan.groups.filter((g) => g.client === 'localhost').map((g) => [g.frontend, g.expect]),
+    )
+    expect(localhost.get('127.0.0.1:30443')).toMatchObject({
+      verdict: 'forwarded',
+      endpoints: [{address: '10.244.1.7:8443', share: 1}],
+    })
+    expect(localhost.get('127.0.0.1:30090')?.verdict).toBe('dropped')
+    expect(plan.skipped.filter((s) => s.service.includes('127.0.0.1'))).toEqual([])
   })
 
   it('expects a forwarded LB IP of an old-layout "no local endpoints" service to pass un-NATed', async () => {
