@@ -123,6 +123,46 @@ describe('kp verify on the kernel', () => {
     expect(leftovers()).toEqual([])
   }, 60_000)
 
+  it('an old-layout "no local endpoints" LB IP is only marked for drop: it passes un-NATed, dropped when the node holds it', async () => {
+    // fixtures/verify/legacy-xlb-lb-nolocal: KUBE-FW -> KUBE-XLB -> KUBE-MARK-DROP for an
+    // ETP=Local LB IP without local endpoints; the kubelet's KUBE-FIREWALL drops marks in INPUT
+    // and OUTPUT only, so forwarded (the LB IP is not the node's) the connection leaves un-NATed.
+    const file = join(ROOT, 'fixtures/verify/legacy-xlb-lb-nolocal/input.rules')
+    const check = (r: VerifyResult, client: string, frontend: string) =>
+      r.services
+        .find((s) => s.service === 'default/nolocal:p/tcp')!
+        .checks.find((c) => c.client === client && c.frontend === frontend)
+    const {result, exitCode, stderr} = await verify(file)
+    expect({differing: differing(result), stderr: exitCode === 0 ? '' : stderr}).toEqual({
+      differing: {},
+      stderr: '',
+    })
+    expect(check(result, 'external', '198.51.100.6:80')).toMatchObject({
+      expected: 'passed',
+      agrees: true,
+      observed: {passed: 3},
+    })
+    // The NodePort and 127.0.0.1:NodePort reach the node itself: dropped in INPUT / OUTPUT.
+    expect(check(result, 'external', '*:30090')).toMatchObject({
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    expect(check(result, 'localhost', '127.0.0.1:30090')).toMatchObject({
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    // A node that holds the LB IP itself (a cloud's local route): delivered here, so dropped.
+    const own = await verify(file, '--node-ip', '198.51.100.6')
+    expect(own.result.addresses.nodeIps).toContain('198.51.100.6')
+    expect(differing(own.result)).toEqual({})
+    expect(check(own.result, 'external', '198.51.100.6:80')).toMatchObject({
+      expected: 'dropped',
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    expect(leftovers()).toEqual([])
+  }, 120_000)
+
   it('catches each fault of a broken migrated ruleset in the service it breaks (exit 1)', async () => {
     let text = readFileSync(join(ROOT, 'fixtures/verify/generated-node/ruleset.nft'), 'utf8')
     const breaks: Array<[string, RegExp, string]> = [

@@ -100,6 +100,11 @@ function podInterfaceName(state: ProxyState): string {
 export interface PlanOptions {
   /** Probes per group whose spread is tested (≥ 2 endpoints, no affinity). */
   probes: number
+  /**
+   * IPv4 addresses the node holds besides the ones kp picks (`--node-ip`: an LB IP a cloud puts in
+   * the node's local routing table): probes to them expect what the node's own address gets.
+   */
+  nodeAddresses?: string[]
 }
 
 /** How many connections a group needs: enough for the spread test where there is one. */
@@ -199,6 +204,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
     if (second !== null) nodeIps.push(second)
   }
   for (const ip of nodeSpecific) if (!nodeIps.includes(ip)) nodeIps.push(ip)
+  for (const ip of opts.nodeAddresses ?? []) if (!nodeIps.includes(ip)) nodeIps.push(ip)
   const externalIp = pick(used, taken, null, true)!
   const externalIps = [externalIp]
   const podCidr = state.node.podCIDRs.find((c) => isV4(c.split('/')[0]!)) ?? null
