@@ -73,6 +73,8 @@ export interface FrontendExplanation {
   outsideRangesMarkedForDrop?: true
   /** `Frontend.noLocalMarkedForDrop`: the no-local-endpoint drop is only a mark; forwarded, it leaves un-NATed. */
   noLocalMarkedForDrop?: true
+  /** `Frontend.localhostRejected`: kube-proxy 1.37+ (nftables) rejects this NodePort on 127.0.0.1. */
+  localhostRejected?: true
   /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
   reaches: ReachedEndpoint[]
   /**
@@ -557,6 +559,10 @@ function explainFrontend(
       `From this node itself (a host process, hostNetwork pods): not forwarded unless ${fe.ip ?? 'this address'} is one of this node's addresses. This kube-proxy layout skips traffic from a local address (-m addrtype ! --src-type LOCAL), so such a connection leaves for ${fe.ip ?? 'the address'} un-NATed.`,
     )
   }
+  if (fe.localhostRejected === true)
+    notes.push(
+      `On 127.0.0.1:${fe.port ?? '?'} from this node itself: rejected (kube-proxy 1.37+ localhost NodePorts, map localhost-nodeport-reject-ports); not served on localhost.`,
+    )
   const hidden = fe.redactedSourceRanges ?? []
   if (hidden.length > 0 && fe.action !== 'reject') {
     // Unknown is not "no": a client outside the known ranges may be inside a hidden one.
@@ -594,6 +600,7 @@ function explainFrontend(
     ...(hidden.length > 0 ? {redactedSourceRanges: [...hidden]} : {}),
     ...(fe.outsideRangesMarkedForDrop === true ? {outsideRangesMarkedForDrop: true as const} : {}),
     ...(fe.noLocalMarkedForDrop === true ? {noLocalMarkedForDrop: true as const} : {}),
+    ...(fe.localhostRejected === true ? {localhostRejected: true as const} : {}),
     reaches,
     ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,

@@ -114,6 +114,12 @@ export interface Frontend {
    */
   noLocalMarkedForDrop?: boolean
   /**
+   * A NodePort on every node address whose port kube-proxy 1.37+ in nftables mode rejects on
+   * 127.0.0.1 (map `localhost-nodeport-reject-ports`, alpha gate KubeProxyNFTablesLocalhostNodePorts).
+   * Absent otherwise: nftables mode then leaves 127.0.0.1:port un-NATed.
+   */
+  localhostRejected?: true
+  /**
    * Cluster-wide view only: under a Local policy, the nodes that run a usable endpoint, where this
    * frontend forwards (to that node's endpoints); every other node drops, or in IPVS mode uses
    * every endpoint. Absent otherwise.

@@ -479,6 +479,23 @@ describe('explainService: what a new connection gets', () => {
     }
   })
 
+  it('says a NodePort kube-proxy 1.37 rejects on 127.0.0.1 is not served on localhost', async () => {
+    const {readFiles} = await import('../../src/readers/read-state.js')
+    const {state: s} = await readFiles({
+      files: [`${ROOT}fixtures/verify/nft-localhost-reject/ruleset.nft`],
+    })
+    const np = (name: string) =>
+      (explainService(s, q(name)) as ExplainResult).matches[0]!.frontends.find(
+        (f) => f.type === 'NodePort',
+      )!
+    expect(np('gen/api').localhostRejected).toBe(true)
+    expect(np('gen/api').notes).toContain(
+      'On 127.0.0.1:30443 from this node itself: rejected (kube-proxy 1.37+ localhost NodePorts, map localhost-nodeport-reject-ports); not served on localhost.',
+    )
+    expect(np('gen/shop').localhostRejected).toBeUndefined()
+    expect(np('gen/shop').notes.join(' ')).not.toMatch(/127\.0\.0\.1/)
+  })
+
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {
     const one = [
       svc('ns', 's', {

@@ -30,6 +30,8 @@ export interface VerifyPlan {
   groups: ProbeGroup[]
   /** TCP ports the node listens on, so that what reaches it without DNAT is accepted. */
   listenPorts: number[]
+  /** UDP ports the node binds likewise (an unbound one answers like a REJECT). */
+  listenUdpPorts: number[]
   /** Service ports kp cannot probe here, with the reason. */
   skipped: Array<{service: string; reason: string}>
 }
@@ -300,7 +302,8 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
   return {
     addresses: {nodeIps, externalIps, podIps, hairpinIps, podInterface: podInterfaceName(state)},
     groups,
-    listenPorts: listenPorts(state),
+    listenPorts: listenPorts(state, 'TCP'),
+    listenUdpPorts: listenPorts(state, 'UDP'),
     skipped,
   }
 }
@@ -312,10 +315,10 @@ function unsupported(sp: ServicePort): string | null {
   return null
 }
 
-function listenPorts(state: ProxyState): number[] {
+function listenPorts(state: ProxyState, protocol: 'TCP' | 'UDP'): number[] {
   const ports = new Set<number>()
   for (const sp of state.services) {
-    if (sp.protocol !== 'TCP') continue
+    if (sp.protocol !== protocol) continue
     for (const f of sp.frontends) if (f.port !== null && f.type !== 'ClusterIP') ports.add(f.port)
     for (const e of sp.endpoints) if (e.port !== null) ports.add(e.port)
   }
@@ -327,7 +330,8 @@ function listenPorts(state: ProxyState): number[] {
  * localhostNodePorts DNATs it, needing route_localnet=1, which the sandbox sets as kube-proxy
  * does; otherwise it reaches the node's own listener un-NATed), and a pod to a ClusterIP on a
  * port no service uses (iptables mode passes it un-NATed; nftables mode rejects it in
- * cluster-ips-check). TCP only: an un-NATed UDP datagram leaves no answer to tell by.
+ * cluster-ips-check). TCP only, but for nftables localhost NodePorts: an un-NATed UDP datagram
+ * leaves no answer to tell by where the alternative is another un-NATed path.
  */
 function modeDifferenceGroups(
   state: ProxyState,
@@ -344,13 +348,14 @@ function modeDifferenceGroups(
     destination: string,
     port: number,
     expect: Expectation,
+    protocol: 'TCP' | 'UDP' = 'TCP',
   ) =>
     groups.push({
       service: displayName(sp),
       frontend: `${destination}:${port}`,
       client,
       namespace,
-      protocol: 'TCP',
+      protocol,
       source,
       destination,
       port,
@@ -404,6 +409,31 @@ function modeDifferenceGroups(
         const expect = expectationFor(fe, 'node', 'TCP', sp.sessionAffinity !== null, [])
         if (typeof expect !== 'string')
           group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
+      }
+    }
+  if (state.mode === 'nftables')
+    // nftables mode never DNATs 127.0.0.1: it reaches the node's own listener (kube-proxy 1.37's
+    // userspace proxy for TCP, here the sandbox's), unless the 1.37 reject map names the port.
+    // UDP too: a rejected datagram leaves no conntrack entry, a delivered one does.
+    for (const sp of state.services) {
+      if (sp.family !== 'IPv4' || (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')) continue
+      for (const fe of sp.frontends) {
+        if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null || fe.incomplete) continue
+        const verdict =
+          fe.localhostRejected !== true ? 'passed' : sp.protocol === 'UDP' ? 'blocked' : 'rejected'
+        group(
+          sp,
+          'localhost',
+          'node',
+          '127.0.0.1',
+          '127.0.0.1',
+          fe.port,
+          {
+            ...notNated('passed'),
+            verdict,
+          },
+          sp.protocol,
+        )
       }
     }
   if (podIp === null || (state.mode !== 'iptables' && state.mode !== 'nftables')) return groups

@@ -301,6 +301,7 @@ const readState: Reader<ProxyState> = object<ProxyState>({
             nodeSourceExcluded: optional(bool),
             outsideRangesMarkedForDrop: optional(bool),
             noLocalMarkedForDrop: optional(bool),
+            localhostRejected: optional(isTrue),
             forwardedOnNodes: optional(list(str)),
             endpoints: optional(list(endpoint)),
             incomplete,
