@@ -214,6 +214,26 @@ describe('kp verify on the kernel', () => {
     expect(leftovers()).toEqual([])
   }, 120_000)
 
+  it('iptables with localhost NodePorts off: 127.0.0.1:NodePort passes un-NATed, rejected for a service without endpoints', async () => {
+    // The refusal comes from filter INPUT over loopback, after conntrack confirmed the entry.
+    const {result} = await verify(
+      join(ROOT, 'fixtures/verify/iptables-localhost-off/iptables-save.txt'),
+    )
+    expect(differing(result)).toEqual({})
+    const localhost = Object.fromEntries(
+      result.services
+        .flatMap((s) => s.checks)
+        .filter((c) => c.client === 'localhost')
+        .map((c) => [c.frontend, c.observed]),
+    )
+    expect(localhost).toEqual({
+      '127.0.0.1:30099': {rejected: 3},
+      '127.0.0.1:30443': {passed: 3},
+      '127.0.0.1:31080': {passed: 3},
+    })
+    expect(leftovers()).toEqual([])
+  }, 60_000)
+
   it('catches each fault of a broken migrated ruleset in the service it breaks (exit 1)', async () => {
     let text = readFileSync(join(ROOT, 'fixtures/verify/generated-node/ruleset.nft'), 'utf8')
     const breaks: Array<[string, RegExp, string]> = [

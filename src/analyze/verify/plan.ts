@@ -375,7 +375,10 @@ function modeDifferenceGroups(
       for (const fe of explained) {
         if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null) continue
         if (!state.node.localhostNodePorts) {
-          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated('passed'))
+          // Not DNATed, but a port without endpoints is still rejected for every local address
+          // (filter `-m addrtype --dst-type LOCAL ... -j REJECT`, hooked from INPUT).
+          const verdict = fe.action === 'reject' && fe.incomplete === null ? 'rejected' : 'passed'
+          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated(verdict))
           continue
         }
         // With externalTrafficPolicy=Local the node's own connection is short-circuited to every

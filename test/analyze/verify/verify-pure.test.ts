@@ -276,6 +276,22 @@ describe('planVerify', () => {
     expect(plan.listenUdpPorts).toContain(30053)
   })
 
+  it('with localhost NodePorts off expects 127.0.0.1:NodePort un-NATed, but rejected without endpoints', async () => {
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/verify/iptables-localhost-off/iptables-save.txt')],
+    })
+    expect(state.node.localhostNodePorts).toBe(false)
+    const localhost = planVerify(state, {probes: 100})
+      .groups.filter((g) => g.client === 'localhost')
+      .map((g) => `${g.frontend} ${g.expect.verdict}`)
+      .sort()
+    expect(localhost).toEqual([
+      '127.0.0.1:30099 rejected',
+      '127.0.0.1:30443 passed',
+      '127.0.0.1:31080 passed',
+    ])
+  })
+
   it('expects 127.0.0.1:NodePort of an old KUBE-XLB layout to reach local endpoints only, or be dropped', async () => {
     // handmade-legacy-xlb: KUBE-XLB without the "route LOCAL traffic" rule (≤≈1.14): the node's own
     // connection is any client's: lb's local endpoint, unmasqueraded; nolocal's KUBE-MARK-DROP.
