@@ -648,11 +648,15 @@ function masqueradeFor(
       }
     }
     if (policy === 'Local' && sp.externalFromNode === 'policy') {
-      return {
-        when: 'never',
-        reason:
-          "externalTrafficPolicy=Local keeps the client's source address, and this kube-proxy layout (KUBE-XLB without the 'masquerade LOCAL traffic' rule) keeps it for this node's own connections too (a NodePort's 127.0.0.0/8 source aside, which kube-proxy ≈1.10–1.14 masquerade).",
-      }
+      const reason =
+        "externalTrafficPolicy=Local keeps the client's source address, and this kube-proxy layout (KUBE-XLB without the 'masquerade LOCAL traffic' rule) keeps it for this node's own connections too"
+      // ≈1.10–1.14 KUBE-NODEPORTS: "Fix localhost martian source error" -s 127.0.0.0/8 -j KUBE-MARK-MASQ.
+      return fe.type === 'NodePort'
+        ? {
+            when: 'conditional',
+            reason: `${reason}; only a 127.0.0.0/8 source is masqueraded, where KUBE-NODEPORTS has kube-proxy's \`-s 127.0.0.0/8 -j KUBE-MARK-MASQ\` rule (≈1.10–1.14).`,
+          }
+        : {when: 'never', reason: `${reason}.`}
     }
     if (policy === 'Local') {
       return {
