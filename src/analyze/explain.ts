@@ -73,6 +73,8 @@ export interface FrontendExplanation {
   outsideRangesMarkedForDrop?: true
   /** `Frontend.noLocalMarkedForDrop`: the no-local-endpoint drop is only a mark; forwarded, it leaves un-NATed. */
   noLocalMarkedForDrop?: true
+  /** `Frontend.localhostRejected`: kube-proxy 1.37+ (nftables) rejects this NodePort on 127.0.0.1. */
+  localhostRejected?: true
   /** The endpoints a new connection from a client outside this node can reach here, with shares renormalised over them. */
   reaches: ReachedEndpoint[]
   /**
@@ -387,11 +389,50 @@ function hasShortCircuit(mode: Mode): boolean {
   return mode === 'iptables' || mode === 'nftables'
 }
 
-/** Who the ETP=Local short-circuit applies to: pod traffic needs a local-traffic detector (docs/kube-proxy-layouts.md §2.4, KUBE-EXT rule 1). */
-function shortCircuited(node: NodeInfo): string {
-  return node.localDetector === 'none'
-    ? 'from this node itself'
-    : 'from pods and from this node itself'
+/**
+ * Who the ETP=Local short-circuit applies to: pod traffic needs a local-traffic detector
+ * (docs/kube-proxy-layouts.md §2.4, KUBE-EXT rule 1); the node's own traffic needs the "route
+ * LOCAL traffic" rule, which KUBE-XLB before ≈1.15 lacks (ServicePort.externalFromNode). null: nobody.
+ */
+function shortCircuited(node: NodeInfo, sp: ServicePort): string | null {
+  const pods = node.localDetector !== 'none'
+  if (sp.externalFromNode === 'policy') return pods ? 'from pods' : null
+  return pods ? 'from pods and from this node itself' : 'from this node itself'
+}
+
+/** What this node's own connection (127.0.0.1 included) to an external frontend gets. */
+export interface FromThisNode {
+  action: FrontendAction
+  reaches: ReachedEndpoint[]
+  /** null: the rules do not tell (≈1.10–1.14 masquerade a NodePort's 127.0.0.0/8 source, older ones nothing). */
+  masquerade: boolean | null
+}
+
+/**
+ * This node's own connection to an external frontend of an externalTrafficPolicy=Local service,
+ * as the rules show it (ServicePort.externalFromNode): short-circuited to every endpoint and
+ * masqueraded, or the frontend's own answer (local endpoints, or dropped: the kubelet drops the
+ * marked packet in filter OUTPUT). null when the source does not show it.
+ */
+export function fromThisNode(sp: ServicePort, fe: FrontendExplanation): FromThisNode | null {
+  if (fe.type === 'ClusterIP' || sp.externalTrafficPolicy !== 'Local' || fe.incomplete !== null)
+    return null
+  if (sp.externalFromNode === 'policy')
+    return {
+      action: fe.action,
+      reaches: fe.reaches,
+      masquerade: fe.action === 'forward' ? null : false,
+    }
+  if (sp.externalFromNode !== 'cluster') return null
+  if (fe.action === 'reject' || sp.endpoints.length === 0)
+    return {action: fe.action, reaches: [], masquerade: false}
+  const otherPath =
+    sp.scheduler === null && sharesOnLocalPath(sp) && sp.endpoints.some((ep) => ep.share !== null)
+  return {
+    action: 'forward',
+    reaches: reachable(sp.endpoints, 'Cluster', otherPath),
+    masquerade: true,
+  }
 }
 
 function explainFrontend(
@@ -460,9 +501,16 @@ function explainFrontend(
           : policy === 'Local'
             ? `Dropped: ${policyName}=Local and no endpoint of this service runs on this node, so the client gets no answer and times out.`
             : 'Dropped: the client gets no answer and times out.'
-    if (external && policy === 'Local' && sp.endpoints.length > 0 && hasShortCircuit(mode)) {
+    const who = shortCircuited(node, sp)
+    if (
+      external &&
+      policy === 'Local' &&
+      sp.endpoints.length > 0 &&
+      hasShortCircuit(mode) &&
+      who !== null
+    ) {
       notes.push(
-        `Connections ${shortCircuited(node)} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`,
+        `Connections ${who} are not dropped: they are short-circuited to the ${plural(sp.endpoints.length, 'endpoint')} elsewhere in the cluster.`,
       )
     }
   } else if (reaches.length === 0) {
@@ -483,23 +531,38 @@ function explainFrontend(
     const scope = policy === 'Local' ? ` on this node (${policyName}=Local)` : ''
     const one = reaches.length === 1 ? ' the only endpoint' : ` one of ${reaches.length} endpoints`
     verdict = `Forwarded (DNAT) to${one}${scope}.`
+    const who = shortCircuited(node, sp)
     if (
       external &&
       policy === 'Local' &&
       reaches.length < sp.endpoints.length &&
-      hasShortCircuit(mode)
+      hasShortCircuit(mode) &&
+      who !== null
     ) {
       notes.push(
-        `Connections ${shortCircuited(node)} are short-circuited to all ${plural(sp.endpoints.length, 'endpoint')}, not only the local ones.`,
+        `Connections ${who} are short-circuited to all ${plural(sp.endpoints.length, 'endpoint')}, not only the local ones.`,
       )
     }
   }
+  if (external && policy === 'Local' && sp.externalFromNode === 'policy' && unknown === null)
+    // ≤≈1.14 KUBE-XLB has no "route LOCAL traffic" rule: the node's own connection is any client's.
+    notes.push(
+      fe.action === 'forward'
+        ? `From this node itself${fe.type === 'NodePort' ? ' (127.0.0.1 included)' : ''}: only to the endpoints on this node, like any client; this kube-proxy layout (KUBE-XLB without the 'route LOCAL traffic' rule) does not short-circuit it.`
+        : fe.action === 'drop'
+          ? `From this node itself${fe.type === 'NodePort' ? ' (127.0.0.1 included)' : ''}: dropped too (the kubelet drops the marked packet in filter OUTPUT); this kube-proxy layout (KUBE-XLB without the 'route LOCAL traffic' rule) does not short-circuit it.`
+          : 'From this node itself: the same.',
+    )
   if (fe.nodeSourceExcluded === true && fe.action === 'forward') {
     // docs/kube-proxy-layouts.md §2.7: ≈1.7-1.10 jump to the service only from a non-local source, or to a local address.
     notes.push(
       `From this node itself (a host process, hostNetwork pods): not forwarded unless ${fe.ip ?? 'this address'} is one of this node's addresses. This kube-proxy layout skips traffic from a local address (-m addrtype ! --src-type LOCAL), so such a connection leaves for ${fe.ip ?? 'the address'} un-NATed.`,
     )
   }
+  if (fe.localhostRejected === true)
+    notes.push(
+      `On 127.0.0.1:${fe.port ?? '?'} from this node itself: rejected (kube-proxy 1.37+ localhost NodePorts, map localhost-nodeport-reject-ports); not served on localhost.`,
+    )
   const hidden = fe.redactedSourceRanges ?? []
   if (hidden.length > 0 && fe.action !== 'reject') {
     // Unknown is not "no": a client outside the known ranges may be inside a hidden one.
@@ -532,11 +595,12 @@ function explainFrontend(
     action: fe.action,
     trafficPolicy: policy,
     verdict,
-    masquerade: masqueradeFor(fe, external, policy, node, hasShortCircuit(mode)),
+    masquerade: masqueradeFor(fe, external, policy, node, hasShortCircuit(mode), sp),
     sourceRanges: [...fe.sourceRanges],
     ...(hidden.length > 0 ? {redactedSourceRanges: [...hidden]} : {}),
     ...(fe.outsideRangesMarkedForDrop === true ? {outsideRangesMarkedForDrop: true as const} : {}),
     ...(fe.noLocalMarkedForDrop === true ? {noLocalMarkedForDrop: true as const} : {}),
+    ...(fe.localhostRejected === true ? {localhostRejected: true as const} : {}),
     reaches,
     ownEndpoints: own === null ? null : {missing: own.missing, extra: own.extra},
     notes,
@@ -556,6 +620,7 @@ function masqueradeFor(
   policy: TrafficPolicy | null,
   node: NodeInfo,
   shortCircuit: boolean,
+  sp: ServicePort,
 ): MasqueradeExplanation {
   if (fe.action === 'reject') {
     // A REJECT read from a fragment (an IPVS virtual server cut before its real servers) is
@@ -581,6 +646,17 @@ function masqueradeFor(
         reason:
           "externalTrafficPolicy=Cluster: external traffic is always masqueraded, so the endpoint sees this node's address, not the client's.",
       }
+    }
+    if (policy === 'Local' && sp.externalFromNode === 'policy') {
+      const reason =
+        "externalTrafficPolicy=Local keeps the client's source address, and this kube-proxy layout (KUBE-XLB without the 'masquerade LOCAL traffic' rule) keeps it for this node's own connections too"
+      // ≈1.10–1.14 KUBE-NODEPORTS: "Fix localhost martian source error" -s 127.0.0.0/8 -j KUBE-MARK-MASQ.
+      return fe.type === 'NodePort'
+        ? {
+            when: 'conditional',
+            reason: `${reason}; only a 127.0.0.0/8 source is masqueraded, where KUBE-NODEPORTS has kube-proxy's \`-s 127.0.0.0/8 -j KUBE-MARK-MASQ\` rule (≈1.10–1.14).`,
+          }
+        : {when: 'never', reason: `${reason}.`}
     }
     if (policy === 'Local') {
       return {

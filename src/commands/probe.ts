@@ -20,10 +20,11 @@ export default class Probe extends Command {
       probes: ProbeSpec[]
       waitMs: number
       listen?: number[]
+      listenUdp?: number[]
     }
     const {listen, runProbes} = await import('../live/verify/probe.js')
     if (spec.listen) {
-      await listen(spec.listen)
+      await listen(spec.listen, spec.listenUdp ?? [])
       this.log('ready')
       // Holds the listeners until kp verify stops this process.
       await new Promise(() => undefined)

@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import type {VerifyResult} from '../analyze/verify/types.js'
 import {KpCommand} from '../cli/base-command.js'
-import {InputError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import type {RulesToLoad} from '../live/verify/sandbox.js'
 import type {ReadOptions, SourceText} from '../readers/types.js'
 
@@ -29,6 +29,11 @@ export default class Verify extends KpCommand {
         "Rules made elsewhere (by hand, by another tool, by `kp migrate`, by a newer kube-proxy) to send the same probes through, side by side; kp explain's answer for -f's rules is what both are held to.",
       multiple: true,
     }),
+    'node-ip': Flags.string({
+      description:
+        "An IPv4 address the sandbox's node also holds (repeatable), e.g. a LoadBalancer IP a cloud routes to the node itself: probes to it expect what a connection to one of the node's own addresses gets.",
+      multiple: true,
+    }),
     'iptables-backend': Flags.option({
       options: ['legacy', 'nft'] as const,
       description:
@@ -47,7 +52,19 @@ export default class Verify extends KpCommand {
       : null
     const {planVerify} = await import('../analyze/verify/plan.js')
     const {kernelHasSctp} = await import('../live/verify/sandbox.js')
-    const plan = planVerify(state, {probes: flags.probes, kernelSctp: kernelHasSctp()})
+    const nodeAddresses = (flags['node-ip'] ?? []).map((ip) => {
+      if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || ip.split('.').some((o) => Number(o) > 255))
+        throw new UsageError(
+          `--node-ip ${JSON.stringify(ip)} is not an IPv4 address`,
+          'USAGE_BAD_VALUE',
+        )
+      return ip
+    })
+    const plan = planVerify(state, {
+      probes: flags.probes,
+      kernelSctp: kernelHasSctp(),
+      nodeAddresses,
+    })
     const {runVerify} = await import('../live/verify/run.js')
     const tty = process.stderr.isTTY === true && !this.jsonEnabled()
     const progress = tty

@@ -114,6 +114,12 @@ export interface Frontend {
    */
   noLocalMarkedForDrop?: boolean
   /**
+   * A NodePort on every node address whose port kube-proxy 1.37+ in nftables mode rejects on
+   * 127.0.0.1 (map `localhost-nodeport-reject-ports`, alpha gate KubeProxyNFTablesLocalhostNodePorts).
+   * Absent otherwise: nftables mode then leaves 127.0.0.1:port un-NATed.
+   */
+  localhostRejected?: true
+  /**
    * Cluster-wide view only: under a Local policy, the nodes that run a usable endpoint, where this
    * frontend forwards (to that node's endpoints); every other node drops, or in IPVS mode uses
    * every endpoint. Absent otherwise.
@@ -179,6 +185,15 @@ export interface ServicePort {
   externalTrafficPolicy: TrafficPolicy | null
   sessionAffinity: SessionAffinity | null
   scheduler: string | null
+  /**
+   * externalTrafficPolicy=Local: where the rules send this node's own connections (a local source
+   * address, 127.0.0.1 included) to an external frontend. 'cluster': to every endpoint,
+   * masqueraded (the "route LOCAL traffic" rule of KUBE-EXT, 1.24+, and of KUBE-XLB, ≈1.15–1.23);
+   * 'policy': as for any client, to this node's endpoints or the "has no local endpoints" drop
+   * (KUBE-XLB without that rule, ≤≈1.14). Absent when the source does not show it (added after
+   * schemaVersion 1 shipped; only the iptables reader sets it).
+   */
+  externalFromNode?: 'cluster' | 'policy'
   endpoints: Endpoint[]
   rules: SourceRef[]
   /**

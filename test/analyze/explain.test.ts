@@ -377,6 +377,42 @@ describe('explainService: what a new connection gets', () => {
     expect(plain.matches[0]!.frontends[0]!.notes).toEqual([])
   })
 
+  it("an old KUBE-XLB without 'route LOCAL traffic' does not short-circuit the node's own connection", async () => {
+    // ≤≈1.14 (handmade-legacy-xlb): only pods are sent to KUBE-SVC; the node's own connection is
+    // any client's (the kernel showed it: kp verify's localhost probes). ≈1.15–1.23 add the rule.
+    const {readFiles} = await import('../../src/readers/read-state.js')
+    const {state: old} = await readFiles({
+      files: [`${ROOT}fixtures/iptables/handmade-legacy-xlb/input.rules`],
+    })
+    const notesOf = (name: string, type: string) =>
+      (explainService(old, q(name)) as ExplainResult).matches[0]!.frontends.find(
+        (f) => f.type === type,
+      )!.notes
+    const lb = notesOf('default/lb', 'NodePort')
+    expect(lb).toContain(
+      'Connections from pods are short-circuited to all 2 endpoints, not only the local ones.',
+    )
+    expect(lb.join(' ')).not.toMatch(/from this node itself are short-circuited/)
+    expect(lb).toContainEqual(
+      expect.stringMatching(
+        /^From this node itself \(127\.0\.0\.1 included\): only to the endpoints on this node/,
+      ),
+    )
+    const nolocal = notesOf('default/nolocal', 'NodePort')
+    expect(nolocal).toContain(
+      'Connections from pods are not dropped: they are short-circuited to the 1 endpoint elsewhere in the cluster.',
+    )
+    expect(nolocal).toContainEqual(expect.stringMatching(/^From this node itself .*: dropped too/))
+    const {state: newer} = await readFiles({
+      files: [`${ROOT}fixtures/iptables/fragment-grep-xlb/input.rules`],
+    })
+    expect(newer.services[0]!.externalFromNode).toBe('cluster')
+    const np = (
+      explainService(newer, q('default/test-svc')) as ExplainResult
+    ).matches[0]!.frontends.find((f) => f.type === 'NodePort')!
+    expect(np.notes.join(' ')).not.toMatch(/^From this node itself/)
+  })
+
   it('an old-layout LB source range only marks an outside source for drop: forwarded, it leaves un-NATed', async () => {
     // ≤1.24 KUBE-FW ends in nat KUBE-MARK-DROP; the kubelet's KUBE-FIREWALL is jumped to from filter
     // INPUT and OUTPUT only (as in the fixture), so kp trace --from 192.0.2.9 says "forwarded unchanged".
@@ -441,6 +477,23 @@ describe('explainService: what a new connection gets', () => {
     } finally {
       rmSync(dir, {recursive: true, force: true})
     }
+  })
+
+  it('says a NodePort kube-proxy 1.37 rejects on 127.0.0.1 is not served on localhost', async () => {
+    const {readFiles} = await import('../../src/readers/read-state.js')
+    const {state: s} = await readFiles({
+      files: [`${ROOT}fixtures/verify/nft-localhost-reject/ruleset.nft`],
+    })
+    const np = (name: string) =>
+      (explainService(s, q(name)) as ExplainResult).matches[0]!.frontends.find(
+        (f) => f.type === 'NodePort',
+      )!
+    expect(np('gen/api').localhostRejected).toBe(true)
+    expect(np('gen/api').notes).toContain(
+      'On 127.0.0.1:30443 from this node itself: rejected (kube-proxy 1.37+ localhost NodePorts, map localhost-nodeport-reject-ports); not served on localhost.',
+    )
+    expect(np('gen/shop').localhostRejected).toBeUndefined()
+    expect(np('gen/shop').notes.join(' ')).not.toMatch(/127\.0\.0\.1/)
   })
 
   it('masquerade follows --masquerade-all and the local-traffic detector', () => {

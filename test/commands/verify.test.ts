@@ -28,6 +28,18 @@ describe('kp verify input checks', () => {
     expect(error.message).not.toMatch(/IPv4/)
   })
 
+  it('refuses a --node-ip that is not an IPv4 address before building anything (exit 2)', () => {
+    const r = runKp([
+      'verify',
+      '-f',
+      'fixtures/verify/legacy-xlb-lb-nolocal/input.rules',
+      '--node-ip',
+      'fd00::6',
+    ])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--node-ip "fd00::6" is not an IPv4 address/)
+  })
+
   it('kp migrate --verify needs a target with rules to load (exit 2)', () => {
     const r = runKp([
       'migrate',

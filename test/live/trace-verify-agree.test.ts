@@ -184,6 +184,13 @@ describe('kp trace agrees with the kernel (verify sandbox)', () => {
     'fixtures/iptables/upstream-overall/input.rules',
     'fixtures/nft/upstream-overall/input.nft',
     'fixtures/iptables/handmade-ipv6/input.rules',
+    // Issue 24: 127.0.0.1:NodePort of an old KUBE-XLB layout, the ≤1.24 "no local endpoints"
+    // mark on an LB IP, kube-proxy 1.37's localhost reject map, and localhost NodePorts off with
+    // a port rejected in filter INPUT (trace walks the loopback pass back into the node).
+    'fixtures/iptables/handmade-legacy-xlb/input.rules',
+    'fixtures/verify/legacy-xlb-lb-nolocal/input.rules',
+    'fixtures/verify/nft-localhost-reject/ruleset.nft',
+    'fixtures/verify/iptables-localhost-off/iptables-save.txt',
   ]
   for (const file of fixtures)
     it(`${file}: every connection the kernel handled is one trace says can happen`, async () => {

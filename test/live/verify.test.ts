@@ -78,13 +78,12 @@ describe('kp verify on the kernel', () => {
         stderr: '',
       })
       expect(result.summary.agrees).toBeGreaterThan(0)
-      // Only localhost NodePorts of externalTrafficPolicy=Local services are left unprobed (their
-      // answer depends on the layout, which the model does not record), each with its reason.
+      // Nothing is left unprobed (localhost NodePorts of externalTrafficPolicy=Local services
+      // included: the rules show where the node's own connection goes).
       expect(
         result.services
           .filter((s) => s.verdict === 'not verified')
-          .map((s) => `${s.service}: ${s.reason}`)
-          .filter((line) => !/ 127\.0\.0\.1:\d+: externalTrafficPolicy=Local/.test(line)),
+          .map((s) => `${s.service}: ${s.reason}`),
       ).toEqual([])
     }
     expect(leftovers()).toEqual([])
@@ -104,6 +103,134 @@ describe('kp verify on the kernel', () => {
       (c) => c.client === 'external' && c.frontend === '198.51.100.5:443',
     )
     expect(outside).toMatchObject({expected: 'passed', agrees: true, observed: {passed: 3}})
+    // KUBE-XLB without "route LOCAL traffic": 127.0.0.1:NodePort from the node goes to the local
+    // endpoint only, or is dropped (KUBE-MARK-DROP, then the kubelet's KUBE-FIREWALL in OUTPUT).
+    const localhost = (service: string) =>
+      result.services
+        .find((s) => s.service === service)!
+        .checks.find((c) => c.client === 'localhost')
+    expect(localhost('default/lb:https/tcp')).toMatchObject({
+      frontend: '127.0.0.1:30443',
+      agrees: true,
+      observed: {'forwarded 10.244.1.7:8443': 3},
+    })
+    expect(localhost('default/nolocal:p/tcp')).toMatchObject({
+      frontend: '127.0.0.1:30090',
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    expect(result.summary.notVerified).toBe(0)
+    expect(leftovers()).toEqual([])
+  }, 60_000)
+
+  it('an old-layout "no local endpoints" LB IP is only marked for drop: it passes un-NATed, dropped when the node holds it', async () => {
+    // fixtures/verify/legacy-xlb-lb-nolocal: KUBE-FW -> KUBE-XLB -> KUBE-MARK-DROP for an
+    // ETP=Local LB IP without local endpoints; the kubelet's KUBE-FIREWALL drops marks in INPUT
+    // and OUTPUT only, so forwarded (the LB IP is not the node's) the connection leaves un-NATed.
+    const file = join(ROOT, 'fixtures/verify/legacy-xlb-lb-nolocal/input.rules')
+    const check = (r: VerifyResult, client: string, frontend: string) =>
+      r.services
+        .find((s) => s.service === 'default/nolocal:p/tcp')!
+        .checks.find((c) => c.client === client && c.frontend === frontend)
+    const {result, exitCode, stderr} = await verify(file)
+    expect({differing: differing(result), stderr: exitCode === 0 ? '' : stderr}).toEqual({
+      differing: {},
+      stderr: '',
+    })
+    expect(check(result, 'external', '198.51.100.6:80')).toMatchObject({
+      expected: 'passed',
+      agrees: true,
+      observed: {passed: 3},
+    })
+    // The NodePort and 127.0.0.1:NodePort reach the node itself: dropped in INPUT / OUTPUT.
+    expect(check(result, 'external', '*:30090')).toMatchObject({
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    expect(check(result, 'localhost', '127.0.0.1:30090')).toMatchObject({
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    // A node that holds the LB IP itself (a cloud's local route): delivered here, so dropped.
+    const own = await verify(file, '--node-ip', '198.51.100.6')
+    expect(own.result.addresses.nodeIps).toContain('198.51.100.6')
+    expect(differing(own.result)).toEqual({})
+    expect(check(own.result, 'external', '198.51.100.6:80')).toMatchObject({
+      expected: 'dropped',
+      agrees: true,
+      observed: {dropped: 3},
+    })
+    expect(leftovers()).toEqual([])
+  }, 120_000)
+
+  it('nftables: 127.0.0.1:NodePort passes un-NATed, rejected where the kube-proxy 1.37 map names it; iptables rules for it differ under MIGRATE_LOCALHOST_NODEPORTS_ENABLED', async () => {
+    // fixtures/verify/nft-localhost-reject: tcp 30443 and udp 30053 in localhost-nodeport-reject-ports,
+    // tcp 31080 not (a 1.37 userspace proxy would serve it; the sandbox's listener stands in for it).
+    const dir = join(ROOT, 'fixtures/verify/nft-localhost-reject')
+    const rendered = await runKpAsync(
+      [
+        'migrate',
+        '--to',
+        'iptables',
+        '-f',
+        join(dir, 'cluster.yaml'),
+        '--node',
+        'this-node',
+        '--pod-cidr',
+        '10.244.0.0/16',
+        '--local-detector',
+        'cidr',
+        '--from',
+        'nftables',
+      ],
+      {timeout: 60_000},
+    )
+    expect(rendered.exitCode).toBe(0)
+    const ipt = join(tmp, 'localhost-reject.iptables')
+    writeFileSync(ipt, rendered.stdout)
+    const {result} = await verify(join(dir, 'ruleset.nft'), '--against', ipt)
+    expect(differing(result)).toEqual({})
+    const localhost = (r: VerifyResult) =>
+      Object.fromEntries(
+        r.services
+          .flatMap((s) => s.checks)
+          .filter((c) => c.client === 'localhost')
+          .map((c) => [c.frontend, c.observed]),
+      )
+    expect(localhost(result)).toEqual({
+      '127.0.0.1:30443': {rejected: 3},
+      '127.0.0.1:30053': {blocked: 3},
+      '127.0.0.1:31080': {passed: 3},
+    })
+    // iptables mode DNATs all three: announced by the finding of migrating these rules to iptables.
+    const announced = result.attributed?.announced ?? []
+    const enabled = announced.find((f) => f.id === 'MIGRATE_LOCALHOST_NODEPORTS_ENABLED')
+    expect(enabled?.differences.map((d) => d.frontend).sort()).toEqual([
+      '127.0.0.1:30053',
+      '127.0.0.1:30443',
+      '127.0.0.1:31080',
+    ])
+    expect(result.attributed?.unexpected.filter((d) => d.client === 'localhost')).toEqual([])
+    expect(leftovers()).toEqual([])
+  }, 120_000)
+
+  it('iptables with localhost NodePorts off: 127.0.0.1:NodePort passes un-NATed, rejected for a service without endpoints', async () => {
+    // The refusal comes from filter INPUT over loopback, after conntrack confirmed the entry.
+    const {result} = await verify(
+      join(ROOT, 'fixtures/verify/iptables-localhost-off/iptables-save.txt'),
+    )
+    expect(differing(result)).toEqual({})
+    const localhost = Object.fromEntries(
+      result.services
+        .flatMap((s) => s.checks)
+        .filter((c) => c.client === 'localhost')
+        .map((c) => [c.frontend, c.observed]),
+    )
+    expect(localhost).toEqual({
+      '127.0.0.1:30099': {rejected: 3},
+      '127.0.0.1:30443': {passed: 3},
+      '127.0.0.1:31080': {passed: 3},
+    })
     expect(leftovers()).toEqual([])
   }, 60_000)
 
@@ -183,7 +310,21 @@ describe('kp verify on the kernel', () => {
     )
     expect(rendered.exitCode).toBe(0)
     const nft = join(tmp, 'primary-only.nft')
-    writeFileSync(nft, rendered.stdout)
+    // kube-proxy 1.37's localhost reject map (alpha gate) for 3003: rejected instead of passed,
+    // still the difference MIGRATE_LOCALHOST_NODEPORTS announces.
+    const table = 'add table ip kube-proxy { comment "rules for kube-proxy" ; }\n'
+    expect(rendered.stdout).toContain(table)
+    const k = 'ip kube-proxy localhost-nodeport-reject'
+    writeFileSync(
+      nft,
+      rendered.stdout.replace(
+        table,
+        `${table}add chain ${k}-tcp\nadd map ${k}-ports { type inet_proto . inet_service : verdict ; }\n`,
+      ) +
+        `add rule ${k}-tcp reject\n` +
+        `add rule ip kube-proxy nodeport-endpoints-check ip daddr 127.0.0.0/8 meta l4proto . th dport vmap @localhost-nodeport-reject-ports\n` +
+        `add element ${k}-ports { tcp . 3003 : goto localhost-nodeport-reject-tcp }\n`,
+    )
     const {result, exitCode, stderr} = await verify(dump, '--against', nft)
     expect(result.addresses.nodeIps[0]).toBe('198.18.0.10')
     expect(differing(result)).toEqual({})
@@ -204,15 +345,23 @@ describe('kp verify on the kernel', () => {
     expect(clients('MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED')).toEqual(['unused-port'])
     const against = result.against!.result.services.flatMap((s) => s.checks)
     const localhost = against.filter((c) => c.client === 'localhost')
-    expect(localhost.map((c) => c.frontend).sort()).toEqual(['127.0.0.1:3002', '127.0.0.1:3003'])
-    expect(localhost.every((c) => Object.keys(c.observed).join() === 'passed')).toBe(true)
+    expect(localhost.map((c) => c.frontend).sort()).toEqual([
+      '127.0.0.1:3001',
+      '127.0.0.1:3002',
+      '127.0.0.1:3003',
+    ])
+    expect(Object.fromEntries(localhost.map((c) => [c.frontend, c.observed]))).toEqual({
+      '127.0.0.1:3001': {passed: 3},
+      '127.0.0.1:3002': {passed: 10},
+      '127.0.0.1:3003': {rejected: 3},
+    })
     const unused = against.filter((c) => c.client === 'unused-port')
     expect(unused).toHaveLength(6)
     expect(unused.every((c) => Object.keys(c.observed).join() === 'rejected')).toBe(true)
     // Through the iptables rules themselves both agree with explain's answer.
     const own = result.services.flatMap((s) => s.checks)
     expect(own.filter((c) => c.client === 'localhost' || c.client === 'unused-port')).toHaveLength(
-      8,
+      9,
     )
     expect({exitCode, stderr: exitCode === 0 ? '' : stderr}).toEqual({exitCode: 0, stderr: ''})
     expect(leftovers()).toEqual([])

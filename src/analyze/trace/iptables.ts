@@ -224,14 +224,37 @@ export class IptablesTracer {
       }
       return out
     }
-    return this.hooks(b, [
+    const out: End[] = []
+    for (const e of this.hooks(b, [
       ['raw', 'OUTPUT'],
       ['mangle', 'OUTPUT'],
       ['nat', 'OUTPUT'],
       ['filter', 'OUTPUT'],
       ['mangle', 'POSTROUTING'],
       ['nat', 'POSTROUTING'],
-    ]).map((e) => ({...e, local: false}))
+    ])) {
+      if (e.how !== 'accept') {
+        out.push({...e, local: false})
+        continue
+      }
+      // To one of the node's own addresses (127.0.0.1 included) it comes back over loopback:
+      // PREROUTING and INPUT see it again, but not their nat chains (its NAT was bound in OUTPUT).
+      for (const [r, local] of splitOn(
+        e.branch,
+        destinationLocal(this.facts, e.branch.destination, e.branch.dnat !== null),
+      )) {
+        if (!local) out.push({branch: r, how: 'accept', reason: null, local})
+        else
+          for (const f of this.hooks(r, [
+            ['raw', 'PREROUTING'],
+            ['mangle', 'PREROUTING'],
+            ['mangle', 'INPUT'],
+            ['filter', 'INPUT'],
+          ]))
+            out.push({...f, local})
+      }
+    }
+    return out
   }
 
   /** Runs the built-in chains in turn; a branch goes on only while each accepts it. */

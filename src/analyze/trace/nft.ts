@@ -56,7 +56,8 @@ export class NftTracer {
     const ends: End[] = []
     if (this.facts.packet.from === 'node') {
       for (const e of this.hooks([start], ['output', 'postrouting']))
-        ends.push({...e, local: false})
+        if (e.how !== 'accept') ends.push({...e, local: false})
+        else ends.push(...this.backToNode(e.branch))
     } else {
       for (const e of this.hooks([start], ['prerouting'])) {
         if (e.how !== 'accept') {
@@ -73,6 +74,23 @@ export class NftTracer {
       }
     }
     return outcomesOf(ends)
+  }
+
+  /**
+   * The node's connection to one of its own addresses (127.0.0.1 included) comes back over
+   * loopback: the PREROUTING and INPUT chains see it again, but not their NAT chains (its NAT was
+   * bound in OUTPUT). kube-proxy 1.37 rejects localhost NodePorts there (filter-input).
+   */
+  private backToNode(b: Branch): End[] {
+    const out: End[] = []
+    for (const [r, local] of splitOn(
+      b,
+      destinationLocal(this.facts, b.destination, b.dnat !== null),
+    )) {
+      if (!local) out.push({branch: r, how: 'accept', reason: null, local: false})
+      else for (const f of this.hooks([r], ['prerouting', 'input'], true)) out.push({...f, local})
+    }
+    return out
   }
 
   /**
@@ -127,11 +145,13 @@ export class NftTracer {
     return [...done, ...live.map((branch): Exit => ({branch, how: 'return', reason: null}))]
   }
 
-  private hooks(start: Branch[], hooks: string[]): Exit[] {
+  private hooks(start: Branch[], hooks: string[], natBound = false): Exit[] {
     let live = start
     const done: Exit[] = []
     for (const hook of hooks) {
       for (const base of this.baseChains(hook)) {
+        if (natBound && (base.chain ? base.chain.hook?.type === 'nat' : base.table.name === 'nat'))
+          continue
         const next: Branch[] = []
         for (const b of live) {
           for (const e of this.base(b, base)) {

@@ -12,8 +12,15 @@ import {
 } from '../../core/address.js'
 import {displayName} from '../../core/state.js'
 import type {ProxyState, ServicePort} from '../../model/types.js'
-import {explainServicePort, type FrontendExplanation} from '../explain.js'
+import {explainServicePort, fromThisNode, type FrontendExplanation} from '../explain.js'
 import type {Expectation, ProbeClient, ProbeGroup} from './types.js'
+
+/** A known masquerade (or none) as explain words it, so expectationFor reads it as for any client. */
+const FIXED: Record<string, FrontendExplanation['masquerade']> = {
+  true: {when: 'always', reason: ''},
+  false: {when: 'never', reason: ''},
+  null: {when: 'unknown', reason: ''},
+}
 
 export interface SandboxAddresses {
   nodeIps: string[]
@@ -29,6 +36,8 @@ export interface VerifyPlan {
   groups: ProbeGroup[]
   /** TCP ports the node listens on, so that what reaches it without DNAT is accepted. */
   listenPorts: number[]
+  /** UDP ports the node binds likewise (an unbound one answers like a REJECT). */
+  listenUdpPorts: number[]
   /** Service ports kp cannot probe here, with the reason. */
   skipped: Array<{service: string; reason: string}>
 }
@@ -123,6 +132,11 @@ export interface PlanOptions {
   probes: number
   /** Whether this kernel has SCTP (null: not looked at), for the reason SCTP ports are skipped. */
   kernelSctp?: boolean | null
+  /**
+   * IPv4 addresses the node holds besides the ones kp picks (`--node-ip`: an LB IP a cloud puts in
+   * the node's local routing table): probes to them expect what the node's own address gets.
+   */
+  nodeAddresses?: string[]
 }
 
 /** How many connections a group needs: enough for the spread test where there is one. */
@@ -237,7 +251,13 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
     if (family === 'IPv4') podIp = f.addresses.podIps[0] ?? null
   }
   groups.push(...modeDifferenceGroups(state, podIp, opts.probes, skipped))
-  return {addresses, groups, listenPorts: listenPorts(state), skipped}
+  return {
+    addresses,
+    groups,
+    listenPorts: listenPorts(state, 'TCP'),
+    listenUdpPorts: listenPorts(state, 'UDP'),
+    skipped,
+  }
 }
 
 /** The sandbox's addresses of one family and the probes of that family's service ports. */
@@ -268,6 +288,8 @@ function planFamily(
     if (second !== null) nodeIps.push(second)
   }
   for (const ip of nodeSpecific) if (!nodeIps.includes(ip)) nodeIps.push(ip)
+  for (const ip of opts.nodeAddresses ?? [])
+    if (ofFamily(ip) && !nodeIps.includes(canonical(ip))) nodeIps.push(canonical(ip))
   const externalIp = pick(used, taken, null, true, family)!
   const externalIps = [externalIp]
   const podCidr = state.node.podCIDRs.find(ofFamily) ?? null
@@ -378,10 +400,10 @@ function unsupported(sp: ServicePort, kernelSctp: boolean | null): string | null
   return null
 }
 
-function listenPorts(state: ProxyState): number[] {
+function listenPorts(state: ProxyState, protocol: 'TCP' | 'UDP'): number[] {
   const ports = new Set<number>()
   for (const sp of state.services) {
-    if (sp.protocol !== 'TCP') continue
+    if (sp.protocol !== protocol) continue
     for (const f of sp.frontends) if (f.port !== null && f.type !== 'ClusterIP') ports.add(f.port)
     for (const e of sp.endpoints) if (e.port !== null) ports.add(e.port)
   }
@@ -393,7 +415,8 @@ function listenPorts(state: ProxyState): number[] {
  * localhostNodePorts DNATs it, needing route_localnet=1, which the sandbox sets as kube-proxy
  * does; otherwise it reaches the node's own listener un-NATed), and a pod to a ClusterIP on a
  * port no service uses (iptables mode passes it un-NATed; nftables mode rejects it in
- * cluster-ips-check). TCP only: an un-NATed UDP datagram leaves no answer to tell by.
+ * cluster-ips-check). TCP only, but for nftables localhost NodePorts: an un-NATed UDP datagram
+ * leaves no answer to tell by where the alternative is another un-NATed path.
  */
 function modeDifferenceGroups(
   state: ProxyState,
@@ -410,13 +433,14 @@ function modeDifferenceGroups(
     destination: string,
     port: number,
     expect: Expectation,
+    protocol: 'TCP' | 'UDP' = 'TCP',
   ) =>
     groups.push({
       service: displayName(sp),
       frontend: `${destination}:${port}`,
       client,
       namespace,
-      protocol: 'TCP',
+      protocol,
       source,
       destination,
       port,
@@ -436,23 +460,68 @@ function modeDifferenceGroups(
       for (const fe of explained) {
         if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null) continue
         if (!state.node.localhostNodePorts) {
-          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated('passed'))
+          // Not DNATed, but a port without endpoints is still rejected for every local address
+          // (filter `-m addrtype --dst-type LOCAL ... -j REJECT`, hooked from INPUT).
+          const verdict = fe.action === 'reject' && fe.incomplete === null ? 'rejected' : 'passed'
+          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated(verdict))
           continue
         }
-        // With externalTrafficPolicy=Local the node's own connection goes to every endpoint since
-        // kube-proxy 1.24's KUBE-EXT-* chains, but only to local ones (or is dropped) with the older
-        // KUBE-XLB-* chains, and the model does not record which layout wrote the rules.
+        // With externalTrafficPolicy=Local the node's own connection is short-circuited to every
+        // endpoint (KUBE-EXT, and KUBE-XLB since ≈1.15) or follows the policy (older KUBE-XLB).
         if (sp.externalTrafficPolicy !== 'Cluster') {
-          skipped.push({
-            service: `${displayName(sp)} 127.0.0.1:${fe.port}`,
-            reason:
-              'externalTrafficPolicy=Local: where the node itself reaches a localhost NodePort depends on the kube-proxy layout (every endpoint since 1.24, local ones before)',
-          })
+          const own = fromThisNode(sp, fe)
+          if (own === null) {
+            skipped.push({
+              service: `${displayName(sp)} 127.0.0.1:${fe.port}`,
+              reason:
+                'externalTrafficPolicy=Local: the input does not show where the node itself reaches a localhost NodePort (every endpoint with the "route LOCAL traffic" rule, local ones without)',
+            })
+            continue
+          }
+          const expect = expectationFor(
+            {
+              ...fe,
+              action: own.action,
+              reaches: own.reaches,
+              masquerade: FIXED[String(own.masquerade)]!,
+            },
+            'node',
+            'TCP',
+            sp.sessionAffinity !== null,
+            [],
+          )
+          if (typeof expect !== 'string')
+            group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
           continue
         }
         const expect = expectationFor(fe, 'node', 'TCP', sp.sessionAffinity !== null, [])
         if (typeof expect !== 'string')
           group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
+      }
+    }
+  if (state.mode === 'nftables')
+    // nftables mode never DNATs 127.0.0.1: it reaches the node's own listener (kube-proxy 1.37's
+    // userspace proxy for TCP, here the sandbox's), unless the 1.37 reject map names the port.
+    // UDP too: a rejected datagram leaves no conntrack entry, a delivered one does.
+    for (const sp of state.services) {
+      if (sp.family !== 'IPv4' || (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')) continue
+      for (const fe of sp.frontends) {
+        if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null || fe.incomplete) continue
+        const verdict =
+          fe.localhostRejected !== true ? 'passed' : sp.protocol === 'UDP' ? 'blocked' : 'rejected'
+        group(
+          sp,
+          'localhost',
+          'node',
+          '127.0.0.1',
+          '127.0.0.1',
+          fe.port,
+          {
+            ...notNated('passed'),
+            verdict,
+          },
+          sp.protocol,
+        )
       }
     }
   if (podIp === null || (state.mode !== 'iptables' && state.mode !== 'nftables')) return groups

@@ -78,9 +78,21 @@ async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]>
 /**
  * Listeners on the node's ports: a connection that reaches the node itself without DNAT is then
  * accepted and keeps its conntrack entry, so a refusal can only come from a rule (a refused SYN's
- * entry is gone by the time conntrack is read).
+ * entry is gone by the time conntrack is read). UDP sockets bound likewise: a datagram to a
+ * closed port would be answered with the same ICMP error as a REJECT.
  */
-export async function listen(ports: number[]): Promise<void> {
+export async function listen(ports: number[], udpPorts: number[] = []): Promise<void> {
+  await Promise.all(
+    udpPorts.map(
+      (port) =>
+        new Promise<void>((resolve) => {
+          const s = createSocket('udp4')
+          s.on('error', () => resolve())
+          s.on('message', () => undefined)
+          s.bind({port, address: '0.0.0.0'}, () => resolve())
+        }),
+    ),
+  )
   const held: Socket[] = []
   // Each family apart: a kernel without IPv6 refuses '::', and IPv4 must be served all the same.
   await Promise.all(

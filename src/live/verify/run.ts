@@ -40,6 +40,10 @@ const REJECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EACCES
 export function observe(p: ProbeSpec, saw: string, entry: ConntrackEntry | undefined): Observation {
   if (entry !== undefined) {
     const dnat = entry.replySrc !== entry.dst || entry.replySport !== entry.dport
+    // Over loopback the entry is confirmed on the way out, before filter INPUT rejects it: the
+    // client's refusal tells (a connection that reaches a listener is answered).
+    if (!dnat && REJECTED.has(saw))
+      return {verdict: p.protocol === 'UDP' ? 'blocked' : 'rejected', dnat: null, masquerade: null}
     return {
       verdict: dnat ? 'forwarded' : 'passed',
       dnat: dnat ? joinHostPort(entry.replySrc, entry.replySport) : null,
@@ -58,7 +62,7 @@ export async function runVerify(run: VerifyRun): Promise<VerifyResult> {
   let done = 0
   try {
     await sb.load(run.rules)
-    await sb.listen(plan.listenPorts)
+    await sb.listen(plan.listenPorts, plan.listenUdpPorts)
     const probeGroups = async (groups: Array<{g: ProbeGroup; count: number}>) => {
       const observed = new Map<ProbeGroup, Observation[]>()
       // Rounds of whole groups, so that a group's probes are read from one conntrack table.

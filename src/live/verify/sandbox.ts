@@ -386,11 +386,14 @@ export class Sandbox {
     }
   }
 
-  /** Starts listeners in the node namespace on these TCP ports; they run until remove(). */
-  async listen(ports: number[]): Promise<void> {
-    if (ports.length === 0) return
+  /** Starts listeners in the node namespace on these TCP and UDP ports; they run until remove(). */
+  async listen(ports: number[], udpPorts: number[] = []): Promise<void> {
+    if (ports.length === 0 && udpPorts.length === 0) return
     const path = join(this.dir, 'listen.json')
-    await writeFile(path, JSON.stringify({probes: [], waitMs: 0, listen: ports}))
+    await writeFile(
+      path,
+      JSON.stringify({probes: [], waitMs: 0, listen: ports, listenUdp: udpPorts}),
+    )
     const child = spawn('ip', ['netns', 'exec', this.names.node, ...this.launcher, path], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

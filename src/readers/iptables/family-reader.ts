@@ -58,6 +58,12 @@ import {isMasqueradeMarking, markValue, parsePort, SNAT_COMMENT, splitHostPort} 
 
 const LOCALHOST_V4 = '127.0.0.0/8'
 
+/** `-m addrtype --src-type LOCAL`: a connection from one of this node's own addresses. */
+function isLocalSource(rule: Parameters<typeof findMatch>[0]): boolean {
+  const m = findMatch(rule, '--src-type')
+  return m !== undefined && m !== null && !m.negated && m.values[0] === 'LOCAL'
+}
+
 /**
  * Reads one family's ruleset. `servicesOnly`: ReadOptions.servicesOnly (no rule references, no
  * foreign pass); `refsPerPort`: ReadOptions.refsPerPort (Infinity when not set).
@@ -350,6 +356,7 @@ export class IptablesFamilyReader extends FamilyState {
           this.node.detector ??= 'cidr'
         } else if (rule.inInterface && !rule.inInterface.negated)
           this.noteInterface(rule.inInterface.value)
+        else if (isLocalSource(rule)) g.localSourceToCluster = true
         continue
       }
       this.warn(
@@ -392,6 +399,7 @@ export class IptablesFamilyReader extends FamilyState {
             this.noteInterface(rule.inInterface.value)
           } else if (srcTypeLocal) {
             g.etp = 'Local'
+            g.localSourceToCluster = true
           } else {
             g.etp ??= 'Cluster'
           }

@@ -153,6 +153,8 @@ export interface Group {
   fwMarkDrop: boolean
   /** The 1.24 SVL / old XLB `has no local endpoints` -> KUBE-MARK-DROP. */
   localDrop: boolean
+  /** KUBE-EXT (1.24+) or KUBE-XLB (≈1.15–1.23) sends a local source (`--src-type LOCAL`) to KUBE-SVC. */
+  localSourceToCluster: boolean
   /** Jumps from one of the group's chains to another of its kinds (EXT -> SVL, FW -> XLB, ...), to find what a frontend's path needs. */
   jumps: Array<{from: ChainKind; to: ChainKind}>
   /**
@@ -208,6 +210,7 @@ export function emptyGroup(hash: string | null): Group {
     ranges: [],
     fwMarkDrop: false,
     localDrop: false,
+    localSourceToCluster: false,
     jumps: [],
     clusterIpRule: null,
     missing: [],

@@ -198,6 +198,15 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
     return fe
   })
   const missing = gaps.all()
+  // Where the node's own connections to an external frontend go (ServicePort.externalFromNode):
+  // shown by the external chain itself, KUBE-EXT or KUBE-XLB, when the input has it.
+  const externalChain = g.chains.ext ?? g.chains.xlb
+  const fromNode =
+    g.etp === 'Local' && externalChain !== undefined && externalChain.ruleCount > 0
+      ? g.localSourceToCluster
+        ? ('cluster' as const)
+        : ('policy' as const)
+      : null
   const externallyVisible = g.frontends.some((f) => f.type !== 'ClusterIP')
   return {
     namespace: names?.namespace ?? null,
@@ -213,6 +222,7 @@ function servicePortOf(r: IptablesFamilyReader, g: Group): ServicePort | null {
     scheduler: null,
     endpoints,
     rules: r.servicesOnly ? [] : sourceRefs(r.path, g.refLines, r.refsPerPort),
+    ...(fromNode !== null && externallyVisible ? {externalFromNode: fromNode} : {}),
     ...(missing.length > 0 ? {incomplete: {missing, collect}} : {}),
   }
 }

@@ -27,6 +27,7 @@ import {
   FIREWALL_CHECK_CHAIN,
   FIREWALL_IPS_MAP,
   LOCALHOST_NODEPORT_REJECT_MAP,
+  LOCALHOST_NODEPORT_REJECT_PREFIX,
   MARK_FOR_MASQUERADE_CHAIN,
   MASQUERADING_CHAIN,
   NFT_TABLE,
@@ -79,8 +80,41 @@ export class KubeProxyTableReader {
     this.maps.readFirewallIps()
     const out: ServicePort[] = []
     for (const acc of this.ctx.services.values()) out.push(this.finishService(acc))
+    this.markLocalhostRejects(out)
     this.reportLeftovers()
     return out
+  }
+
+  /**
+   * kube-proxy 1.37's localhost NodePorts (alpha gate KubeProxyNFTablesLocalhostNodePorts): a
+   * NodePort the map `localhost-nodeport-reject-ports` names is rejected on 127.0.0.1 (::1), when
+   * `nodeport-endpoints-check` looks the map up for it and the verdict's chain rejects
+   * (Frontend.localhostRejected). Without the map nftables mode leaves 127.0.0.1 un-NATed.
+   */
+  private markLocalhostRejects(services: ServicePort[]): void {
+    const map = this.ctx.set(LOCALHOST_NODEPORT_REJECT_MAP)
+    if (!map || map.elements.length === 0) return
+    const lookedUp = (this.ctx.chain(NODEPORT_ENDPOINTS_CHECK_CHAIN)?.rules() ?? []).some(
+      (r) =>
+        r.tokens.includes(`@${LOCALHOST_NODEPORT_REJECT_MAP}`) &&
+        (hasSequence(r.tokens, 'ip', 'daddr', '127.0.0.0/8') ||
+          hasSequence(r.tokens, 'ip6', 'daddr', '::1')),
+    )
+    if (!lookedUp) return
+    const rejects = (verdict: string[]): boolean => {
+      if (verdict.includes('reject')) return true
+      const to = verdict[0] === 'goto' || verdict[0] === 'jump' ? verdict[1] : undefined
+      if (to === undefined || !to.startsWith(LOCALHOST_NODEPORT_REJECT_PREFIX)) return false
+      return (this.ctx.chain(to)?.rules() ?? []).some((r) => r.tokens.includes('reject'))
+    }
+    const rejected = new Set<string>()
+    for (const el of map.elements)
+      if (el.key.length === 2 && rejects(el.value ?? []))
+        rejected.add(`${el.key[0]!.toUpperCase()} ${el.key[1]}`)
+    for (const sp of services)
+      for (const fe of sp.frontends)
+        if (fe.type === 'NodePort' && fe.ip === null && rejected.has(`${sp.protocol} ${fe.port}`))
+          fe.localhostRejected = true
   }
 
   /**

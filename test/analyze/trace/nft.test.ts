@@ -9,6 +9,7 @@ import {parseNftText} from '../../../src/readers/nft/parse.js'
 import {readFiles} from '../../../src/readers/read-state.js'
 import type {NftDocument} from '../../../src/readers/nft/ir.js'
 import {proxyState} from '../../helpers/builders.js'
+import {ROOT} from '../../helpers/run-cli.js'
 
 function trace(text: string, packet: Partial<TracePacket> = {}) {
   const {doc} = parseNftText(text, 'rules.nft')
@@ -124,5 +125,31 @@ describe('kp trace: the nftables walk', () => {
         'no service uses this port of the ClusterIP: nftables mode rejects it (cluster-ips-check)',
       ],
     ])
+  })
+})
+
+describe('kp trace: the node to one of its own addresses', () => {
+  it('walks the loopback pass back in (filter INPUT, not NAT): a 1.37 localhost NodePort is rejected', async () => {
+    // Over loopback PREROUTING and INPUT see the packet again; kube-proxy 1.37 rejects localhost
+    // NodePorts its map names in filter-input (fixtures/verify/nft-localhost-reject).
+    const file = `${ROOT}fixtures/verify/nft-localhost-reject/ruleset.nft`
+    const nftDocuments: Array<{path: string; doc: NftDocument}> = []
+    const {state} = await readFiles({
+      files: [file],
+      onParsed: (p) => {
+        if (p.format === 'nft') nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
+      },
+    })
+    const verdicts = (port: number, protocol: 'TCP' | 'UDP') =>
+      traceConnection({
+        state,
+        rulesets: [],
+        nftDocuments,
+        nodeIps: ['198.18.0.10'],
+        packet: {from: 'node', source: '127.0.0.1', destination: '127.0.0.1', port, protocol},
+      }).outcomes.map((o) => o.verdict)
+    expect(verdicts(30443, 'TCP')).toEqual(['rejected'])
+    expect(verdicts(30053, 'UDP')).toEqual(['rejected'])
+    expect(verdicts(31080, 'TCP')).toEqual(['delivered'])
   })
 })

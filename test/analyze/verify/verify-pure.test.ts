@@ -11,6 +11,7 @@ import {chiSquareP} from '../../../src/analyze/verify/stats.js'
 import {compareGroup} from '../../../src/analyze/verify/compare.js'
 import {parseConntrack} from '../../../src/live/verify/sandbox.js'
 import {cidrContains} from '../../../src/core/address.js'
+import {observe} from '../../../src/live/verify/run.js'
 import {readFiles} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
 import type {ProbeGroup} from '../../../src/analyze/verify/types.js'
@@ -224,6 +225,36 @@ describe('compareGroup (IPv6 hairpin)', () => {
   })
 })
 
+describe('observe', () => {
+  const spec = (protocol: 'TCP' | 'UDP') => ({
+    id: 1,
+    protocol,
+    source: '127.0.0.1',
+    sourcePort: 40001,
+    destination: '127.0.0.1',
+    port: 30443,
+  })
+  const entry = {
+    protocol: 'tcp',
+    src: '127.0.0.1',
+    dst: '127.0.0.1',
+    sport: 40001,
+    dport: 30443,
+    replySrc: '127.0.0.1',
+    replyDst: '127.0.0.1',
+    replySport: 30443,
+  }
+  it('reads a refused loopback connection as rejected though its entry was confirmed on the way out', () => {
+    // Over lo, conntrack confirms the entry in POSTROUTING, before filter INPUT rejects the packet.
+    expect(observe(spec('TCP'), 'ECONNREFUSED', entry).verdict).toBe('rejected')
+    expect(observe(spec('UDP'), 'ECONNREFUSED', entry).verdict).toBe('blocked')
+    expect(observe(spec('TCP'), 'connected', entry).verdict).toBe('passed')
+    // A DNATed connection is forwarded whatever the client saw.
+    const dnat = {...entry, replySrc: '10.244.1.7', replySport: 8443}
+    expect(observe(spec('TCP'), 'ECONNREFUSED', dnat).verdict).toBe('forwarded')
+  })
+})
+
 describe('planVerify', () => {
   it('plans every kind of client for upstream-overall, on addresses the rules do not name', async () => {
     const {state} = await readFiles({
@@ -258,29 +289,83 @@ describe('planVerify', () => {
     const ipt = await plan('fixtures/iptables/upstream-overall/input.rules')
     const localhost = ipt.filter((g) => g.client === 'localhost')
     expect(localhost.map((g) => `${g.namespace} ${g.source} ${g.frontend}`).sort()).toEqual([
+      'node 127.0.0.1 127.0.0.1:3001',
       'node 127.0.0.1 127.0.0.1:3002',
       'node 127.0.0.1 127.0.0.1:3003',
     ])
-    // svc2 is externalTrafficPolicy=Local: where the node's own connection goes depends on the
-    // layout (every endpoint with KUBE-EXT, local ones with the old KUBE-XLB), so it is not probed.
-    const {skipped} = planVerify(
-      (await readFiles({files: [join(ROOT, 'fixtures/iptables/upstream-overall/input.rules')]}))
-        .state,
-      {probes: 100},
-    )
-    expect(skipped.find((s) => s.service.endsWith('127.0.0.1:3001'))?.reason).toContain(
-      'externalTrafficPolicy=Local',
-    )
+    // svc2 is externalTrafficPolicy=Local, but KUBE-EXT's "route LOCAL traffic" rule sends the
+    // node's own connection to every endpoint, masqueraded (ServicePort.externalFromNode 'cluster').
+    const svc2 = localhost.find((g) => g.frontend === '127.0.0.1:3001')!
+    expect(svc2.expect).toMatchObject({verdict: 'forwarded', masquerade: true})
     const unused = ipt.filter((g) => g.client === 'unused-port')
     expect(unused).toHaveLength(6)
     expect(unused.every((g) => g.namespace === 'pod' && g.expect.verdict === 'passed')).toBe(true)
     expect(unused.find((g) => g.destination === '172.30.0.41')?.frontend).toBe('172.30.0.41:40000')
-    // nftables never DNATs 127.0.0.1 (not probed: 1.37 may reject it) and rejects unused ports.
+    // nftables never DNATs 127.0.0.1: it reaches the node's own listener; it rejects unused ports.
     const nft = await plan('fixtures/nft/upstream-overall/input.nft')
-    expect(nft.filter((g) => g.client === 'localhost')).toEqual([])
+    const nftLocalhost = nft.filter((g) => g.client === 'localhost')
+    expect(nftLocalhost.map((g) => g.frontend).sort()).toEqual([
+      '127.0.0.1:3001',
+      '127.0.0.1:3002',
+      '127.0.0.1:3003',
+    ])
+    expect(nftLocalhost.every((g) => g.expect.verdict === 'passed')).toBe(true)
     const rejected = nft.filter((g) => g.client === 'unused-port')
     expect(rejected.length).toBeGreaterThan(0)
     expect(rejected.every((g) => g.expect.verdict === 'rejected')).toBe(true)
+  })
+
+  it('expects 127.0.0.1:NodePort rejected where the kube-proxy 1.37 reject map names it (UDP: blocked)', async () => {
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/verify/nft-localhost-reject/ruleset.nft')],
+    })
+    const plan = planVerify(state, {probes: 100})
+    const localhost = plan.groups
+      .filter((g) => g.client === 'localhost')
+      .map((g) => `${g.protocol} ${g.frontend} ${g.expect.verdict}`)
+      .sort()
+    expect(localhost).toEqual([
+      'TCP 127.0.0.1:30443 rejected',
+      'TCP 127.0.0.1:31080 passed',
+      'UDP 127.0.0.1:30053 blocked',
+    ])
+    // The node binds its UDP NodePorts too: a closed port would answer like a REJECT.
+    expect(plan.listenUdpPorts).toContain(30053)
+  })
+
+  it('with localhost NodePorts off expects 127.0.0.1:NodePort un-NATed, but rejected without endpoints', async () => {
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/verify/iptables-localhost-off/iptables-save.txt')],
+    })
+    expect(state.node.localhostNodePorts).toBe(false)
+    const localhost = planVerify(state, {probes: 100})
+      .groups.filter((g) => g.client === 'localhost')
+      .map((g) => `${g.frontend} ${g.expect.verdict}`)
+      .sort()
+    expect(localhost).toEqual([
+      '127.0.0.1:30099 rejected',
+      '127.0.0.1:30443 passed',
+      '127.0.0.1:31080 passed',
+    ])
+  })
+
+  it('expects 127.0.0.1:NodePort of an old KUBE-XLB layout to reach local endpoints only, or be dropped', async () => {
+    // handmade-legacy-xlb: KUBE-XLB without the "route LOCAL traffic" rule (≤≈1.14): the node's own
+    // connection is any client's: lb's local endpoint, unmasqueraded; nolocal's KUBE-MARK-DROP.
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/iptables/handmade-legacy-xlb/input.rules')],
+    })
+    expect(state.services.find((sp) => sp.name === 'lb')?.externalFromNode).toBe('policy')
+    const plan = planVerify(state, {probes: 100})
+    const localhost = new Map(
+      plan.groups.filter((g) => g.client === 'localhost').map((g) => [g.frontend, g.expect]),
+    )
+    expect(localhost.get('127.0.0.1:30443')).toMatchObject({
+      verdict: 'forwarded',
+      endpoints: [{address: '10.244.1.7:8443', share: 1}],
+    })
+    expect(localhost.get('127.0.0.1:30090')?.verdict).toBe('dropped')
+    expect(plan.skipped.filter((s) => s.service.includes('127.0.0.1'))).toEqual([])
   })
 
   it('expects a forwarded LB IP of an old-layout "no local endpoints" service to pass un-NATed', async () => {
