@@ -79,7 +79,16 @@ const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFI
 ) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]
 const DISPATCH_BYTES = DISPATCH_CHAINS.map(ascii)
 const MARK_BYTES = ascii('MARK')
-const QUOTE_BYTES = ascii('"')
+/**
+ * What a SEP rule must hold for pass 1 to look at its target (` -j "`, ` -j MARK`, ` --jump `
+ * ...: a quoted or MARK target, or --jump/--goto): a rule without any of these is kept for
+ * later, unlooked at. Without their leading blank and dash: the search for a pattern skips to
+ * its first byte, and blanks are every few bytes.
+ */
+const TARGET_CLUES = ['j "', 'g "', 'j MARK', 'g MARK', 'jump ', 'goto '].map(ascii)
+/** LineSorter's search slots: the target clues, then the needles. */
+const FIRST_CLUE_SLOT = 0
+const FIRST_NEEDLE_SLOT = FIRST_CLUE_SLOT + TARGET_CLUES.length
 
 /** What a chain is to the selection. */
 type ChainKind = 0 | 1 | 2 | 3
@@ -147,6 +156,23 @@ function chainNameEnd(bytes: Uint8Array, start: number, nl: number): number {
   return end
 }
 
+/** Whether the name at `at`, already known to start with `KUBE-`, starts with `prefix` (a `KUBE-` name too). */
+function kubeNameHas(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > bytes.length) return false
+  for (let i = KUBE_BYTES.length; i < prefix.length; i++)
+    if (bytes[at + i] !== prefix[i]) return false
+  return true
+}
+
+/**
+ * Whether bytes[start..end) holds a quote. A loop over the few bytes of a chain name: a search
+ * per line (quotes are in most lines' comments) costs more.
+ */
+function hasQuote(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (bytes[i] === 34 /* " */) return true
+  return false
+}
+
 /**
  * The kind of the chain named at `start..end`, told by its prefix without cutting the name out:
  * the byte after `KUBE-` picks the one or two names to compare.
@@ -155,18 +181,18 @@ function chainKindAt(bytes: Uint8Array, start: number, end: number): ChainKind {
   if (end - start < 8 || !bytesAt(bytes, start, KUBE_BYTES)) return ChainKind.Other
   switch (bytes[start + 5]) {
     case 83 /* S */:
-      if (bytesAt(bytes, start, SEP_BYTES)) return ChainKind.Sep
-      if (bytesAt(bytes, start, SVC_BYTES) || bytesAt(bytes, start, SVL_BYTES))
+      if (kubeNameHas(bytes, start, SEP_BYTES)) return ChainKind.Sep
+      if (kubeNameHas(bytes, start, SVC_BYTES) || kubeNameHas(bytes, start, SVL_BYTES))
         return ChainKind.PerService
       break
     case 69 /* E */:
-      if (bytesAt(bytes, start, EXT_BYTES)) return ChainKind.PerService
+      if (kubeNameHas(bytes, start, EXT_BYTES)) return ChainKind.PerService
       break
     case 70 /* F */:
-      if (bytesAt(bytes, start, FW_BYTES)) return ChainKind.PerService
+      if (kubeNameHas(bytes, start, FW_BYTES)) return ChainKind.PerService
       break
     case 88 /* X */:
-      if (bytesAt(bytes, start, XLB_BYTES)) return ChainKind.PerService
+      if (kubeNameHas(bytes, start, XLB_BYTES)) return ChainKind.PerService
       break
   }
   for (const name of DISPATCH_BYTES)
@@ -247,8 +273,15 @@ class LineSorter {
   readonly readNowIdx = new IntList()
   readonly readNowAt = new IntList()
   /** Service rules of the dispatch chains, as text: chosen by needle once all are known. */
-  readonly pending: Array<{idx: number; line: string; hash: string; start: number; end: number}> =
-    []
+  readonly pending: Array<{
+    idx: number
+    line: string
+    hash: string
+    start: number
+    end: number
+    /** Whether its chain matches NodePorts by port alone (NODE_PORT_CHAINS). */
+    byPort: boolean
+  }> = []
   /** Per-service chain rules not read now (jumps to SEP chains, repeated evidence), and their declarations: keyed by the chain's hash. */
   readonly perServiceRules: LateLines
   readonly perServiceDeclarations: LateLines
@@ -284,7 +317,7 @@ class LineSorter {
   /** `size`: the source's, for how many runs to expect (at most one per line of 24 bytes or more). */
   constructor(size: number, needles: readonly string[]) {
     this.needleBytes = needles.filter((n) => n.length > 0).map((n) => Buffer.from(n, 'utf8'))
-    this.places = new Int32Array(1 + this.needleBytes.length)
+    this.places = new Int32Array(FIRST_NEEDLE_SLOT + this.needleBytes.length)
     const expected = Math.min(Math.ceil(size / 24), MAX_EXPECTED_RUNS)
     this.perServiceRules = new LateLines(expected)
     this.perServiceDeclarations = new LateLines(expected)
@@ -312,76 +345,146 @@ class LineSorter {
     const nameStart = chainNameStart(piece, pos, nl)
     if (nameStart < 0) return true
     const nameEnd = chainNameEnd(piece, nameStart, nl)
-    if (this.nextAt(bytes, base, QUOTE_BYTES, 0, nameStart) < nameEnd) this.oddSpelling = true
+    if (hasQuote(piece, nameStart, nameEnd)) this.oddSpelling = true
     const kind = chainKindAt(piece, nameStart, nameEnd)
     if (kind === ChainKind.Other) return true
-    // The hash of a per-service chain is the name after its prefix (KUBE-FW- is one shorter than the others).
-    const hashStart =
-      kind === ChainKind.PerService
-        ? nameStart + (piece[nameStart + 7] === 45 /* - */ ? 8 : 9)
-        : nameStart
-    if (first === 58 /* : */) {
-      // A dispatch chain (KUBE-SERVICES, ...) is declared for every read: without it, its rules are read as undeclared.
-      if (kind === ChainKind.Dispatch) return true
-      if (kind === ChainKind.Sep) {
-        this.sepDeclarations.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
-        return false
-      }
-      if (
-        this.firstInternalChain === null &&
-        (bytesAt(piece, nameStart, SVC_BYTES) || bytesAt(piece, nameStart, SVL_BYTES))
-      ) {
-        this.firstInternalChain = bytes.toString('utf8', nameStart, nameEnd)
-      }
-      this.perServiceDeclarations.add(
-        idx,
-        base + pos,
-        base + next,
-        nameKey(piece, hashStart, nameEnd),
-      )
-      return false
-    }
-    if (kind === ChainKind.Dispatch) return this.sortDispatchRule(bytes, base, idx, pos, nl, next)
-    const target = targetStart(piece, pos, nl)
-    if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl))
-      this.oddSpelling = true
-    if (kind === ChainKind.PerService) {
-      if (this.holdsNeedle(bytes, base, nameEnd, nl))
-        this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
-      // A per-service rule that does not jump to a SEP chain (a masquerade or short-circuit rule) is
-      // node evidence: the first of each shape is read (see evidenceSignature); the rest, and the
-      // jumps to SEP chains, only for a chosen service.
-      if (target >= 0 && !bytesAt(piece, target, SEP_BYTES)) {
-        const signature = evidenceSignature(bytes.toString('utf8', pos, nl))
-        if (!this.evidence.has(signature)) {
-          this.evidence.add(signature)
-          this.evidenceChains.add(bytes.toString('utf8', nameStart, nameEnd))
-          return true
-        }
-      }
-      this.perServiceRules.add(idx, base + pos, base + next, nameKey(piece, hashStart, nameEnd))
+    // Each kind of line has a method of its own: a dump comes in long runs of one kind, and V8
+    // optimizes a function for the paths it has seen run, then drops that code at the first line
+    // of a new kind (one function for all took up to 100 ms to compile again, each time).
+    if (first === 58 /* : */)
+      return this.sortDeclaration(piece, bytes, base, idx, pos, next, kind, nameStart, nameEnd)
+    if (kind === ChainKind.Dispatch)
+      return this.sortDispatchRule(bytes, base, idx, pos, nl, next, nameStart, nameEnd)
+    if (kind === ChainKind.Sep)
+      return this.sortSepRule(piece, bytes, base, idx, pos, nl, next, nameStart, nameEnd)
+    return this.sortPerServiceRule(piece, bytes, base, idx, pos, nl, next, nameStart, nameEnd)
+  }
+
+  /** A chain's declaration (`:CHAIN ...`). */
+  private sortDeclaration(
+    piece: Uint8Array,
+    bytes: Buffer,
+    base: number,
+    idx: number,
+    pos: number,
+    next: number,
+    kind: ChainKind,
+    nameStart: number,
+    nameEnd: number,
+  ): boolean {
+    // A dispatch chain (KUBE-SERVICES, ...) is declared for every read: without it, its rules are read as undeclared.
+    if (kind === ChainKind.Dispatch) return true
+    if (kind === ChainKind.Sep) {
+      this.sepDeclarations.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
       return false
     }
     if (
-      target >= 0 &&
-      bytesAt(piece, target, MARK_BYTES) &&
-      isWordEnd(piece, target + MARK_BYTES.length, nl)
+      this.firstInternalChain === null &&
+      (bytesAt(piece, nameStart, SVC_BYTES) || bytesAt(piece, nameStart, SVL_BYTES))
     ) {
-      this.markSeps.add(bytes.toString('utf8', nameStart, nameEnd))
-      return true
+      this.firstInternalChain = bytes.toString('utf8', nameStart, nameEnd)
+    }
+    this.perServiceDeclarations.add(
+      idx,
+      base + pos,
+      base + next,
+      nameKey(piece, hashStartOf(piece, nameStart), nameEnd),
+    )
+    return false
+  }
+
+  /** A rule of a KUBE-SEP chain. */
+  private sortSepRule(
+    piece: Uint8Array,
+    bytes: Buffer,
+    base: number,
+    idx: number,
+    pos: number,
+    nl: number,
+    next: number,
+    nameStart: number,
+    nameEnd: number,
+  ): boolean {
+    // Most of a dump is SEP rules, and all but a few jump to KUBE-MARK-MASQ or DNAT: those are kept unlooked at.
+    if (this.holdsTargetClue(bytes, base, pos, nl)) {
+      const target = targetStart(piece, pos, nl)
+      if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl))
+        this.oddSpelling = true
+      if (
+        target >= 0 &&
+        bytesAt(piece, target, MARK_BYTES) &&
+        isWordEnd(piece, target + MARK_BYTES.length, nl)
+      ) {
+        this.markSeps.add(bytes.toString('utf8', nameStart, nameEnd))
+        return true
+      }
     }
     this.sepRules.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
     return false
   }
 
+  /** A rule of a per-service chain (KUBE-SVC/SVL/EXT/FW/XLB). */
+  private sortPerServiceRule(
+    piece: Uint8Array,
+    bytes: Buffer,
+    base: number,
+    idx: number,
+    pos: number,
+    nl: number,
+    next: number,
+    nameStart: number,
+    nameEnd: number,
+  ): boolean {
+    const hashStart = hashStartOf(piece, nameStart)
+    const target = targetStart(piece, pos, nl)
+    if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl))
+      this.oddSpelling = true
+    if (this.holdsNeedle(bytes, base, nameEnd, nl))
+      this.needleHashes.add(bytes.toString('utf8', hashStart, nameEnd))
+    // A per-service rule that does not jump to a SEP chain (a masquerade or short-circuit rule) is
+    // node evidence: the first of each shape is read (see evidenceSignature); the rest, and the
+    // jumps to SEP chains, only for a chosen service.
+    if (
+      target >= 0 &&
+      !bytesAt(piece, target, SEP_BYTES) &&
+      this.isNewEvidence(bytes, pos, nl, nameStart, nameEnd)
+    )
+      return true
+    this.perServiceRules.add(idx, base + pos, base + next, nameKey(piece, hashStart, nameEnd))
+    return false
+  }
+
+  /** Whether rule line pos..nl is the first with its evidenceSignature (noted then, with its chain). */
+  private isNewEvidence(
+    bytes: Buffer,
+    pos: number,
+    nl: number,
+    nameStart: number,
+    nameEnd: number,
+  ): boolean {
+    const signature = evidenceSignature(bytes.toString('utf8', pos, nl))
+    if (this.evidence.has(signature)) return false
+    this.evidence.add(signature)
+    this.evidenceChains.add(bytes.toString('utf8', nameStart, nameEnd))
+    return true
+  }
+
   /** Whether bytes[from..to) (one line) holds one of the needles. */
   private holdsNeedle(bytes: Buffer, base: number, from: number, to: number): boolean {
-    for (let k = 0; k < this.needleBytes.length; k++)
-      if (
-        this.nextAt(bytes, base, this.needleBytes[k]!, k + 1, from) + this.needleBytes[k]!.length <=
-        to
-      )
+    for (let k = 0; k < this.needleBytes.length; k++) {
+      const needle = this.needleBytes[k]!
+      if (this.nextAt(bytes, base, needle, FIRST_NEEDLE_SLOT + k, from) + needle.length <= to)
         return true
+    }
+    return false
+  }
+
+  /** Whether bytes[from..to) (one line) holds one of the TARGET_CLUES. */
+  private holdsTargetClue(bytes: Buffer, base: number, from: number, to: number): boolean {
+    for (let k = 0; k < TARGET_CLUES.length; k++) {
+      const clue = TARGET_CLUES[k]!
+      if (this.nextAt(bytes, base, clue, FIRST_CLUE_SLOT + k, from) + clue.length <= to) return true
+    }
     return false
   }
 
@@ -389,7 +492,7 @@ class LineSorter {
    * Where `what` next occurs in the piece at or after `from` (the piece's length when nowhere):
    * searched for again only once the last place found is behind `from`, so each piece is searched
    * through once per pattern, natively, however many lines ask (a search per line would run on to
-   * the piece's end each time). Slot 0 is the quote; 1.. the needles. The places are forgotten when
+   * the piece's end each time). Slots: FIRST_CLUE_SLOT.., FIRST_NEEDLE_SLOT... The places are forgotten when
    * a new piece (another base or buffer) comes.
    */
   private nextAt(
@@ -420,6 +523,8 @@ class LineSorter {
     pos: number,
     nl: number,
     next: number,
+    nameStart: number,
+    nameEnd: number,
   ): boolean {
     const line = bytes.toString('utf8', pos, nl)
     const target = targetOf(line)
@@ -434,7 +539,8 @@ class LineSorter {
     const hash = target === null ? null : perServiceHash(target)
     const serviceRule = hash !== null || (target !== null && FILTER_SERVICE_TARGETS.has(target))
     if (!serviceRule || (hash !== null && line.includes(LOCALHOST_V4))) return true
-    this.pending.push({idx, line, hash: hash ?? '', start: base + pos, end: base + next})
+    const byPort = NODE_PORT_CHAINS.has(bytes.toString('utf8', nameStart, nameEnd))
+    this.pending.push({idx, line, hash: hash ?? '', start: base + pos, end: base + next, byPort})
     return false
   }
 }
@@ -548,9 +654,7 @@ function selectFrom(
       if (!(
         chosenHashes.has(p.hash) ||
         allNeedles.some((n) => p.line.includes(n)) ||
-        (portNeedles.length > 0 &&
-          NODE_PORT_CHAINS.has(chainNameOf(p.line)) &&
-          portNeedles.some((n) => p.line.includes(n)))
+        (p.byPort && portNeedles.some((n) => p.line.includes(n)))
       ))
         continue
       chosenPending.add(p.idx)
@@ -687,6 +791,11 @@ function chainNameOf(line: string): string {
   const bytes = Buffer.from(line, 'utf8')
   const start = chainNameStart(bytes, 0, bytes.length)
   return start < 0 ? '' : bytes.toString('utf8', start, chainNameEnd(bytes, start, bytes.length))
+}
+
+/** Where the hash of the per-service chain named at `nameStart` starts (KUBE-FW- is one shorter than the others). */
+function hashStartOf(bytes: Uint8Array, nameStart: number): number {
+  return nameStart + (bytes[nameStart + 7] === 45 /* - */ ? 8 : 9)
 }
 
 /** Whether the word at `at` ends there (a blank, a CR, or the end of the line). */
