@@ -39,15 +39,29 @@ import {
   LateLines,
   readRanges,
 } from './focus-lines.js'
+import {KUBE_EXTERNAL_SERVICES, KUBE_NODEPORTS} from '../../kube-proxy/iptables-names.js'
 import {
-  KUBE_CHAIN_PREFIX,
-  KUBE_EXTERNAL_SERVICES,
-  KUBE_NODEPORTS,
-  KUBE_PROXY_FIREWALL,
-  KUBE_SERVICES,
-} from '../../kube-proxy/iptables-names.js'
+  ascii,
+  bytesAt,
+  chainKindAt,
+  ChainKind,
+  chainNameEnd,
+  chainNameOf,
+  chainNameStart,
+  hashStartOf,
+  hasQuote,
+  isWordEnd,
+  longJump,
+  MARK_BYTES,
+  nameKey,
+  SEP_BYTES,
+  stringKey,
+  SVC_BYTES,
+  SVL_BYTES,
+  targetStart,
+} from './focus-bytes.js'
 import {parseServiceComment} from './comments.js'
-import {PER_SERVICE_PREFIXES, perServiceChain, PREFIX_OF_KIND, SEP_PREFIX} from './groups.js'
+import {perServiceChain, PREFIX_OF_KIND, SEP_PREFIX} from './groups.js'
 import {tokenizeLine} from './words.js'
 
 export {readRanges}
@@ -63,7 +77,6 @@ export interface FocusedLines {
   endsWithNewline: boolean
 }
 
-const DISPATCH_CHAINS = [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES, KUBE_PROXY_FIREWALL]
 /** The dispatch chains that match NodePorts by port alone (ReadFocus.portNeedles). */
 const NODE_PORT_CHAINS: ReadonlySet<string> = new Set([KUBE_NODEPORTS, KUBE_EXTERNAL_SERVICES])
 /** Targets of kube-proxy's per-service filter rules (no endpoints, health check, firewall drop). */
@@ -71,14 +84,6 @@ const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', '
 /** The localhost copy of a NodePort rule sets a node setting (docs/kube-proxy-layouts.md §2.4). */
 const LOCALHOST_V4 = '127.0.0.0/8'
 
-const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
-const KUBE_BYTES = ascii(KUBE_CHAIN_PREFIX)
-const SEP_BYTES = ascii(SEP_PREFIX)
-const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(([p]) =>
-  ascii(p),
-) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]
-const DISPATCH_BYTES = DISPATCH_CHAINS.map(ascii)
-const MARK_BYTES = ascii('MARK')
 /**
  * What a SEP rule must hold for pass 1 to look at its target (` -j "`, ` -j MARK`, ` --jump `
  * ...: a quoted or MARK target, or --jump/--goto): a rule without any of these is kept for
@@ -89,10 +94,6 @@ const TARGET_CLUES = ['j "', 'g "', 'j MARK', 'g MARK', 'jump ', 'goto '].map(as
 /** LineSorter's search slots: the target clues, then the needles. */
 const FIRST_CLUE_SLOT = 0
 const FIRST_NEEDLE_SLOT = FIRST_CLUE_SLOT + TARGET_CLUES.length
-
-/** What a chain is to the selection. */
-type ChainKind = 0 | 1 | 2 | 3
-const ChainKind = {Other: 0, Dispatch: 1, PerService: 2, Sep: 3} as const
 
 /** The hash of a per-service chain name (the part after KUBE-SVC- etc.), or null: the builder's classification (./groups.ts). */
 function perServiceHash(name: string): string | null {
@@ -115,106 +116,6 @@ function commentSpn(line: string): string | null {
       return parseServiceComment(words[i + 1]!.text)?.spn ?? null
   }
   return null
-}
-
-/** Whether `prefix` is at `at` in the bytes. */
-function bytesAt(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
-  if (at + prefix.length > bytes.length) return false
-  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false
-  return true
-}
-
-/** Where the chain name of line `pos..nl` starts (`:CHAIN`, `-A CHAIN`, `[p:b] -A CHAIN`), or -1. */
-function chainNameStart(bytes: Uint8Array, pos: number, nl: number): number {
-  const c = bytes[pos]
-  if (c === 58 /* : */) return pos + 1
-  let at = pos
-  if (c === 91 /* [ */) {
-    // `[pkts:bytes] -A CHAIN ...` from `iptables-save -c`.
-    at = -1
-    for (let i = pos + 1; i + 1 < nl; i++) {
-      if (bytes[i] === 93 /* ] */ && bytes[i + 1] === 32) {
-        at = i + 2
-        break
-      }
-    }
-    if (at < 0) return -1
-  }
-  return at + 3 <= nl &&
-    bytes[at] === 45 /* - */ &&
-    bytes[at + 1] === 65 /* A */ &&
-    bytes[at + 2] === 32
-    ? at + 3
-    : -1
-}
-
-/** Where the chain name starting at `start` ends (a blank, a CR, or the end of the line). */
-function chainNameEnd(bytes: Uint8Array, start: number, nl: number): number {
-  let end = start
-  while (end < nl && bytes[end] !== 32) end++
-  if (end > start && bytes[end - 1] === 13 /* \r */) end--
-  return end
-}
-
-/** Whether the name at `at`, already known to start with `KUBE-`, starts with `prefix` (a `KUBE-` name too). */
-function kubeNameHas(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
-  if (at + prefix.length > bytes.length) return false
-  for (let i = KUBE_BYTES.length; i < prefix.length; i++)
-    if (bytes[at + i] !== prefix[i]) return false
-  return true
-}
-
-/**
- * Whether bytes[start..end) holds a quote. A loop over the few bytes of a chain name: a search
- * per line (quotes are in most lines' comments) costs more.
- */
-function hasQuote(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (bytes[i] === 34 /* " */) return true
-  return false
-}
-
-/**
- * The kind of the chain named at `start..end`, told by its prefix without cutting the name out:
- * the byte after `KUBE-` picks the one or two names to compare.
- */
-function chainKindAt(bytes: Uint8Array, start: number, end: number): ChainKind {
-  if (end - start < 8 || !bytesAt(bytes, start, KUBE_BYTES)) return ChainKind.Other
-  switch (bytes[start + 5]) {
-    case 83 /* S */:
-      if (kubeNameHas(bytes, start, SEP_BYTES)) return ChainKind.Sep
-      if (kubeNameHas(bytes, start, SVC_BYTES) || kubeNameHas(bytes, start, SVL_BYTES))
-        return ChainKind.PerService
-      break
-    case 69 /* E */:
-      if (kubeNameHas(bytes, start, EXT_BYTES)) return ChainKind.PerService
-      break
-    case 70 /* F */:
-      if (kubeNameHas(bytes, start, FW_BYTES)) return ChainKind.PerService
-      break
-    case 88 /* X */:
-      if (kubeNameHas(bytes, start, XLB_BYTES)) return ChainKind.PerService
-      break
-  }
-  for (const name of DISPATCH_BYTES)
-    if (end - start === name.length && bytesAt(bytes, start, name)) return ChainKind.Dispatch
-  return ChainKind.Other
-}
-
-/**
- * A number made from a name at bytes `start..end` (its length and an FNV-1a of its last 8
- * bytes, where kube-proxy's names differ: their hash). Names are compared as numbers first,
- * and cut out as strings only when the numbers match.
- */
-function nameKey(bytes: Uint8Array, start: number, end: number): number {
-  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193)
-  for (let i = Math.max(start, end - 8); i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193)
-  return h | 0
-}
-
-/** nameKey of a string of the names kp compares (chain names; their bytes are their UTF-8). */
-function stringKey(name: string): number {
-  const b = Buffer.from(name, 'utf8')
-  return nameKey(b, 0, b.length)
 }
 
 /** The most runs a LateLines makes room for before it sees them (64 MB untouched address space). */
@@ -784,37 +685,4 @@ export function evidenceSignature(line: string): string {
 function perServicePrefix(name: string): string {
   const ps = perServiceChain(name)
   return ps === null ? name : PREFIX_OF_KIND[ps.kind]
-}
-
-/** The chain a rule line (`[p:b] -A CHAIN ...`) or a declaration (`:CHAIN ...`) names. */
-function chainNameOf(line: string): string {
-  const bytes = Buffer.from(line, 'utf8')
-  const start = chainNameStart(bytes, 0, bytes.length)
-  return start < 0 ? '' : bytes.toString('utf8', start, chainNameEnd(bytes, start, bytes.length))
-}
-
-/** Where the hash of the per-service chain named at `nameStart` starts (KUBE-FW- is one shorter than the others). */
-function hashStartOf(bytes: Uint8Array, nameStart: number): number {
-  return nameStart + (bytes[nameStart + 7] === 45 /* - */ ? 8 : 9)
-}
-
-/** Whether the word at `at` ends there (a blank, a CR, or the end of the line). */
-function isWordEnd(bytes: Uint8Array, at: number, nl: number): boolean {
-  return at >= nl || bytes[at] === 32 || bytes[at] === 13 /* \r */
-}
-
-/** Whether line pos..nl has ` --jump ` or ` --goto ` (asked only of the few rules without -j / -g). */
-function longJump(bytes: Buffer, pos: number, nl: number): boolean {
-  const line = bytes.toString('latin1', pos, nl)
-  return line.includes(' --jump ') || line.includes(' --goto ')
-}
-
-/** Where the `-j`/`-g` target of rule line pos..nl starts, or -1: a search back from its end, making no string. */
-function targetStart(bytes: Uint8Array, pos: number, nl: number): number {
-  for (let i = nl - 4; i >= pos; i--) {
-    if (bytes[i] !== 32 || bytes[i + 1] !== 45 /* - */ || bytes[i + 3] !== 32) continue
-    const c = bytes[i + 2]
-    if (c === 106 /* j */ || c === 103 /* g */) return i + 4
-  }
-  return -1
 }
