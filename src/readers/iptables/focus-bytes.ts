@@ -18,7 +18,7 @@ export const DISPATCH_CHAINS = [
   KUBE_EXTERNAL_SERVICES,
   KUBE_PROXY_FIREWALL,
 ]
-export const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
+const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
 export const KUBE_BYTES = ascii(KUBE_CHAIN_PREFIX)
 export const SEP_BYTES = ascii(SEP_PREFIX)
 export const [SVC_BYTES, SVL_BYTES, EXT_BYTES, FW_BYTES, XLB_BYTES] = PER_SERVICE_PREFIXES.map(

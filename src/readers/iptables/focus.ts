@@ -47,7 +47,6 @@ import {
   SVC_CHAIN_PREFIX,
 } from '../../kube-proxy/iptables-names.js'
 import {
-  ascii,
   bytesAt,
   chainKindAt,
   ChainKind,
@@ -89,17 +88,6 @@ const NODE_PORT_CHAINS: ReadonlySet<string> = new Set([KUBE_NODEPORTS, KUBE_EXTE
 const FILTER_SERVICE_TARGETS: ReadonlySet<string> = new Set(['REJECT', 'DROP', 'ACCEPT'])
 /** The localhost copy of a NodePort rule sets a node setting (docs/kube-proxy-layouts.md §2.4). */
 const LOCALHOST_V4 = '127.0.0.0/8'
-
-/**
- * What a SEP rule must hold for pass 1 to look at its target (` -j "`, ` -j MARK`, ` --jump `
- * ...: a quoted or MARK target, or --jump/--goto): a rule without any of these is kept for
- * later, unlooked at. Without their leading blank and dash: the search for a pattern skips to
- * its first byte, and blanks are every few bytes.
- */
-const TARGET_CLUES = ['j "', 'g "', 'j MARK', 'g MARK', 'jump ', 'goto '].map(ascii)
-/** LineSorter's search slots: the target clues, then the needles. */
-const FIRST_CLUE_SLOT = 0
-const FIRST_NEEDLE_SLOT = FIRST_CLUE_SLOT + TARGET_CLUES.length
 
 /** The hash of a per-service chain name (the part after KUBE-SVC- etc.), or null: the builder's classification (./groups.ts). */
 function perServiceHash(name: string): string | null {
@@ -224,7 +212,7 @@ class LineSorter {
   /** `size`: the source's, for how many runs to expect (at most one per line of 24 bytes or more). */
   constructor(size: number, needles: readonly string[]) {
     this.needleBytes = needles.filter((n) => n.length > 0).map((n) => Buffer.from(n, 'utf8'))
-    this.places = new Int32Array(FIRST_NEEDLE_SLOT + this.needleBytes.length)
+    this.places = new Int32Array(this.needleBytes.length)
     const expected = Math.min(Math.ceil(size / 24), MAX_EXPECTED_RUNS)
     this.perServiceRules = new LateLines(expected)
     this.perServiceDeclarations = new LateLines(expected)
@@ -312,19 +300,16 @@ class LineSorter {
     nameStart: number,
     nameEnd: number,
   ): boolean {
-    // Most of a dump is SEP rules, and all but a few jump to KUBE-MARK-MASQ or DNAT: those are kept unlooked at.
-    if (this.holdsTargetClue(bytes, base, pos, nl)) {
-      const target = targetStart(piece, pos, nl)
-      if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl))
-        this.oddSpelling = true
-      if (
-        target >= 0 &&
-        bytesAt(piece, target, MARK_BYTES) &&
-        isWordEnd(piece, target + MARK_BYTES.length, nl)
-      ) {
-        this.markSeps.add(bytes.toString('utf8', nameStart, nameEnd))
-        return true
-      }
+    const target = targetStart(piece, pos, nl)
+    if (target >= 0 ? piece[target] === 34 /* " */ : longJump(bytes, pos, nl))
+      this.oddSpelling = true
+    if (
+      target >= 0 &&
+      bytesAt(piece, target, MARK_BYTES) &&
+      isWordEnd(piece, target + MARK_BYTES.length, nl)
+    ) {
+      this.markSeps.add(bytes.toString('utf8', nameStart, nameEnd))
+      return true
     }
     this.sepRules.add(idx, base + pos, base + next, nameKey(piece, nameStart, nameEnd))
     return false
@@ -380,17 +365,7 @@ class LineSorter {
   private holdsNeedle(bytes: Buffer, base: number, from: number, to: number): boolean {
     for (let k = 0; k < this.needleBytes.length; k++) {
       const needle = this.needleBytes[k]!
-      if (this.nextAt(bytes, base, needle, FIRST_NEEDLE_SLOT + k, from) + needle.length <= to)
-        return true
-    }
-    return false
-  }
-
-  /** Whether bytes[from..to) (one line) holds one of the TARGET_CLUES. */
-  private holdsTargetClue(bytes: Buffer, base: number, from: number, to: number): boolean {
-    for (let k = 0; k < TARGET_CLUES.length; k++) {
-      const clue = TARGET_CLUES[k]!
-      if (this.nextAt(bytes, base, clue, FIRST_CLUE_SLOT + k, from) + clue.length <= to) return true
+      if (this.nextAt(bytes, base, needle, k, from) + needle.length <= to) return true
     }
     return false
   }
@@ -399,7 +374,7 @@ class LineSorter {
    * Where `what` next occurs in the piece at or after `from` (the piece's length when nowhere):
    * searched for again only once the last place found is behind `from`, so each piece is searched
    * through once per pattern, natively, however many lines ask (a search per line would run on to
-   * the piece's end each time). Slots: FIRST_CLUE_SLOT.., FIRST_NEEDLE_SLOT... The places are forgotten when
+   * the piece's end each time). Slot k is needle k. The places are forgotten when
    * a new piece (another base or buffer) comes.
    */
   private nextAt(
