@@ -17,6 +17,7 @@ import type {Diagnostic, Family, Protocol, SourceRef} from '../../model/types.js
 import type {ParsedSource, SourceText} from '../types.js'
 import {joinHostPort, parseHostPort, parseIp} from '../../core/address.js'
 import {parseProtocol} from './protocol.js'
+import {readCutLine} from './truncation.js'
 import {
   isProcListing,
   parseProcHostPort,
@@ -206,7 +207,7 @@ export function parseIpvsadm(
     const tokens = line.split(WHITESPACE)
     const head = tokens[0]!
     if (lineNo === cutLine) {
-      cutLineRead = noteCut(raw, tokens, lineNo)
+      cutLineRead = readCutLine(raw, tokens, lineNo, at(lineNo), diagnostics)
       // A real server row cut before its address still leaves its virtual server's list short.
       if (!cutLineRead && head === '->' && current) current.cutAt = lineNo
       if (!cutLineRead) continue
@@ -343,25 +344,6 @@ export function parseIpvsadm(
     )
   }
   return {listing, diagnostics}
-
-  /**
-   * The cut last line: its last word may itself be cut (`10.244.2.7:8080` → `10.244.2.7:80`), so
-   * it is dropped unless whitespace follows it; the rest is read. False when nothing is left.
-   */
-  function noteCut(raw: string, tokens: string[], lineNo: number): boolean {
-    const wordCut = !/\s$/.test(raw)
-    diagnostics.push(
-      diag(
-        'error',
-        'IPVS_TRUNCATED',
-        `the listing ends in the middle of line ${lineNo} (no newline after it): it is cut off, and virtual servers or real servers after it are missing${wordCut ? `; its last word "${tokens[tokens.length - 1]!}" may be cut and was not read` : ''} (if only the final newline was lost, add it)`,
-        at(lineNo),
-      ),
-    )
-    if (wordCut) tokens.pop()
-    // A row head alone (`->`, `TCP`, `-a`) says nothing more.
-    return tokens.length > 1
-  }
 
   // --- list format --------------------------------------------------------------------------
 
