@@ -6,19 +6,12 @@ import {KpCommand, type LoadFlags} from '../cli/base-command.js'
 import {OUTPUT_FORMATS} from '../cli/output-format.js'
 import {InputError, UsageError} from '../errors.js'
 import type {ProxyState, Protocol} from '../model/types.js'
-import type {IptablesRuleset} from '../readers/iptables/ruleset.js'
-import type {NftDocument} from '../readers/nft/ir.js'
-import type {IpsetDump} from '../readers/ipset/parse.js'
-import type {IpvsadmListing} from '../readers/ipvsadm/parse.js'
+import type {TraceSources} from '../analyze/trace/inputs.js'
 import type {ReadFocus} from '../readers/types.js'
 
 /** What the walk reads: the state, and the rules as read with their paths. */
-interface TraceRead {
+interface TraceRead extends TraceSources {
   state: ProxyState
-  rulesets: Array<{path: string; ruleset: IptablesRuleset}>
-  nftDocuments: Array<{path: string; doc: NftDocument}>
-  ipvsListings: Array<{path: string; listing: IpvsadmListing}>
-  ipsets: Array<{path: string; dump: IpsetDump}>
 }
 
 const CLIENT_KINDS: readonly ClientKind[] = ['pod', 'node', 'external']
@@ -147,24 +140,10 @@ export default class Trace extends KpCommand {
 
   /** Reads the input (focused when `focus` says what to read), keeping the rules as read for the walk. */
   private async readForTrace(flags: LoadFlags, focus: ReadFocus | null): Promise<TraceRead> {
-    const rulesets: TraceRead['rulesets'] = []
-    const nftDocuments: TraceRead['nftDocuments'] = []
-    const ipvsListings: TraceRead['ipvsListings'] = []
-    const ipsets: TraceRead['ipsets'] = []
-    const state = await this.loadState(flags, {
-      ...(focus ? {focus} : {}),
-      onParsed: (p) => {
-        if (p.format === 'iptables-save' && p.data)
-          rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
-        else if ((p.format === 'nft' || p.format === 'nft-json') && p.data)
-          nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
-        else if (p.format === 'ipvsadm' && p.data)
-          ipvsListings.push({path: p.source.path, listing: p.data as IpvsadmListing})
-        else if (p.format === 'ipset' && p.data)
-          ipsets.push({path: p.source.path, dump: p.data as IpsetDump})
-      },
-    })
-    return {state, rulesets, nftDocuments, ipvsListings, ipsets}
+    const {collectTraceSources} = await import('../analyze/trace/inputs.js')
+    const {sources, onParsed} = collectTraceSources()
+    const state = await this.loadState(flags, {...(focus ? {focus} : {}), onParsed})
+    return {state, ...sources}
   }
 
   /** Whether the state has the service `query` names. */

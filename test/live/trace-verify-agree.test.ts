@@ -13,13 +13,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {traceConnection, type TraceResult} from '../../src/analyze/trace/index.js'
+import {collectTraceSources, type TraceSources} from '../../src/analyze/trace/inputs.js'
 import type {ClientKind} from '../../src/analyze/trace/types.js'
 import {planVerify, type VerifyPlan} from '../../src/analyze/verify/plan.js'
 import type {ProbeGroup} from '../../src/analyze/verify/types.js'
 import type {VerifyResult} from '../../src/analyze/verify/types.js'
 import type {ProxyState} from '../../src/model/types.js'
-import type {IptablesRuleset} from '../../src/readers/iptables/ruleset.js'
-import type {NftDocument} from '../../src/readers/nft/ir.js'
 import {readFiles} from '../../src/readers/read-state.js'
 import {ROOT, runKpAsync} from '../helpers/run-cli.js'
 import {kernelUnavailable, skipEachWhen} from './netns.js'
@@ -33,26 +32,12 @@ const ENOUGH = 8
 /** verify's least --probes: where it tests a spread it sends at least this many connections. */
 const PROBES = 100
 
-interface Read {
-  state: ProxyState
-  rulesets: Array<{path: string; ruleset: IptablesRuleset}>
-  nftDocuments: Array<{path: string; doc: NftDocument}>
-}
+type Read = TraceSources & {state: ProxyState}
 
 async function read(file: string): Promise<Read> {
-  const path = join(ROOT, file)
-  const rulesets: Read['rulesets'] = []
-  const nftDocuments: Read['nftDocuments'] = []
-  const {state} = await readFiles({
-    files: [path],
-    onParsed: (p) => {
-      if (p.format === 'iptables-save')
-        rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
-      if (p.format === 'nft' || p.format === 'nft-json')
-        nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
-    },
-  })
-  return {state, rulesets, nftDocuments}
+  const {sources, onParsed} = collectTraceSources()
+  const {state} = await readFiles({files: [join(ROOT, file)], onParsed})
+  return {state, ...sources}
 }
 
 /** verify's kinds of client as trace's: every outside client is `external` with its address. */

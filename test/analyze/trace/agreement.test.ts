@@ -9,12 +9,9 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {explainService} from '../../../src/analyze/explain.js'
 import {traceConnection, type TraceResult} from '../../../src/analyze/trace/index.js'
+import {collectTraceSources, type TraceSources} from '../../../src/analyze/trace/inputs.js'
 import type {ClientKind} from '../../../src/analyze/trace/types.js'
 import type {ProxyState} from '../../../src/model/types.js'
-import type {IptablesRuleset} from '../../../src/readers/iptables/ruleset.js'
-import type {IpsetDump} from '../../../src/readers/ipset/parse.js'
-import type {IpvsadmListing} from '../../../src/readers/ipvsadm/parse.js'
-import type {NftDocument} from '../../../src/readers/nft/ir.js'
 import {readFiles} from '../../../src/readers/read-state.js'
 import {ROOT} from '../../helpers/run-cli.js'
 
@@ -32,25 +29,12 @@ const FIXTURES = [
     .filter((p) => !p.includes('/iptables-nft-')),
 )
 
-interface Read {
-  state: ProxyState
-  rulesets: Array<{path: string; ruleset: IptablesRuleset}>
-  nftDocuments: Array<{path: string; doc: NftDocument}>
-}
+type Read = TraceSources & {state: ProxyState}
 
-async function read(path: string): Promise<Read> {
-  const rulesets: Read['rulesets'] = []
-  const nftDocuments: Read['nftDocuments'] = []
-  const {state} = await readFiles({
-    files: [path],
-    onParsed: (p) => {
-      if (p.format === 'iptables-save')
-        rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
-      if (p.format === 'nft' || p.format === 'nft-json')
-        nftDocuments.push({path: p.source.path, doc: p.data as NftDocument})
-    },
-  })
-  return {state, rulesets, nftDocuments}
+async function read(...paths: string[]): Promise<Read> {
+  const {sources, onParsed} = collectTraceSources()
+  const {state} = await readFiles({files: paths, onParsed})
+  return {state, ...sources}
 }
 
 /** DNAT target → summed chance. */
@@ -180,19 +164,7 @@ describe('kp trace agrees with kp explain on the IPVS fixtures', () => {
   for (const files of IPVS_INPUTS) {
     it(files.join(' + '), async () => {
       const paths = files.map((f) => join(ROOT, f))
-      const rulesets: Read['rulesets'] = []
-      const ipvsListings: Array<{path: string; listing: IpvsadmListing}> = []
-      const ipsets: Array<{path: string; dump: IpsetDump}> = []
-      const {state} = await readFiles({
-        files: paths,
-        onParsed: (p) => {
-          if (p.format === 'iptables-save')
-            rulesets.push({path: p.source.path, ruleset: p.data as IptablesRuleset})
-          if (p.format === 'ipvsadm')
-            ipvsListings.push({path: p.source.path, listing: p.data as IpvsadmListing})
-          if (p.format === 'ipset') ipsets.push({path: p.source.path, dump: p.data as IpsetDump})
-        },
-      })
+      const {state, rulesets, ipvsListings, ipsets} = await read(...paths)
       expect(state.mode).toBe('ipvs')
       let checked = 0
       for (const sp of state.services)
