@@ -443,40 +443,22 @@ describe('explainService: what a new connection gets', () => {
 
   it('an old-layout "no local endpoints" drop is only a mark: a forwarded LB IP leaves un-NATed, a NodePort is dropped', async () => {
     // handmade-legacy-xlb's default/nolocal (KUBE-XLB -> KUBE-MARK-DROP) given an LB IP the ≤1.23 way
-    // (KUBE-SERVICES -> KUBE-FW -> KUBE-XLB, the FW chain ending in KUBE-MARK-DROP).
-    const {mkdtempSync, writeFileSync, rmSync} = await import('node:fs')
-    const {tmpdir} = await import('node:os')
-    const {join} = await import('node:path')
+    // (KUBE-SERVICES -> KUBE-FW -> KUBE-XLB, the FW chain ending in KUBE-MARK-DROP): the fixture the
+    // kernel test of kp verify runs (test/live/verify.test.ts).
     const {readFiles} = await import('../../src/readers/read-state.js')
-    const rules = readFileSync(`${ROOT}fixtures/iptables/handmade-legacy-xlb/input.rules`, 'utf8')
-    const h = 'BC6PYVCTFEPPCIOJ'
-    const c = '-m comment --comment "default/nolocal:p loadbalancer IP"'
-    const lb = [
-      `:KUBE-FW-${h} - [0:0]`,
-      `-A KUBE-SERVICES -d 198.51.100.6/32 -p tcp ${c} -m tcp --dport 80 -j KUBE-FW-${h}`,
-      `-A KUBE-FW-${h} ${c} -j KUBE-XLB-${h}`,
-      `-A KUBE-FW-${h} ${c} -j KUBE-MARK-DROP`,
-    ].join('\n')
-    const at = rules.lastIndexOf('COMMIT')
-    const dir = mkdtempSync(join(tmpdir(), 'kp-xlb2-'))
-    try {
-      const file = join(dir, 'input.rules')
-      writeFileSync(file, `${rules.slice(0, at)}${lb}\n${rules.slice(at)}`)
-      const {state: old} = await readFiles({files: [file]})
-      const r = explainService(old, q('default/nolocal')) as ExplainResult
-      const byType = new Map(r.matches[0]!.frontends.map((f) => [f.type, f]))
-      const lbFe = byType.get('LoadBalancer')!
-      expect(lbFe.action).toBe('drop')
-      expect(lbFe.noLocalMarkedForDrop).toBe(true)
-      expect(lbFe.verdict).toBe(
-        "No local endpoint (externalTrafficPolicy=Local): marked for drop, but the kubelet drops marked packets only for the node itself; forwarded, it leaves toward 198.51.100.6 unchanged; dropped only if 198.51.100.6 is one of this node's addresses.",
-      )
-      // A NodePort is delivered to the node itself: KUBE-FIREWALL in filter INPUT drops it.
-      const np = byType.get('NodePort')!
-      expect(np.verdict).toMatch(/^Dropped: externalTrafficPolicy=Local and no endpoint/)
-    } finally {
-      rmSync(dir, {recursive: true, force: true})
-    }
+    const file = `${ROOT}fixtures/verify/legacy-xlb-lb-nolocal/input.rules`
+    const {state: old} = await readFiles({files: [file]})
+    const r = explainService(old, q('default/nolocal')) as ExplainResult
+    const byType = new Map(r.matches[0]!.frontends.map((f) => [f.type, f]))
+    const lbFe = byType.get('LoadBalancer')!
+    expect(lbFe.action).toBe('drop')
+    expect(lbFe.noLocalMarkedForDrop).toBe(true)
+    expect(lbFe.verdict).toBe(
+      "No local endpoint (externalTrafficPolicy=Local): marked for drop, but the kubelet drops marked packets only for the node itself; forwarded, it leaves toward 198.51.100.6 unchanged; dropped only if 198.51.100.6 is one of this node's addresses.",
+    )
+    // A NodePort is delivered to the node itself: KUBE-FIREWALL in filter INPUT drops it.
+    const np = byType.get('NodePort')!
+    expect(np.verdict).toMatch(/^Dropped: externalTrafficPolicy=Local and no endpoint/)
   })
 
   it('says a NodePort kube-proxy 1.37 rejects on 127.0.0.1 is not served on localhost', async () => {

@@ -371,37 +371,16 @@ describe('planVerify', () => {
   it('expects a forwarded LB IP of an old-layout "no local endpoints" service to pass un-NATed', async () => {
     // handmade-legacy-xlb's default/nolocal given an LB IP the ≤1.23 way (KUBE-FW -> KUBE-XLB, which
     // ends in KUBE-MARK-DROP): the kubelet drops the mark in INPUT only, so forwarded it passes.
-    const {mkdtempSync, writeFileSync, rmSync} = await import('node:fs')
-    const {tmpdir} = await import('node:os')
-    const rules = readFileSync(
-      join(ROOT, 'fixtures/iptables/handmade-legacy-xlb/input.rules'),
-      'utf8',
+    const file = join(ROOT, 'fixtures/verify/legacy-xlb-lb-nolocal/input.rules')
+    const {state} = await readFiles({files: [file]})
+    const groups = planVerify(state, {probes: 100}).groups.filter((g) =>
+      g.service.startsWith('default/nolocal'),
     )
-    const h = 'BC6PYVCTFEPPCIOJ'
-    const c = '-m comment --comment "default/nolocal:p loadbalancer IP"'
-    const lb = [
-      `:KUBE-FW-${h} - [0:0]`,
-      `-A KUBE-SERVICES -d 198.51.100.6/32 -p tcp ${c} -m tcp --dport 80 -j KUBE-FW-${h}`,
-      `-A KUBE-FW-${h} ${c} -j KUBE-XLB-${h}`,
-      `-A KUBE-FW-${h} ${c} -j KUBE-MARK-DROP`,
-    ].join('\n')
-    const at = rules.lastIndexOf('COMMIT')
-    const dir = mkdtempSync(join(tmpdir(), 'kp-xlb2-'))
-    try {
-      const file = join(dir, 'input.rules')
-      writeFileSync(file, `${rules.slice(0, at)}${lb}\n${rules.slice(at)}`)
-      const {state} = await readFiles({files: [file]})
-      const groups = planVerify(state, {probes: 100}).groups.filter((g) =>
-        g.service.startsWith('default/nolocal'),
-      )
-      const verdict = (frontend: string) =>
-        groups.find((g) => g.client === 'external' && g.frontend === frontend)?.expect.verdict
-      expect(verdict('198.51.100.6:80')).toBe('passed')
-      const nodePort = groups.find((g) => g.client === 'external' && g.frontend.endsWith(':30090'))
-      expect(nodePort?.expect.verdict).toBe('dropped')
-    } finally {
-      rmSync(dir, {recursive: true, force: true})
-    }
+    const verdict = (frontend: string) =>
+      groups.find((g) => g.client === 'external' && g.frontend === frontend)?.expect.verdict
+    expect(verdict('198.51.100.6:80')).toBe('passed')
+    const nodePort = groups.find((g) => g.client === 'external' && g.frontend.endsWith(':30090'))
+    expect(nodePort?.expect.verdict).toBe('dropped')
   })
 
   it('plans IPv6 service ports on IPv6 addresses the rules do not name: test ranges, the pod CIDR, a source range', async () => {
