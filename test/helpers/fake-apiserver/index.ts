@@ -11,11 +11,12 @@
  * run at once), watches, the kubelet/CRI stream path (SPDY, kubectl < 1.30), resource versions.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {WebSocketServer} from 'ws'
+import {parseAllDocuments} from 'yaml'
 
 export interface StandInNode {
   name: string
@@ -135,6 +136,17 @@ export class StandInApiServer {
       ['v5.channel.k8s.io', 'v4.channel.k8s.io'].find((p) => protocols.has(p)) ?? false,
   })
   port = 0
+
+  /** Serves the Services and EndpointSlices of a cluster YAML file (documents or kind: List). */
+  addClusterObjects(path: string): void {
+    for (const doc of parseAllDocuments(readFileSync(path, 'utf8'))) {
+      const o = doc.toJS() as {kind?: string; items?: Array<{kind?: string}>}
+      for (const item of o.kind === 'List' ? (o.items ?? []) : [o]) {
+        if (item.kind === 'Service') this.services.push(item)
+        if (item.kind === 'EndpointSlice') this.endpointSlices.push(item)
+      }
+    }
+  }
 
   async start(): Promise<this> {
     this.server.on('upgrade', (req, socket, head) => {

@@ -12,7 +12,6 @@ import {spawn} from 'node:child_process'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {parseAllDocuments} from 'yaml'
 import {StandInApiServer, kubeProxyTools} from '../../helpers/fake-apiserver/index.js'
 import {UPSTREAM, withStale} from '../../helpers/fleet.js'
 import {ROOT, kpCommand} from '../../helpers/run-cli.js'
@@ -44,13 +43,7 @@ beforeAll(async () => {
   if (skipReason) return
   await api.start()
   kubeconfig = api.kubeconfig(join(tmp, 'kubeconfig'))
-  for (const doc of parseAllDocuments(readFileSync(CLUSTER, 'utf8'))) {
-    const o = doc.toJS() as {kind?: string; items?: Array<{kind?: string}>}
-    for (const item of o.kind === 'List' ? (o.items ?? []) : [o]) {
-      if (item.kind === 'Service') api.services.push(item)
-      if (item.kind === 'EndpointSlice') api.endpointSlices.push(item)
-    }
-  }
+  api.addClusterObjects(CLUSTER)
   const tools = kubeProxyTools(join(tmp, 'tools'))
   for (const [i, name] of NODES.entries()) {
     const ns = new Netns()

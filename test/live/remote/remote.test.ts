@@ -10,7 +10,6 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {parseAllDocuments} from 'yaml'
 import type {BundleManifest} from '../../../src/readers/bundle.js'
 import {readRemoteNode} from '../../../src/live/remote/index.js'
 import {execBatch, execIn, kubectlOf} from '../../../src/live/remote/kubectl.js'
@@ -63,13 +62,7 @@ beforeAll(async () => {
   if (skipReason) return
   await api.start()
   kubeconfig = api.kubeconfig(join(tmp, 'kubeconfig'))
-  for (const doc of parseAllDocuments(readFileSync(CLUSTER, 'utf8'))) {
-    const o = doc.toJS() as {kind?: string; items?: Array<{kind?: string}>}
-    for (const item of o.kind === 'List' ? (o.items ?? []) : [o]) {
-      if (item.kind === 'Service') api.services.push(item)
-      if (item.kind === 'EndpointSlice') api.endpointSlices.push(item)
-    }
-  }
+  api.addClusterObjects(CLUSTER)
   // node-a and node-d: the corpus' iptables-mode rules; node-b: the same without ns4/svc4
   // (a node whose kube-proxy missed a sync); node-c: nftables mode, its image's nft without JSON.
   node('node-a', loadIptables(IPTABLES))
