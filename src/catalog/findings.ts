@@ -408,6 +408,13 @@ export const FINDINGS = {
     action:
       'Check what processes on the node expect at those addresses, and point them at the real host address if it is not the Service.',
   },
+  MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS: {
+    severity: 'info',
+    meaning:
+      "An old iptables layout (KUBE-XLB before ≈1.15) sends the node's own connections to an externalTrafficPolicy=Local NodePort or external address to local endpoints only (dropped when none); the target mode sends them to every endpoint.",
+    action:
+      'Check processes on the node that rely on reaching a local endpoint only, or on the drop.',
+  },
   MIGRATE_LOCALHOST_NODEPORTS: {
     severity: 'warning',
     meaning: 'localhost:NODEPORT works today and stops working in the target mode.',
@@ -511,6 +518,13 @@ export const FINDINGS = {
     meaning:
       'Connections to a ClusterIP on a port no Service uses time out in iptables mode (they leave un-NATed) and are refused in nftables mode (cluster-ips-check).',
     action: 'Check clients and probes that rely on the timeout.',
+  },
+  MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN: {
+    severity: 'info',
+    meaning:
+      'Connections to a ClusterIP on a port no Service uses are refused in nftables mode (cluster-ips-check) and pass un-NATed in iptables mode, to whatever routes them.',
+    action:
+      'Ports no Service uses on a ClusterIP now pass un-NATed to whatever routes them: check clients that rely on the refusal.',
   },
   MIGRATE_CNI_NFTABLES_MODE: {
     severity: 'warning',

@@ -123,6 +123,34 @@ describe('kp verify on the kernel', () => {
     expect(leftovers()).toEqual([])
   }, 60_000)
 
+  it("KUBE-XLB before ≈1.15 against kp's newer iptables rules: the node's own connection to an ETP=Local NodePort reaches every endpoint, under MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS", async () => {
+    const file = join(ROOT, 'fixtures/iptables/handmade-legacy-xlb/input.rules')
+    const rendered = await runKpAsync(['migrate', '--to', 'iptables', '-f', file], {
+      timeout: 60_000,
+    })
+    expect(rendered.exitCode).toBe(0)
+    const newer = join(tmp, 'legacy-xlb-newer.iptables')
+    writeFileSync(newer, rendered.stdout)
+    const {result} = await verify(file, '--against', newer)
+    expect(differing(result)).toEqual({})
+    // default/nolocal has no local endpoint: dropped today, forwarded to the remote one by the
+    // newer rules. (default/lb's local-only spread is caught only when a probe leaves the node.)
+    const filed = result.attributed?.announced.find(
+      (f) => f.id === 'MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS',
+    )
+    expect(filed?.differences).toContainEqual(
+      expect.objectContaining({
+        service: 'default/nolocal:p/tcp',
+        client: 'localhost',
+        frontend: '127.0.0.1:30090',
+      }),
+    )
+    expect(
+      result.attributed?.unexpected.filter((d) => d.client === 'localhost' || d.client === 'node'),
+    ).toEqual([])
+    expect(leftovers()).toEqual([])
+  }, 120_000)
+
   it('an old-layout "no local endpoints" LB IP is only marked for drop: it passes un-NATed, dropped when the node holds it', async () => {
     // fixtures/verify/legacy-xlb-lb-nolocal: KUBE-FW -> KUBE-XLB -> KUBE-MARK-DROP for an
     // ETP=Local LB IP without local endpoints; the kubelet's KUBE-FIREWALL drops marks in INPUT
@@ -211,6 +239,11 @@ describe('kp verify on the kernel', () => {
       '127.0.0.1:31080',
     ])
     expect(result.attributed?.unexpected.filter((d) => d.client === 'localhost')).toEqual([])
+    // A pod to a ClusterIP on an unused port: rejected by these nftables rules, passed un-NATed
+    // by iptables mode, which MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN announces.
+    const open = announced.find((f) => f.id === 'MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN')
+    expect([...new Set(open?.differences.map((d) => d.client))]).toEqual(['unused-port'])
+    expect(result.attributed?.unexpected).toEqual([])
     expect(leftovers()).toEqual([])
   }, 120_000)
 

@@ -16,6 +16,7 @@ import {
   finding,
   frontendAddress,
   from,
+  isExternal,
   isNodePort,
   serviceEvidence,
   serviceNames,
@@ -302,9 +303,43 @@ export const nodeToExternalIps: Check = (ctx) => {
   ]
 }
 
+/**
+ * KUBE-XLB before ≈1.15 has no "route LOCAL traffic" rule (ServicePort.externalFromNode
+ * 'policy'): the node's own connection to an externalTrafficPolicy=Local NodePort or external
+ * address gets this node's endpoints only, or is dropped. Every layout kp renders, and nftables
+ * mode, short-circuit it to every endpoint.
+ */
+export const nodeToLocalServiceAllEndpoints: Check = (ctx) => {
+  if (ctx.to === 'ipvs') return []
+  const sps = ctx.state.services.filter((sp) => sp.externalFromNode === 'policy')
+  if (sps.length === 0) return []
+  const frontends = sps.flatMap((sp) => sp.frontends.filter((f) => isNodePort(f) || isExternal(f)))
+  return [
+    finding({
+      id: 'MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS',
+      severity: 'info',
+      title:
+        "The node's own connections to externalTrafficPolicy=Local services will reach every endpoint",
+      message: `Today's rules come from an old kube-proxy layout (KUBE-XLB without the "route LOCAL traffic" rule, before ≈1.15): a connection from the node itself (127.0.0.1 included) to these NodePorts and external addresses reaches only this node's endpoints, and is dropped when it has none. In ${ctx.to} mode kube-proxy sends it to every endpoint of the service, masqueraded.`,
+      services: serviceNames(sps),
+      // The node reaches a NodePort on any of its addresses; 127.0.0.1 is the one kp verify probes.
+      addresses: frontends.map((f) =>
+        isNodePort(f) && f.ip === null
+          ? frontendAddress({...f, ip: '127.0.0.1'})
+          : frontendAddress(f),
+      ),
+      evidence: serviceEvidence(sps),
+      action:
+        'Check processes on the node that rely on reaching a local endpoint only (or on the drop when there is none), for example node-local agents behind such a service.',
+      docs: DOCS.trafficPolicies,
+    }),
+  ]
+}
+
 export const nodePortChecks: Check[] = [
   nodePortAddresses,
   localhostNodePorts,
   hostFirewall,
   nodeToExternalIps,
+  nodeToLocalServiceAllEndpoints,
 ]

@@ -188,10 +188,12 @@ export const nftBinary: Check = (ctx) => {
 /**
  * nftables mode rejects new connections to a ClusterIP on a port no Service uses
  * (`cluster-ips-check`); iptables mode does not match them, so they leave un-NATed towards the
- * default route and usually time out. Measured in test/live/cluster-ips-check.test.ts.
+ * default route and usually time out. Measured in test/live/cluster-ips-check.test.ts. One rule,
+ * announced in both directions: refused after iptables -> nftables, open after nftables -> iptables.
  */
 export const clusterIpOtherPorts: Check = (ctx) => {
-  if (ctx.to !== 'nftables' || !from(ctx, 'iptables')) return []
+  const rejected = ctx.to === 'nftables' && from(ctx, 'iptables')
+  if (!rejected && !(ctx.to === 'iptables' && from(ctx, 'nftables'))) return []
   const sps = ctx.state.services.filter((sp) =>
     sp.frontends.some((f) => f.type === 'ClusterIP' && f.ip !== null),
   )
@@ -201,18 +203,33 @@ export const clusterIpOtherPorts: Check = (ctx) => {
       sps.flatMap((sp) => sp.frontends.filter((f) => f.type === 'ClusterIP').map((f) => f.ip!)),
     ),
   ]
+  const here = `${ips.length} ClusterIP(s) here, e.g. ${ips.slice(0, 3).join(', ')}.`
+  const common = {
+    severity: 'info' as const,
+    services: [],
+    addresses: ips.slice(0, 20),
+    evidence: serviceEvidence(sps.slice(0, 3)),
+    docs: DOCS.virtualIps,
+  }
+  if (!rejected)
+    return [
+      finding({
+        ...common,
+        id: 'MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN',
+        title: 'Connections to a ClusterIP on a port no Service uses will no longer be refused',
+        message: `nftables mode rejects them (chain cluster-ips-check), so clients see "connection refused" at once. iptables mode does not match them: they leave the node un-NATed towards the default route and usually time out. ${here}`,
+        action:
+          'Ports no Service uses on a ClusterIP now pass un-NATed to whatever routes them: check that the network does not answer for the service CIDR, and clients that rely on the quick refusal.',
+      }),
+    ]
   return [
     finding({
+      ...common,
       id: 'MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED',
-      severity: 'info',
       title: 'Connections to a ClusterIP on a port no Service uses will be refused',
-      message: `iptables mode does not match them: they leave the node un-NATed towards the default route and usually time out. nftables mode rejects them (chain cluster-ips-check), so clients see "connection refused" at once. ${ips.length} ClusterIP(s) here, e.g. ${ips.slice(0, 3).join(', ')}.`,
-      services: [],
-      addresses: ips.slice(0, 20),
-      evidence: serviceEvidence(sps.slice(0, 3)),
+      message: `iptables mode does not match them: they leave the node un-NATed towards the default route and usually time out. nftables mode rejects them (chain cluster-ips-check), so clients see "connection refused" at once. ${here}`,
       action:
         'Nothing, unless a client or probe relies on the timeout (port scanners, health checks on a wrong port): check them.',
-      docs: DOCS.virtualIps,
     }),
   ]
 }

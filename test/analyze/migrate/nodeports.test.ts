@@ -285,3 +285,38 @@ describe("the node's own connections to externalIPs (old iptables layouts)", () 
     expect(plan(state('iptables', [svc]), 'nftables', 'MIGRATE_NODE_TO_EXTERNAL_IPS')).toEqual([])
   })
 })
+
+describe("the node's own connections to externalTrafficPolicy=Local services (KUBE-XLB before ≈1.15)", () => {
+  const local = (externalFromNode?: 'cluster' | 'policy') =>
+    sp('web', {
+      externalTrafficPolicy: 'Local',
+      ...(externalFromNode ? {externalFromNode} : {}),
+      frontends: [
+        fe('ClusterIP', '10.96.0.20', 80),
+        fe('NodePort', null, 30080),
+        fe('LoadBalancer', '198.51.100.6', 80),
+      ],
+      rules: [{path: 'iptables-save.txt', line: 12}],
+    })
+
+  it('MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS names the services and their external frontends', () => {
+    for (const to of ['iptables', 'nftables'] as const) {
+      const f = one(
+        state('iptables', [local('policy')]),
+        to,
+        'MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS',
+      )
+      expect(f.severity).toBe('info')
+      expect(f.services).toEqual(['ns/web:http/tcp'])
+      expect(f.addresses).toEqual(['127.0.0.1:30080', '198.51.100.6:80'])
+      expect(f.evidence).toEqual([{path: 'iptables-save.txt', line: 12}])
+    }
+  })
+
+  it('says nothing for layouts that short-circuit the node (cluster), or that do not show it', () => {
+    for (const s of [local('cluster'), local()])
+      expect(
+        plan(state('iptables', [s]), 'nftables', 'MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS'),
+      ).toEqual([])
+  })
+})

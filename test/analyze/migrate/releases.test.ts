@@ -176,6 +176,22 @@ describe('ClusterIP ports no Service uses (cluster-ips-check)', () => {
     expect(f.message).toContain('cluster-ips-check')
   })
 
+  it('nftables -> iptables: open (un-NATed) instead of refused, the same rule the other way', () => {
+    const f = one(state('nftables', [sp('web')]), 'iptables', 'MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN')
+    expect(f.severity).toBe('info')
+    expect(f.addresses).toEqual(['10.96.0.10'])
+    expect(f.action).toContain('pass un-NATed to whatever routes them')
+    expect(
+      plan(state('nftables', [sp('web')]), 'iptables', 'MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED'),
+    ).toEqual([])
+    expect(
+      plan(state('iptables', [sp('web')]), 'nftables', 'MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN'),
+    ).toEqual([])
+    expect(
+      plan(state('nftables', [sp('web')]), 'ipvs', 'MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN'),
+    ).toEqual([])
+  })
+
   it('not from ipvs (its own finding), nor without ClusterIPs', () => {
     expect(
       plan(state('ipvs', [sp('web')]), 'nftables', 'MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED'),

@@ -8,6 +8,8 @@ import type {Finding} from '../../../src/analyze/findings.js'
 import type {CheckResult, VerifyResult} from '../../../src/analyze/verify/types.js'
 import {renderVerify} from '../../../src/cli/views/verify.js'
 import {plainStyle} from '../../../src/cli/views/style.js'
+import {fe, sp, state} from '../migrate/states.js'
+import {planMigration} from '../../../src/analyze/migrate.js'
 
 function check(over: Partial<CheckResult>): CheckResult {
   return {
@@ -180,5 +182,52 @@ describe('renderVerify with attributed differences', () => {
     expect(renderVerify(r, plainStyle)).toContain(
       'All 1 difference(s) are announced by migration findings.',
     )
+  })
+})
+
+describe('differences announced by the findings of planMigration', () => {
+  it('nftables -> iptables: a pod to a ClusterIP on an unused port passes, filed under MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN', () => {
+    const web = 'ns/web:http/tcp'
+    const r = result([
+      {
+        service: web,
+        checks: [
+          check({
+            client: 'unused-port',
+            frontend: '10.96.0.10:40000',
+            source: '10.244.0.2',
+            observed: {passed: 3},
+            differences: ['passed, expected rejected'],
+          }),
+        ],
+      },
+    ])
+    const a = attributeDifferences(r, planMigration(state('nftables', [sp('web')]), 'iptables'))
+    expect(a.unexpected).toEqual([])
+    expect(a.announced.map((f) => f.id)).toEqual(['MIGRATE_CLUSTER_IP_OTHER_PORTS_OPEN'])
+  })
+
+  it("KUBE-XLB before ≈1.15 -> newer: the node's own connection to an ETP=Local NodePort, filed under MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS", () => {
+    const svc = sp('web', {
+      externalTrafficPolicy: 'Local',
+      externalFromNode: 'policy',
+      frontends: [fe('ClusterIP', '10.96.0.20', 80), fe('NodePort', null, 30080)],
+    })
+    const localhost = check({
+      client: 'localhost',
+      frontend: '127.0.0.1:30080',
+      source: '127.0.0.1',
+      observed: {'forwarded 10.244.1.5:8080': 3},
+      differences: ['forwarded to 10.244.1.5:8080, expected dropped'],
+    })
+    // The same service's ClusterIP from the node is not what the finding announces.
+    const clusterIp = check({client: 'node', frontend: '10.96.0.20:80', source: '198.18.0.10'})
+    const r = result([{service: 'ns/web:http/tcp', checks: [localhost, clusterIp]}])
+    for (const to of ['iptables', 'nftables'] as const) {
+      const a = attributeDifferences(r, planMigration(state('iptables', [svc]), to))
+      const filed = a.announced.find((f) => f.id === 'MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS')
+      expect(filed?.differences.map((d) => d.frontend)).toEqual(['127.0.0.1:30080'])
+      expect(a.unexpected.map((d) => d.frontend)).toEqual(['10.96.0.20:80'])
+    }
   })
 })
