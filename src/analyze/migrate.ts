@@ -28,6 +28,7 @@ import {
   finding,
 } from './migrate/context.js'
 import {ipvsBehaviourChecks} from './migrate/ipvs-behaviour.js'
+import {markedDropChecks} from './migrate/marked-drops.js'
 import {nodePortChecks} from './migrate/nodeports.js'
 import {platformChecks} from './migrate/platform.js'
 import {thirdPartyChecks} from './migrate/third-party.js'
@@ -53,6 +54,7 @@ export interface MigrationOptions {
 const CHECKS: readonly Check[] = [
   ...platformChecks,
   ...nodePortChecks,
+  ...markedDropChecks,
   ...conntrackChecks,
   ...thirdPartyChecks,
   ...ipvsBehaviourChecks,

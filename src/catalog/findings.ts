@@ -415,6 +415,13 @@ export const FINDINGS = {
     action:
       'Check processes on the node that rely on reaching a local endpoint only, or on the drop.',
   },
+  MIGRATE_MARKED_DROPS_ENFORCED: {
+    severity: 'warning',
+    meaning:
+      'An old iptables layout (≤1.24) only marks for drop a connection from outside loadBalancerSourceRanges, or to an externalTrafficPolicy=Local address with no local endpoint: forwarded, it leaves un-NATed. The target mode drops it.',
+    action:
+      'Check whether anything behind the node answers such connections today; after the switch they are dropped.',
+  },
   MIGRATE_LOCALHOST_NODEPORTS: {
     severity: 'warning',
     meaning: 'localhost:NODEPORT works today and stops working in the target mode.',

@@ -18,6 +18,7 @@ const CLIENTS_OF: Partial<Record<FindingId, readonly ProbeClient[]>> = {
   MIGRATE_NODEPORT_ADDRESSES_WIDEN: ['second-node-address'],
   MIGRATE_NODE_TO_EXTERNAL_IPS: ['node'],
   MIGRATE_NODE_TO_LOCAL_SERVICE_ALL_ENDPOINTS: ['node', 'localhost'],
+  MIGRATE_MARKED_DROPS_ENFORCED: ['external'],
   MIGRATE_LOCALHOST_NODEPORTS: ['localhost'],
   MIGRATE_LOCALHOST_NODEPORTS_ENABLED: ['localhost'],
   MIGRATE_CLUSTER_IP_OTHER_PORTS_REJECTED: ['unused-port'],
