@@ -545,7 +545,10 @@ function modeDifferenceGroups(
       portsOf.set(ip, (portsOf.get(ip) ?? new Set()).add(f.port))
       // Per family, from a pod of that family. Not IPv6 in nftables mode: the sandbox's pod saw no
       // answer to `table ip6 kube-proxy`'s cluster-ips-check reject (no ICMPv6 error came back).
-      const probed = sp.family === 'IPv4' || state.mode === 'iptables'
+      // Filed under a TCP/UDP port: an SCTP port keeps its "not verified" reason.
+      const probed =
+        (sp.family === 'IPv4' || state.mode === 'iptables') &&
+        (sp.protocol === 'TCP' || sp.protocol === 'UDP')
       if (f.type === 'ClusterIP' && probed && podIps[sp.family] !== undefined && !owner.has(ip))
         owner.set(ip, sp)
     }

@@ -460,6 +460,7 @@ describe('planVerify', () => {
       'node',
       'pod',
       'second-node-address',
+      'unused-port',
     ])
     const a = plan.addresses
     const v6of = (ips: string[]) => ips.filter((ip) => ip.includes(':'))
