@@ -543,8 +543,9 @@ function modeDifferenceGroups(
       if (f.ip === null || f.port === null) continue
       const ip = canonical(f.ip)
       portsOf.set(ip, (portsOf.get(ip) ?? new Set()).add(f.port))
-      // Per family, from a pod of that family. Not IPv6 in nftables mode: the sandbox's pod saw no
-      // answer to `table ip6 kube-proxy`'s cluster-ips-check reject (no ICMPv6 error came back).
+      // Per family, from a pod of that family. Not IPv6 in nftables mode: the ICMPv6 error of
+      // cluster-ips-check reaches the pod while connect() holds the socket (TcpExtLockDroppedIcmps),
+      // so the client sees no refusal until the SYN is resent, 1 s later (docs/verify.md).
       // Filed under a TCP/UDP port: an SCTP port keeps its "not verified" reason.
       const probed =
         (sp.family === 'IPv4' || state.mode === 'iptables') &&
