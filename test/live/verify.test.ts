@@ -272,11 +272,50 @@ describe('kp verify on the kernel', () => {
         .filter((c) => c.client === 'localhost')
         .map((c) => [c.frontend, c.observed]),
     )
+    // UDP 30053 reaches the node's bound socket un-NATed; a UDP NodePort without endpoints
+    // (gen/emptyudp, added here) is refused by the same filter rule: the client sees the ICMP error.
     expect(localhost).toEqual({
+      '127.0.0.1:30053': {passed: 3},
       '127.0.0.1:30099': {rejected: 3},
       '127.0.0.1:30443': {passed: 3},
       '127.0.0.1:31080': {passed: 3},
     })
+    const text = readFileSync(
+      join(ROOT, 'fixtures/verify/iptables-localhost-off/iptables-save.txt'),
+      'utf8',
+    ).replace(
+      /^(-A KUBE-EXTERNAL-SERVICES .*gen\/empty:p80.*)$/m,
+      '$1\n' +
+        '-A KUBE-SERVICES -m comment --comment "gen/emptyudp:p53 has no endpoints" -m udp -p udp -d 172.20.0.17 --dport 53 -j REJECT\n' +
+        '-A KUBE-EXTERNAL-SERVICES -m comment --comment "gen/emptyudp:p53 has no endpoints" -m addrtype --dst-type LOCAL -m udp -p udp --dport 30097 -j REJECT',
+    )
+    const file = join(tmp, 'localhost-off-udp.txt')
+    writeFileSync(file, text)
+    const udp = await verify(file)
+    expect(differing(udp.result)).toEqual({})
+    expect(
+      udp.result.services
+        .flatMap((s) => s.checks)
+        .filter((c) => c.client === 'localhost' && c.frontend === '127.0.0.1:30097')
+        .map((c) => c.observed),
+    ).toEqual([{blocked: 3}])
+    expect(leftovers()).toEqual([])
+  }, 90_000)
+
+  it('iptables with localhost NodePorts on: a UDP 127.0.0.1:NodePort is DNATed to the endpoints', async () => {
+    // The datagram's conntrack reply tuple names the endpoint it was DNATed to.
+    const {result} = await verify(
+      join(ROOT, 'fixtures/verify/iptables-localhost-on/iptables-save.txt'),
+    )
+    expect(differing(result)).toEqual({})
+    const udp = result.services
+      .flatMap((s) => s.checks)
+      .find((c) => c.client === 'localhost' && c.frontend === '127.0.0.1:30053')!
+    expect(udp.agrees).toBe(true)
+    expect(Object.keys(udp.observed).sort()).toEqual([
+      'forwarded 10.244.1.11:53 masqueraded',
+      'forwarded 10.244.2.11:53 masqueraded',
+    ])
     expect(leftovers()).toEqual([])
   }, 60_000)
 

@@ -237,7 +237,7 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
     if (why !== null) skipped.push({service: displayName(sp), reason: why})
     else supported.push(sp)
   }
-  let podIp: string | null = null
+  const podIps: Partial<Record<Family, string>> = {}
   // IPv4 addresses always (the mode-difference probes use them); IPv6 ones for IPv6 ports.
   for (const family of ['IPv4', 'IPv6'] as const) {
     const ports = supported.filter((sp) => sp.family === family)
@@ -248,9 +248,9 @@ export function planVerify(state: ProxyState, opts: PlanOptions): VerifyPlan {
     addresses.podIps.push(...f.addresses.podIps)
     addresses.hairpinIps.push(...f.addresses.hairpinIps)
     groups.push(...f.groups)
-    if (family === 'IPv4') podIp = f.addresses.podIps[0] ?? null
+    if (f.addresses.podIps[0] !== undefined) podIps[family] = f.addresses.podIps[0]
   }
-  groups.push(...modeDifferenceGroups(state, podIp, opts.probes, skipped))
+  groups.push(...modeDifferenceGroups(state, podIps, opts.probes, skipped))
   return {
     addresses,
     groups,
@@ -415,12 +415,12 @@ function listenPorts(state: ProxyState, protocol: 'TCP' | 'UDP'): number[] {
  * localhostNodePorts DNATs it, needing route_localnet=1, which the sandbox sets as kube-proxy
  * does; otherwise it reaches the node's own listener un-NATed), and a pod to a ClusterIP on a
  * port no service uses (iptables mode passes it un-NATed; nftables mode rejects it in
- * cluster-ips-check). TCP only, but for nftables localhost NodePorts: an un-NATed UDP datagram
- * leaves no answer to tell by where the alternative is another un-NATed path.
+ * cluster-ips-check). Localhost NodePorts over TCP and UDP: the node binds its UDP NodePorts, so
+ * an un-NATed datagram leaves a confirmed entry, a DNATed one the endpoint in its reply tuple.
  */
 function modeDifferenceGroups(
   state: ProxyState,
-  podIp: string | null,
+  podIps: Partial<Record<Family, string>>,
   probes: number,
   skipped: VerifyPlan['skipped'],
 ): ProbeGroup[] {
@@ -437,7 +437,7 @@ function modeDifferenceGroups(
   ) =>
     groups.push({
       service: displayName(sp),
-      frontend: `${destination}:${port}`,
+      frontend: joinHostPort(destination, port),
       client,
       namespace,
       protocol,
@@ -447,7 +447,7 @@ function modeDifferenceGroups(
       expect,
       count: countFor(expect, probes),
     })
-  const notNated = (verdict: 'passed' | 'rejected'): Expectation => ({
+  const notNated = (verdict: 'passed' | 'rejected' | 'blocked'): Expectation => ({
     verdict,
     endpoints: [],
     masquerade: null,
@@ -455,15 +455,26 @@ function modeDifferenceGroups(
   })
   if (state.mode === 'iptables' && state.node.localhostNodePorts !== null)
     for (const sp of state.services) {
-      if (sp.family !== 'IPv4' || sp.protocol !== 'TCP') continue
+      if (sp.family !== 'IPv4' || (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')) continue
+      const protocol = sp.protocol
       const explained = explainServicePort(sp, sp.frontends, null, state).frontends
       for (const fe of explained) {
         if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null) continue
         if (!state.node.localhostNodePorts) {
           // Not DNATed, but a port without endpoints is still rejected for every local address
           // (filter `-m addrtype --dst-type LOCAL ... -j REJECT`, hooked from INPUT).
-          const verdict = fe.action === 'reject' && fe.incomplete === null ? 'rejected' : 'passed'
-          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, notNated(verdict))
+          const refused = protocol === 'UDP' ? 'blocked' : 'rejected'
+          const verdict = fe.action === 'reject' && fe.incomplete === null ? refused : 'passed'
+          group(
+            sp,
+            'localhost',
+            'node',
+            '127.0.0.1',
+            '127.0.0.1',
+            fe.port,
+            notNated(verdict),
+            protocol,
+          )
           continue
         }
         // With externalTrafficPolicy=Local the node's own connection is short-circuited to every
@@ -486,17 +497,17 @@ function modeDifferenceGroups(
               masquerade: FIXED[String(own.masquerade)]!,
             },
             'node',
-            'TCP',
+            protocol,
             sp.sessionAffinity !== null,
             [],
           )
           if (typeof expect !== 'string')
-            group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
+            group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect, protocol)
           continue
         }
-        const expect = expectationFor(fe, 'node', 'TCP', sp.sessionAffinity !== null, [])
+        const expect = expectationFor(fe, 'node', protocol, sp.sessionAffinity !== null, [])
         if (typeof expect !== 'string')
-          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect)
+          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect, protocol)
       }
     }
   if (state.mode === 'nftables')
@@ -524,14 +535,23 @@ function modeDifferenceGroups(
         )
       }
     }
-  if (podIp === null || (state.mode !== 'iptables' && state.mode !== 'nftables')) return groups
+  if (state.mode !== 'iptables' && state.mode !== 'nftables') return groups
   const portsOf = new Map<string, Set<number>>()
   const owner = new Map<string, ServicePort>()
   for (const sp of state.services)
     for (const f of sp.frontends) {
       if (f.ip === null || f.port === null) continue
-      portsOf.set(f.ip, (portsOf.get(f.ip) ?? new Set()).add(f.port))
-      if (f.type === 'ClusterIP' && sp.family === 'IPv4' && !owner.has(f.ip)) owner.set(f.ip, sp)
+      const ip = canonical(f.ip)
+      portsOf.set(ip, (portsOf.get(ip) ?? new Set()).add(f.port))
+      // Per family, from a pod of that family. Not IPv6 in nftables mode: the ICMPv6 error of
+      // cluster-ips-check reaches the pod while connect() holds the socket (TcpExtLockDroppedIcmps),
+      // so the client sees no refusal until the SYN is resent, 1 s later (docs/verify.md).
+      // Filed under a TCP/UDP port: an SCTP port keeps its "not verified" reason.
+      const probed =
+        (sp.family === 'IPv4' || state.mode === 'iptables') &&
+        (sp.protocol === 'TCP' || sp.protocol === 'UDP')
+      if (f.type === 'ClusterIP' && probed && podIps[sp.family] !== undefined && !owner.has(ip))
+        owner.set(ip, sp)
     }
   for (const [ip, sp] of owner) {
     let port = 40_000
@@ -540,7 +560,7 @@ function modeDifferenceGroups(
       sp,
       'unused-port',
       'pod',
-      podIp,
+      podIps[sp.family]!,
       ip,
       port,
       notNated(state.mode === 'iptables' ? 'passed' : 'rejected'),

@@ -340,13 +340,50 @@ describe('planVerify', () => {
     expect(state.node.localhostNodePorts).toBe(false)
     const localhost = planVerify(state, {probes: 100})
       .groups.filter((g) => g.client === 'localhost')
-      .map((g) => `${g.frontend} ${g.expect.verdict}`)
+      .map((g) => `${g.protocol} ${g.frontend} ${g.expect.verdict}`)
       .sort()
+    // UDP too: the node binds 30053, so the datagram that is not DNATed leaves a confirmed entry.
     expect(localhost).toEqual([
-      '127.0.0.1:30099 rejected',
-      '127.0.0.1:30443 passed',
-      '127.0.0.1:31080 passed',
+      'TCP 127.0.0.1:30099 rejected',
+      'TCP 127.0.0.1:30443 passed',
+      'TCP 127.0.0.1:31080 passed',
+      'UDP 127.0.0.1:30053 passed',
     ])
+  })
+
+  it('with localhost NodePorts on expects a UDP 127.0.0.1:NodePort DNATed to the endpoints', async () => {
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/verify/iptables-localhost-on/iptables-save.txt')],
+    })
+    expect(state.node.localhostNodePorts).toBe(true)
+    const plan = planVerify(state, {probes: 100})
+    const udp = plan.groups.find((g) => g.client === 'localhost' && g.protocol === 'UDP')!
+    expect(udp).toMatchObject({frontend: '127.0.0.1:30053', namespace: 'node'})
+    expect(udp.expect).toMatchObject({verdict: 'forwarded', masquerade: true})
+    expect(udp.expect.endpoints.map((e) => e.address).sort()).toEqual([
+      '10.244.1.11:53',
+      '10.244.2.11:53',
+    ])
+    expect(plan.listenUdpPorts).toContain(30053)
+  })
+
+  it('plans the unused-port probe for IPv6 ClusterIPs of iptables mode from the IPv6 pod address', async () => {
+    const {state} = await readFiles({
+      files: [join(ROOT, 'fixtures/iptables/handmade-ipv6/input.rules')],
+    })
+    const plan = planVerify(state, {probes: 100})
+    const unused = plan.groups.filter((g) => g.client === 'unused-port')
+    expect(unused.map((g) => g.frontend).sort()).toEqual([
+      '[fd00:10:96::10]:40000',
+      '[fd00:10:96::7]:40000',
+      '[fd00:10:96::9]:40000',
+      '[fd00:10:96::a]:40000',
+    ])
+    for (const g of unused) {
+      expect(g.source).toBe(plan.addresses.podIps.find((ip) => ip.includes(':')))
+      expect(cidrContains('fd00:10:244::/48', g.source)).toBe(true)
+      expect(g.expect.verdict).toBe('passed')
+    }
   })
 
   it('expects 127.0.0.1:NodePort of an old KUBE-XLB layout to reach local endpoints only, or be dropped', async () => {
@@ -402,6 +439,7 @@ describe('planVerify', () => {
       'node',
       'pod',
       'second-node-address',
+      'unused-port',
     ])
     const a = plan.addresses
     const v6of = (ips: string[]) => ips.filter((ip) => ip.includes(':'))
