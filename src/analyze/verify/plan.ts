@@ -434,6 +434,7 @@ function modeDifferenceGroups(
     port: number,
     expect: Expectation,
     protocol: 'TCP' | 'UDP' = 'TCP',
+    patient = false,
   ) =>
     groups.push({
       service: displayName(sp),
@@ -446,6 +447,7 @@ function modeDifferenceGroups(
       port,
       expect,
       count: countFor(expect, probes),
+      ...(patient ? {patient: true as const} : {}),
     })
   const notNated = (verdict: 'passed' | 'rejected' | 'blocked'): Expectation => ({
     verdict,
@@ -543,13 +545,9 @@ function modeDifferenceGroups(
       if (f.ip === null || f.port === null) continue
       const ip = canonical(f.ip)
       portsOf.set(ip, (portsOf.get(ip) ?? new Set()).add(f.port))
-      // Per family, from a pod of that family. Not IPv6 in nftables mode: the ICMPv6 error of
-      // cluster-ips-check reaches the pod while connect() holds the socket (TcpExtLockDroppedIcmps),
-      // so the client sees no refusal until the SYN is resent, 1 s later (docs/verify.md).
-      // Filed under a TCP/UDP port: an SCTP port keeps its "not verified" reason.
-      const probed =
-        (sp.family === 'IPv4' || state.mode === 'iptables') &&
-        (sp.protocol === 'TCP' || sp.protocol === 'UDP')
+      // Per family, from a pod of that family. Filed under a TCP/UDP port: an SCTP port keeps its
+      // "not verified" reason.
+      const probed = sp.protocol === 'TCP' || sp.protocol === 'UDP'
       if (f.type === 'ClusterIP' && probed && podIps[sp.family] !== undefined && !owner.has(ip))
         owner.set(ip, sp)
     }
@@ -564,6 +562,10 @@ function modeDifferenceGroups(
       ip,
       port,
       notNated(state.mode === 'iptables' ? 'passed' : 'rejected'),
+      'TCP',
+      // nftables rejects in cluster-ips-check; its ICMPv6 error reaches the pod while connect()
+      // holds the socket and is dropped, so the refusal comes with the SYN resent 1 s later.
+      state.mode === 'nftables' && sp.family === 'IPv6',
     )
   }
   return groups

@@ -47,6 +47,11 @@ export interface ProbeGroup {
   expect: Expectation
   /** How many new connections to open. */
   count: number
+  /**
+   * Wait for a refusal that comes only with the SYN's retransmission (~1 s): an ICMPv6 error that
+   * reaches the client while connect() holds the socket is dropped (TcpExtLockDroppedIcmps).
+   */
+  patient?: true
 }
 
 export interface Observation {

@@ -14,6 +14,8 @@ export interface ProbeSpec {
   sourcePort: number
   destination: string
   port: number
+  /** Wait up to PATIENT_MS for this one's answer (ProbeGroup.patient: a refusal on the SYN's resend). */
+  patient?: boolean
 }
 
 /** What the client saw: connected, an errno (ECONNREFUSED, EHOSTUNREACH, EPERM), or nothing. */
@@ -26,6 +28,8 @@ export interface ProbeAnswer {
 
 /** Sockets open at once; each wave waits `waitMs` for answers, then closes its sockets. */
 const WAVE = 1000
+/** Past the SYN's first retransmission (1 s), for patient probes. */
+const PATIENT_MS = 1500
 
 export async function runProbes(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]> {
   const out: ProbeAnswer[] = []
@@ -69,6 +73,13 @@ async function wave(probes: ProbeSpec[], waitMs: number): Promise<ProbeAnswer[]>
     seen = answers.size
     await sleep(100)
   }
+  const patient = probes.filter((p) => p.patient === true)
+  for (
+    let waited = 0;
+    waited < PATIENT_MS && patient.some((p) => !answers.has(p.id));
+    waited += 100
+  )
+    await sleep(100)
   const out = probes.map((p) => ({id: p.id, saw: answers.get(p.id) ?? 'timeout'}))
   // A TCP socket still in SYN-SENT closes without sending anything: its conntrack entry stays.
   for (const close of closers) close()

@@ -148,6 +148,7 @@ async function probeRound(
           sourcePort: port,
           destination: g.destination,
           port: g.port,
+          ...(g.patient ? {patient: true} : {}),
         },
       })
     }

@@ -502,3 +502,19 @@ describe('planVerify', () => {
     expect(plan.groups.some((g) => g.service.startsWith('ns9/svc9'))).toBe(false)
   })
 })
+
+describe('planVerify: unused-port probes of IPv6 ClusterIPs', () => {
+  it('waits for the refusal on the SYN resend (patient) in nftables mode only, IPv6 only', async () => {
+    const file = join(ROOT, 'fixtures/iptables/handmade-ipv6/input.rules')
+    const {state} = await readFiles({files: [file]})
+    const unused = (mode: 'iptables' | 'nftables') =>
+      planVerify({...state, mode}, {probes: 100}).groups.filter((g) => g.client === 'unused-port')
+    const nft = unused('nftables')
+    const v6 = nft.filter((g) => g.destination.includes(':'))
+    expect(v6.length).toBeGreaterThan(0)
+    for (const g of v6) expect(g).toMatchObject({patient: true, expect: {verdict: 'rejected'}})
+    for (const g of nft.filter((g) => !g.destination.includes(':')))
+      expect(g.patient).toBeUndefined()
+    for (const g of unused('iptables')) expect(g.patient).toBeUndefined()
+  })
+})
