@@ -13,6 +13,7 @@ import {sctpReason} from '../../src/analyze/verify/plan.js'
 import type {VerifyResult} from '../../src/analyze/verify/types.js'
 import {ROOT, runKpAsync} from '../helpers/run-cli.js'
 import {kernelUnavailable, skipEachWhen} from './netns.js'
+import {differing, verifyJson} from './verify-run.js'
 
 const TOOLS = ['ip', 'iptables-restore', 'ip6tables-restore', 'nft', 'conntrack', 'sysctl']
 const skipReason = kernelUnavailable('test/live/verify-ipv6.test.ts', TOOLS)
@@ -23,26 +24,7 @@ afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 const V6 = join(ROOT, 'fixtures/iptables/handmade-ipv6/input.rules')
 
-async function verify(
-  ...args: string[]
-): Promise<{result: VerifyResult; exitCode: number; stderr: string}> {
-  const r = await runKpAsync(['verify', '--json', ...args], {timeout: 120_000})
-  return {
-    result: JSON.parse(r.stdout || 'null') as VerifyResult,
-    exitCode: r.exitCode,
-    stderr: r.stderr,
-  }
-}
-
-const differing = (r: VerifyResult) =>
-  Object.fromEntries(
-    r.services
-      .filter((s) => s.verdict === 'differs')
-      .map((s) => [
-        s.service,
-        s.checks.flatMap((c) => c.differences.map((d) => `${c.client}: ${d}`)),
-      ]),
-  )
+const verify = verifyJson
 
 /** The checks whose probes went to an IPv6 address, by client kind. */
 const ipv6Clients = (r: VerifyResult) =>

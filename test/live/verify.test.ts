@@ -11,6 +11,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ROOT, kpCommand, runKpAsync} from '../helpers/run-cli.js'
 import {kernelUnavailable, skipEachWhen} from './netns.js'
+import {differing, verifyJson} from './verify-run.js'
 import type {VerifyResult} from '../../src/analyze/verify/types.js'
 
 const TOOLS = ['ip', 'iptables-restore', 'nft', 'conntrack', 'nfacct', 'sysctl']
@@ -40,27 +41,7 @@ function leftovers(): string[] {
     .filter((l) => /^kp-v-\d+-/.test(l) && !alive(Number(l.split('-')[2])))
 }
 
-async function verify(
-  file: string,
-  ...more: string[]
-): Promise<{result: VerifyResult; exitCode: number; stderr: string}> {
-  const r = await runKpAsync(['verify', '-f', file, '--json', ...more], {timeout: 120_000})
-  return {
-    result: JSON.parse(r.stdout || 'null') as VerifyResult,
-    exitCode: r.exitCode,
-    stderr: r.stderr,
-  }
-}
-
-const differing = (r: VerifyResult) =>
-  Object.fromEntries(
-    r.services
-      .filter((s) => s.verdict === 'differs')
-      .map((s) => [
-        s.service,
-        s.checks.flatMap((c) => c.differences.map((d) => `${c.client}: ${d}`)),
-      ]),
-  )
+const verify = (file: string, ...more: string[]) => verifyJson('-f', file, ...more)
 
 describe('kp verify on the kernel', () => {
   it('finds the corpus and the generated node in agreement with kp explain', async () => {

@@ -455,6 +455,10 @@ function modeDifferenceGroups(
     masquerade: null,
     sticky: false,
   })
+  // The node to 127.0.0.1:NodePort; a refusal reads `blocked` for UDP (no answer to tell it by).
+  const localhost = (sp: ServicePort, port: number, expect: Expectation, protocol: 'TCP' | 'UDP') =>
+    group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', port, expect, protocol)
+  const refused = (protocol: 'TCP' | 'UDP') => (protocol === 'UDP' ? 'blocked' : 'rejected')
   if (state.mode === 'iptables' && state.node.localhostNodePorts !== null)
     for (const sp of state.services) {
       if (sp.family !== 'IPv4' || (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')) continue
@@ -465,22 +469,13 @@ function modeDifferenceGroups(
         if (!state.node.localhostNodePorts) {
           // Not DNATed, but a port without endpoints is still rejected for every local address
           // (filter `-m addrtype --dst-type LOCAL ... -j REJECT`, hooked from INPUT).
-          const refused = protocol === 'UDP' ? 'blocked' : 'rejected'
-          const verdict = fe.action === 'reject' && fe.incomplete === null ? refused : 'passed'
-          group(
-            sp,
-            'localhost',
-            'node',
-            '127.0.0.1',
-            '127.0.0.1',
-            fe.port,
-            notNated(verdict),
-            protocol,
-          )
+          const rejects = fe.action === 'reject' && fe.incomplete === null
+          localhost(sp, fe.port, notNated(rejects ? refused(protocol) : 'passed'), protocol)
           continue
         }
         // With externalTrafficPolicy=Local the node's own connection is short-circuited to every
         // endpoint (KUBE-EXT, and KUBE-XLB since ≈1.15) or follows the policy (older KUBE-XLB).
+        let seen = fe
         if (sp.externalTrafficPolicy !== 'Cluster') {
           const own = fromThisNode(sp, fe)
           if (own === null) {
@@ -491,25 +486,15 @@ function modeDifferenceGroups(
             })
             continue
           }
-          const expect = expectationFor(
-            {
-              ...fe,
-              action: own.action,
-              reaches: own.reaches,
-              masquerade: FIXED[String(own.masquerade)]!,
-            },
-            'node',
-            protocol,
-            sp.sessionAffinity !== null,
-            [],
-          )
-          if (typeof expect !== 'string')
-            group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect, protocol)
-          continue
+          seen = {
+            ...fe,
+            action: own.action,
+            reaches: own.reaches,
+            masquerade: FIXED[String(own.masquerade)]!,
+          }
         }
-        const expect = expectationFor(fe, 'node', protocol, sp.sessionAffinity !== null, [])
-        if (typeof expect !== 'string')
-          group(sp, 'localhost', 'node', '127.0.0.1', '127.0.0.1', fe.port, expect, protocol)
+        const expect = expectationFor(seen, 'node', protocol, sp.sessionAffinity !== null, [])
+        if (typeof expect !== 'string') localhost(sp, fe.port, expect, protocol)
       }
     }
   if (state.mode === 'nftables')
@@ -520,21 +505,8 @@ function modeDifferenceGroups(
       if (sp.family !== 'IPv4' || (sp.protocol !== 'TCP' && sp.protocol !== 'UDP')) continue
       for (const fe of sp.frontends) {
         if (fe.type !== 'NodePort' || fe.ip !== null || fe.port === null || fe.incomplete) continue
-        const verdict =
-          fe.localhostRejected !== true ? 'passed' : sp.protocol === 'UDP' ? 'blocked' : 'rejected'
-        group(
-          sp,
-          'localhost',
-          'node',
-          '127.0.0.1',
-          '127.0.0.1',
-          fe.port,
-          {
-            ...notNated('passed'),
-            verdict,
-          },
-          sp.protocol,
-        )
+        const verdict = fe.localhostRejected === true ? refused(sp.protocol) : 'passed'
+        localhost(sp, fe.port, notNated(verdict), sp.protocol)
       }
     }
   if (state.mode !== 'iptables' && state.mode !== 'nftables') return groups
