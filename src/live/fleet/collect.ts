@@ -120,7 +120,10 @@ export async function collectFleet(
   const byName = new Map(run.outcomes.map((o) => [o.node, o]))
   const nodes: FleetNodeEntry[] = sorted.map((c) => {
     const o = byName.get(c.name)
-    if (o?.ok) return {name: c.name, dir: `nodes/${folderOf(c.name)}`, error: null, code: null}
+    // What is on disk decides: Ctrl-C during the move into place marks the node interrupted,
+    // yet its bundle is whole and kept (runFleet waits for the stopped work to settle).
+    if (o?.ok || saved.has(c.name))
+      return {name: c.name, dir: `nodes/${folderOf(c.name)}`, error: null, code: null}
     if (o) return {name: c.name, dir: null, error: o.error, code: o.code}
     return {
       name: c.name,

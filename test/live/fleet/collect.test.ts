@@ -109,3 +109,25 @@ describe('collectFleet', () => {
     expect(existsSync(join(out, 'fleet.json'))).toBe(false)
   })
 })
+
+describe('collectFleet stopped as a bundle is being put in place', () => {
+  it('lists in fleet.json every bundle that is on disk, though Ctrl-C came after its collect ended', async () => {
+    const out = join(tmp(), 'fleet')
+    const ctrlC = new AbortController()
+    // Ctrl-C the moment the collect returns: the bundle is then moved into place while the run
+    // records the node as interrupted (CI saw fleet.json list 1 node with 2 folders on disk).
+    const racer: NodeCollector = {
+      name: 'node-a',
+      async collect(dir) {
+        await mkdir(dir, {recursive: true})
+        await writeFile(join(dir, 'manifest.json'), '{}')
+        setImmediate(() => ctrlC.abort())
+      },
+    }
+    const r = await collectFleet([racer], {...opts(out), signal: ctrlC.signal})
+    expect(r.interrupted).toBe(true)
+    const onDisk = readdirSync(join(out, 'nodes'))
+    const listed = r.index.nodes.filter((n) => n.dir !== null).map((n) => n.dir)
+    expect(listed).toEqual(onDisk.map((f) => `nodes/${f}`))
+  })
+})
